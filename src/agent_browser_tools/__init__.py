@@ -1,0 +1,11 @@
+"""agent-browser-tools: a safe, token-lean browser layer for LLM agents.
+
+`BrowserTools` is the in-process API; `agent-browser-tools serve` exposes the same tools over
+MCP. See the README for set-up.
+"""
+
+from agent_browser_tools.api import BrowserTools, ToolSpec
+from agent_browser_tools.results.tool_result import ImageBlock, TextBlock, ToolResult
+
+__all__ = ["BrowserTools", "ImageBlock", "TextBlock", "ToolResult", "ToolSpec"]
+__version__ = "0.1.0"

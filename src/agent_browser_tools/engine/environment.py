@@ -1,0 +1,91 @@
+"""The environment every engine child gets, built explicitly from the parent's.
+
+Rules (contract, `timeoutMs` section):
+
+- `AGENT_BROWSER_DEFAULT_TIMEOUT` is clamped to 25 s so an engine action always ends before our
+  35 s watchdog; an unset value becomes 25 s for the same reason.
+- `AGENT_BROWSER_IDLE_TIMEOUT_MS` is the same on every spawn: the engine treats launch settings
+  as part of a daemon's identity, so a changing value would restart browsers.
+- `AGENT_BROWSER_SOCKET_DIR` is set to a short private directory when the native default would
+  push socket paths past the Unix limit, or when the user configured a wrapper socket dir.
+- Our own knobs (`AGENT_BROWSER_TOOLS_*`) and web-search credentials are not passed on: the
+  engine does not need them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+from agent_browser_tools.private_fs import ensure_private_dir
+from agent_browser_tools.settings import ENGINE_ACTION_TIMEOUT_CAP_MS, ENV_PREFIX, Settings
+
+UNIX_SOCKET_PATH_LIMIT = 104
+"""The smaller of Linux (108) and macOS (104) `sun_path` sizes, minus nothing: be conservative."""
+
+SESSION_NAME_BUDGET = 48
+"""Room reserved for `<session>.sock` (and a namespace) when judging a socket dir's length."""
+
+_WITHHELD = ("EXA_API_KEY", "BRAVE_API_KEY")
+
+
+def clamp_default_timeout(raw: str | None) -> str:
+    """Return the engine action timeout to pass: at most 25 s, 25 s when unset or invalid."""
+    if raw is None:
+        return str(ENGINE_ACTION_TIMEOUT_CAP_MS)
+    try:
+        value = int(raw.strip())
+    except ValueError:
+        return str(ENGINE_ACTION_TIMEOUT_CAP_MS)
+    if value <= 0:
+        return str(ENGINE_ACTION_TIMEOUT_CAP_MS)
+    return str(min(value, ENGINE_ACTION_TIMEOUT_CAP_MS))
+
+
+def native_socket_dir(env: Mapping[str, str]) -> Path:
+    """Where the engine puts its sockets when `AGENT_BROWSER_SOCKET_DIR` is unset."""
+    runtime = env.get("XDG_RUNTIME_DIR")
+    if runtime:
+        return Path(runtime) / "agent-browser"
+    return Path(env.get("HOME", "~")).expanduser() / ".agent-browser"
+
+
+def short_private_socket_dir(env: Mapping[str, str]) -> Path:
+    """A short per-user directory under /tmp (mode 0700) for engine sockets."""
+    home = env.get("HOME", "")
+    digest = hashlib.sha256(f"{os.getuid()}:{home}".encode()).hexdigest()[:10]
+    return Path("/tmp") / f"abt-{os.getuid()}-{digest}"
+
+
+def socket_dir_for(settings: Settings) -> Path | None:
+    """The socket dir the wrapper must set, or None to keep the engine's own choice.
+
+    An explicit wrapper socket dir wins; a native `AGENT_BROWSER_SOCKET_DIR` is honoured as the
+    user's choice; otherwise the native default is kept unless it is too long for socket paths.
+    """
+    if settings.socket_dir is not None:
+        return ensure_private_dir(settings.socket_dir)
+    if settings.env.get("AGENT_BROWSER_SOCKET_DIR"):
+        return None
+    default = native_socket_dir(settings.env)
+    if len(str(default)) + SESSION_NAME_BUDGET <= UNIX_SOCKET_PATH_LIMIT:
+        return None
+    return ensure_private_dir(short_private_socket_dir(settings.env))
+
+
+def build_child_env(settings: Settings, socket_dir: Path | None) -> dict[str, str]:
+    """The complete environment for one engine child process."""
+    env = {
+        key: value
+        for key, value in settings.env.items()
+        if not key.startswith(ENV_PREFIX) and key not in _WITHHELD
+    }
+    env["AGENT_BROWSER_DEFAULT_TIMEOUT"] = clamp_default_timeout(
+        settings.env.get("AGENT_BROWSER_DEFAULT_TIMEOUT")
+    )
+    env["AGENT_BROWSER_IDLE_TIMEOUT_MS"] = str(settings.idle_timeout_ms)
+    if socket_dir is not None:
+        env["AGENT_BROWSER_SOCKET_DIR"] = str(socket_dir)
+    return env

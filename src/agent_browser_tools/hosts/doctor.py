@@ -1,0 +1,182 @@
+"""`agent-browser-tools doctor`: say what will run, then prove it with a live smoke.
+
+Every failed check prints a one-line remedy. The browser check asks the engine itself
+(`doctor --json --offline --quick`) which browser it would launch, so we report the engine's
+truth rather than a guess of our own.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TextIO
+
+from agent_browser_tools.engine.discovery import (
+    EngineBinary,
+    EngineNotFound,
+    EngineTooOld,
+    resolve_engine,
+)
+from agent_browser_tools.engine.envelope import OutputMode, parse_outcome
+from agent_browser_tools.engine.environment import build_child_env, socket_dir_for
+from agent_browser_tools.engine.runner import run_engine
+from agent_browser_tools.private_fs import dir_mode, ensure_private_dir
+from agent_browser_tools.settings import Settings, SettingsError, config_paths
+
+BROWSER_REMEDY = (
+    "install a browser: Debian/Ubuntu `apt-get install chromium` (engine-driven downloads "
+    "often fail), or set AGENT_BROWSER_EXECUTABLE_PATH to Chrome/Chromium"
+)
+
+
+@dataclass(frozen=True)
+class Check:
+    name: str
+    ok: bool
+    message: str
+    remedy: str | None = None
+    warn: bool = False
+
+
+def _engine_check(settings: Settings) -> tuple[Check, EngineBinary | None]:
+    try:
+        engine = resolve_engine(settings)
+    except (EngineNotFound, EngineTooOld) as exc:
+        return Check("engine", False, str(exc).split(". ")[0], remedy=str(exc)), None
+    message = f"{engine.path} ({engine.source}) version {engine.version_label}"
+    return Check("engine", True, message), engine
+
+
+def _browser_check(engine: EngineBinary, env: dict[str, str]) -> Check:
+    try:
+        proc = subprocess.run(
+            [engine.path, "doctor", "--json", "--offline", "--quick"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            check=False,
+        )
+        report = json.loads(proc.stdout)
+    except (OSError, subprocess.TimeoutExpired, json.JSONDecodeError) as exc:
+        return Check("browser", False, f"engine doctor did not answer: {exc}", BROWSER_REMEDY)
+    for check in report.get("checks", []):
+        if check.get("id") == "chrome.installed":
+            ok = check.get("status") == "pass"
+            return Check("browser", ok, str(check.get("message")), None if ok else BROWSER_REMEDY)
+    return Check("browser", False, "engine doctor reported no browser check", BROWSER_REMEDY)
+
+
+def _state_check(settings: Settings) -> Check:
+    try:
+        path = ensure_private_dir(settings.state_dir)
+    except OSError as exc:
+        return Check(
+            "state dir",
+            False,
+            f"{settings.state_dir}: {exc}",
+            "set AGENT_BROWSER_TOOLS_STATE_DIR to a directory you own",
+        )
+    mode = dir_mode(path)
+    ok = mode == 0o700
+    return Check(
+        "state dir",
+        ok,
+        f"{path} (mode {oct(mode or 0)})",
+        None if ok else f"run `chmod 700 {path}`",
+    )
+
+
+def _config_check(settings: Settings) -> Check:
+    in_effect = [f"{layer.scope}: {layer.path}" for layer in settings.layers]
+    searched = ", ".join(str(p) for _, p in config_paths(settings.env, Path.cwd()))
+    message = "; ".join(in_effect) if in_effect else f"none (searched {searched})"
+    return Check("config", True, message)
+
+
+async def _smoke(engine: EngineBinary, settings: Settings) -> Check:
+    """Open a local page, read its title, close: the whole path a real call takes."""
+    socket_dir = socket_dir_for(settings)
+    env = build_child_env(settings, socket_dir)
+    spill = ensure_private_dir(settings.state_dir / "spill")
+    session = f"abt-doctor-{uuid.uuid4().hex[:8]}"
+    with tempfile.TemporaryDirectory(prefix="abt-doctor-") as tmp:
+        page = Path(tmp) / "doctor.html"
+        page.write_text("<title>agent-browser-tools doctor</title><h1>ok</h1>", encoding="utf-8")
+        base = [engine.path, "--json", "--session", session]
+        try:
+            opened = parse_outcome(
+                await run_engine(
+                    [*base, "open", page.as_uri()], env=env, timeout_ms=60_000, spill_dir=spill
+                ),
+                OutputMode.JSON,
+            )
+            if not opened.success:
+                return Check("smoke", False, f"open failed: {opened.error}", BROWSER_REMEDY)
+            title = parse_outcome(
+                await run_engine(
+                    [*base, "get", "title"], env=env, timeout_ms=35_000, spill_dir=spill
+                ),
+                OutputMode.JSON,
+            )
+        finally:
+            await run_engine([*base, "close"], env=env, timeout_ms=35_000, spill_dir=spill)
+    got = title.data.get("title") if isinstance(title.data, dict) else None
+    if not title.success or got != "agent-browser-tools doctor":
+        return Check("smoke", False, f"title read failed: {title.error or got!r}", BROWSER_REMEDY)
+    return Check("smoke", True, f"opened a local page and read its title {got!r}; closed")
+
+
+def run_doctor(settings: Settings | None = None, out: TextIO = sys.stdout) -> int:
+    """Print every check; return 0 when all passed, 1 otherwise."""
+    checks: list[Check] = []
+    try:
+        settings = settings or Settings.load()
+    except SettingsError as exc:
+        checks.append(Check("config", False, str(exc), "fix the named setting or file"))
+        _print(checks, out)
+        return 1
+    engine_check, engine = _engine_check(settings)
+    checks.append(engine_check)
+    if engine is not None:
+        env = build_child_env(settings, socket_dir_for(settings))
+        checks.append(_browser_check(engine, env))
+    checks.append(_state_check(settings))
+    checks.append(_config_check(settings))
+    if os.geteuid() == 0:
+        checks.append(
+            Check(
+                "root",
+                True,
+                "running as root: the engine launches Chromium without its "
+                "sandbox (checked by the smoke test)",
+                warn=True,
+            )
+        )
+    if engine is not None and all(c.ok for c in checks):
+        checks.append(asyncio.run(_smoke(engine, settings)))
+    _print(checks, out)
+    return 0 if all(c.ok for c in checks) else 1
+
+
+def _print(checks: list[Check], out: TextIO) -> None:
+    width = max(len(c.name) for c in checks)
+    for check in checks:
+        status = "ok  " if check.ok else "FAIL"
+        if check.ok and check.warn:
+            status = "note"
+        out.write(f"{status}  {check.name.ljust(width)}  {check.message}\n")
+        if not check.ok and check.remedy:
+            out.write(f"      {' ' * width}  fix: {check.remedy}\n")
+    failed = [c.name for c in checks if not c.ok]
+    out.write(
+        "doctor: all checks passed\n" if not failed else f"doctor: failed: {', '.join(failed)}\n"
+    )

@@ -1,0 +1,71 @@
+"""Strict input models for the direct tool.
+
+Unknown fields are rejected (not ignored) so that an agent using an old shape (`script`,
+`job`, `semanticAction`, ...) learns the replacement instead of silently losing its intent.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+FORMER_FIELDS = {
+    "script": "use agent_browser_code { code } for JavaScript over the browser",
+    "job": 'use args ["batch", "--bail"] with a JSON array of argv rows in stdin',
+    "semanticAction": "enable `action` with agent_browser_tools, then call agent_browser_action",
+    "qa": "enable `qa` with agent_browser_tools, then call agent_browser_qa",
+    "electron": "enable `electron` with agent_browser_tools, then call agent_browser_electron",
+    "sourceLookup": "enable `source` with agent_browser_tools, then call agent_browser_source",
+    "networkSourceLookup": "enable `network`, then call agent_browser_network_source",
+}
+
+
+class AgentBrowserInput(BaseModel):
+    """`agent_browser` input: exact CLI args after `agent-browser`, plus wrapper options."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+    args: list[str] = Field(
+        min_length=1,
+        description=(
+            "Exact agent-browser CLI args (no binary name, no shell operators), e.g. "
+            '["open", "https://example.com"], ["snapshot", "-i"], ["click", "@e2"]. '
+            "Omit --json for prose; include it for parseable JSON."
+        ),
+    )
+    stdin: str | None = Field(
+        default=None,
+        description="Raw stdin, only for `eval --stdin`, `batch` and `auth save --password-stdin`.",
+    )
+    outputPath: str | None = Field(
+        default=None, description="Save the result data to this file (relative to the cwd)."
+    )
+    timeoutMs: int | None = Field(
+        default=None, gt=0, description="Wrapper watchdog for this call, in milliseconds."
+    )
+    sessionMode: Literal["auto", "fresh"] = Field(
+        default="auto",
+        description='"fresh" starts a new managed browser so launch flags apply.',
+    )
+
+
+def explain_validation_error(exc: ValidationError, tool: str, allowed: str) -> str:
+    """One readable message for a rejected input, naming the fix for each problem."""
+    problems: list[str] = []
+    for error in exc.errors():
+        location = ".".join(str(part) for part in error["loc"]) or "input"
+        if error["type"] == "extra_forbidden":
+            hint = FORMER_FIELDS.get(str(error["loc"][0]))
+            extra = f" ({hint})" if hint else ""
+            problems.append(f"unknown field `{location}`{extra}")
+        elif error["type"] == "missing":
+            problems.append(f"missing required field `{location}`")
+        else:
+            problems.append(f"`{location}`: {error['msg']}")
+    return f"{tool} input rejected: {'; '.join(problems)}. {tool} accepts only {allowed}."
+
+
+def parse_input(params: Any) -> AgentBrowserInput:
+    """Validate raw host params; raises `ValidationError`."""
+    return AgentBrowserInput.model_validate(params)

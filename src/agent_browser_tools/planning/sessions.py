@@ -1,0 +1,145 @@
+"""Which browser session a call runs against (pure).
+
+- A caller's `--session`, `AGENT_BROWSER_SESSION` or a native config `session` default wins:
+  that browser is caller-owned and never closed by us.
+- Sessionless commands (help/version, skills, local auth/profile/setup, `session list`, local
+  state lifecycle) never get `--session`: they must not allocate or consume a browser.
+- Otherwise the call uses the conversation's implicit managed session: a stable name derived
+  from the root group id (shared by sub-agents), or a new name under `sessionMode: "fresh"`.
+- Launch-scoped flags are only honoured by the engine when a browser starts; on an already
+  active implicit session they would be silently ignored, so they are rejected with the
+  `sessionMode: "fresh"` fix.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import secrets
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from agent_browser_tools import taxonomy
+from agent_browser_tools.planning.argv_rules import ArgvRejected, CheckedArgv
+from agent_browser_tools.state.models import ConversationState, SessionKey
+
+MANAGED_PREFIX = "abt-"
+
+
+@dataclass(frozen=True)
+class SessionPlan:
+    """The session decision for one call."""
+
+    key: SessionKey | None
+    inject: tuple[str, ...]
+    used_implicit_session: bool
+    ownership: Literal["managed", "caller"] | None
+    launch_flags: tuple[str, ...]
+    fresh_from: str | None = None  # previous managed session when rotating
+    fresh: bool = False
+
+
+def managed_base_name(root_id: str) -> str:
+    """Stable managed session name for a root conversation (short: sockets have path limits)."""
+    return MANAGED_PREFIX + hashlib.sha256(root_id.encode()).hexdigest()[:12]
+
+
+def fresh_name(root_id: str) -> str:
+    return f"{managed_base_name(root_id)}-{secrets.token_hex(3)}"
+
+
+def native_session_default(env: Mapping[str, str], cwd: Path) -> str | None:
+    """A session chosen by the user's engine configuration, if any."""
+    if env.get("AGENT_BROWSER_SESSION"):
+        return env["AGENT_BROWSER_SESSION"]
+    candidates = []
+    if env.get("AGENT_BROWSER_CONFIG"):
+        candidates.append(Path(env["AGENT_BROWSER_CONFIG"]).expanduser())
+    else:
+        home = Path(env.get("HOME", "~")).expanduser()
+        candidates += [home / ".agent-browser" / "config.json", cwd / "agent-browser.json"]
+    chosen: str | None = None
+    for path in candidates:
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if isinstance(data, dict) and isinstance(data.get("session"), str) and data["session"]:
+            chosen = data["session"]
+    return chosen
+
+
+def _flag_value(globals_: Sequence[tuple[str, str | None]], name: str) -> str | None:
+    value: str | None = None
+    for flag, flag_value in globals_:
+        if flag == name:
+            value = flag_value
+    return value
+
+
+def launch_flags_of(globals_: Sequence[tuple[str, str | None]]) -> tuple[str, ...]:
+    """Launch-scoped flags in the call, rendered `--flag` or `--flag=value` for comparison."""
+    found = []
+    for name, value in globals_:
+        spec = taxonomy.global_flag(name)
+        if spec is not None and spec.launch_scoped:
+            found.append(name if value is None else f"{name}={value}")
+    return tuple(found)
+
+
+def plan_session(
+    checked: CheckedArgv,
+    *,
+    session_mode: Literal["auto", "fresh"],
+    state: ConversationState,
+    root_id: str,
+    native_default: str | None,
+) -> SessionPlan:
+    """Decide session injection; raise `ArgvRejected` for launch flags on an active session."""
+    launch = launch_flags_of(checked.globals_)
+    namespace = _flag_value(checked.globals_, "--namespace")
+    explicit = _flag_value(checked.globals_, "--session")
+    if checked.inspection:
+        return SessionPlan(None, (), False, None, launch)
+    if explicit is not None:
+        owner: Literal["managed", "caller"] = (
+            "managed" if explicit == state.managed_session else "caller"
+        )
+        return SessionPlan(
+            SessionKey(session=explicit, namespace=namespace), (), False, owner, launch
+        )
+    if native_default is not None:
+        key = SessionKey(session=native_default, namespace=namespace)
+        return SessionPlan(key, (), False, "caller", launch)
+    if checked.match is not None and checked.match.spec.session is taxonomy.SessionNeed.SESSIONLESS:
+        return SessionPlan(None, (), False, None, launch)
+    current = state.managed_session or managed_base_name(root_id)
+    if session_mode == "fresh":
+        name = fresh_name(root_id)
+        key = SessionKey(session=name, namespace=namespace)
+        previous = state.managed_session
+        active_prev = (
+            previous is not None
+            and state.session(SessionKey(session=previous, namespace=namespace)).active
+        )
+        return SessionPlan(
+            key,
+            ("--session", name),
+            True,
+            "managed",
+            launch,
+            fresh_from=previous if active_prev else None,
+            fresh=True,
+        )
+    key = SessionKey(session=current, namespace=namespace)
+    entry = state.session(key)
+    if launch and entry.active and set(launch) != set(entry.launch_flags):
+        raise ArgvRejected(
+            f"launch-scoped flag(s) {', '.join(launch)} only apply when a browser starts, and the "
+            f"implicit session {current!r} is already running, so they would be ignored. Retry "
+            'with the top-level field sessionMode: "fresh" (or an explicit --session for a new '
+            "browser); do not put --session-mode in args."
+        )
+    return SessionPlan(key, ("--session", current), True, "managed", launch)

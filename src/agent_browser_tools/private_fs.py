@@ -1,0 +1,62 @@
+"""Private directories and files: 0700 dirs and 0600 files owned by the current user.
+
+State, spills and sockets can hold page content and session handles, so nothing we write is
+readable by other local users, and we refuse directories someone else could have planted.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import tempfile
+from pathlib import Path
+
+
+class PrivateDirError(OSError):
+    """A directory we must keep private is a symlink, foreign-owned, or too open."""
+
+
+def ensure_private_dir(path: Path) -> Path:
+    """Create `path` (and parents) as needed and check it is a private directory.
+
+    Raises `PrivateDirError` with a remedy when the directory is a symlink, owned by another
+    user, or group/other accessible and cannot be tightened.
+    """
+    path = path.expanduser()
+    if not path.is_absolute():
+        path = Path.cwd() / path
+    path.mkdir(mode=0o700, parents=True, exist_ok=True)
+    info = os.lstat(path)
+    if stat.S_ISLNK(info.st_mode) or not stat.S_ISDIR(info.st_mode):
+        raise PrivateDirError(f"{path} must be a real directory, not a symlink; remove it.")
+    if info.st_uid != os.getuid():
+        raise PrivateDirError(
+            f"{path} is owned by uid {info.st_uid}, not you ({os.getuid()}); choose another dir."
+        )
+    if stat.S_IMODE(info.st_mode) & 0o077:
+        os.chmod(path, 0o700)
+    return path
+
+
+def write_private_file(path: Path, data: bytes) -> None:
+    """Write `data` to `path` atomically with mode 0600 (temp file in the same dir + rename).
+
+    Readers never see a half-written file, and a failed write leaves no partial file behind.
+    """
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        os.chmod(tmp, 0o600)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def dir_mode(path: Path) -> int | None:
+    """Permission bits of `path`, or None when it does not exist."""
+    try:
+        return stat.S_IMODE(os.stat(path).st_mode)
+    except FileNotFoundError:
+        return None

@@ -1,0 +1,59 @@
+"""Keep model-visible text within budget without losing anything.
+
+When a rendering exceeds `VISIBLE_LIMIT`, the complete redacted observation is written to a
+private spill file and the visible body is cut; the tail (warnings, exact next actions, the
+category line) is never cut, so recovery argv is never truncated. If the spill cannot be
+written, the result says so instead of pretending the rest exists somewhere.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from agent_browser_tools.private_fs import ensure_private_dir, write_private_file
+
+VISIBLE_LIMIT = 16_000
+
+
+@dataclass(frozen=True)
+class Bounded:
+    text: str
+    observation_path: str | None = None
+    spill_error: str | None = None
+
+
+def spill_observation(spill_dir: Path, observation: dict[str, Any]) -> Path:
+    """Write the whole observation as JSON (0600) and return its path."""
+    directory = ensure_private_dir(spill_dir)
+    path = directory / f"observation-{uuid.uuid4().hex[:12]}.json"
+    payload = json.dumps(observation, ensure_ascii=False, indent=2, default=str) + "\n"
+    write_private_file(path, payload.encode("utf-8"))
+    return path
+
+
+def bound_visible(body: str, tail: str, observation: dict[str, Any], spill_dir: Path) -> Bounded:
+    """Join body and tail within the limit, spilling the full observation when needed."""
+    joined = "\n".join(part for part in (body, tail) if part)
+    if len(joined) <= VISIBLE_LIMIT:
+        return Bounded(joined)
+    try:
+        path = spill_observation(spill_dir, observation)
+        notice = (
+            f"[Output truncated to fit {VISIBLE_LIMIT} characters. The complete observation is "
+            f"at {path} (observationPath); read it with a file tool or narrow the command.]"
+        )
+        spilled, error = str(path), None
+    except OSError as exc:
+        notice = (
+            f"[Output truncated to fit {VISIBLE_LIMIT} characters. The full observation could "
+            f"not be saved ({exc}); narrow the command to see the rest.]"
+        )
+        spilled, error = None, str(exc)
+    room = VISIBLE_LIMIT - len(tail) - len(notice) - 2
+    cut = body[: max(room, 0)]
+    text = "\n".join(part for part in (cut, notice, tail) if part)
+    return Bounded(text[:VISIBLE_LIMIT] if len(tail) > VISIBLE_LIMIT else text, spilled, error)

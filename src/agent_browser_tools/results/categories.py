@@ -1,0 +1,42 @@
+"""Stable result categories: the machine-readable verdict agents branch on.
+
+The enum values are the contract's exact strings; nothing else in the code spells them.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class ResultCategory(StrEnum):
+    SUCCESS = "success"
+    FAILURE = "failure"
+
+
+class SuccessCategory(StrEnum):
+    COMPLETED = "completed"
+    ARTIFACT_PENDING = "artifact-pending"
+    ARTIFACT_SAVED = "artifact-saved"
+    ARTIFACT_UNVERIFIED = "artifact-unverified"
+    INSPECTION = "inspection"
+
+
+class FailureCategory(StrEnum):
+    ABORTED = "aborted"
+    ARTIFACT_MISSING = "artifact-missing"
+    CLEANUP_FAILED = "cleanup-failed"
+    CONFIRMATION_REQUIRED = "confirmation-required"
+    DOWNLOAD_NOT_VERIFIED = "download-not-verified"
+    MISSING_BINARY = "missing-binary"
+    PARSE_FAILURE = "parse-failure"
+    POLICY_BLOCKED = "policy-blocked"
+    QA_FAILURE = "qa-failure"
+    SCRIPT_ERROR = "script-error"
+    SELECTOR_NOT_FOUND = "selector-not-found"
+    SELECTOR_UNSUPPORTED = "selector-unsupported"
+    STALE_REF = "stale-ref"
+    TAB_DRIFT = "tab-drift"
+    TAB_GONE = "tab-gone"
+    TIMEOUT = "timeout"
+    UPSTREAM_ERROR = "upstream-error"
+    VALIDATION_ERROR = "validation-error"

@@ -1,0 +1,117 @@
+"""Exact follow-up actions: executable payloads instead of prose advice.
+
+Each builder returns a `NextAction` whose `params` can be sent to the named tool unchanged.
+Browser actions keep the caller's explicit session/namespace (an implicit managed session is
+re-selected automatically, so it is not repeated).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from agent_browser_tools.state.models import SessionKey
+
+TOOL = "agent_browser"
+
+
+@dataclass(frozen=True)
+class NextAction:
+    id: str
+    reason: str
+    params: dict[str, Any]
+    safety: str | None = None
+    tool: str = TOOL
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"tool": self.tool, "id": self.id, "reason": self.reason}
+        if self.safety:
+            out["safety"] = self.safety
+        out["params"] = self.params
+        out.update(self.extra)
+        return out
+
+
+def session_prefix(key: SessionKey | None, explicit: bool) -> list[str]:
+    """Argv prefix that re-targets the same session; empty for the implicit managed one."""
+    if key is None or not explicit:
+        return []
+    prefix = ["--namespace", key.namespace] if key.namespace is not None else []
+    return [*prefix, "--session", key.session]
+
+
+def refresh_interactive_refs(prefix: Sequence[str]) -> NextAction:
+    return NextAction(
+        id="refresh-interactive-refs",
+        reason="Get current interactive refs before retrying the element action.",
+        safety="Prefer a current @ref or a stable find locator; do not retry stale refs blindly.",
+        params={"args": [*prefix, "snapshot", "-i"]},
+    )
+
+
+def verify_page_target(prefix: Sequence[str], action_id: str) -> NextAction:
+    """`get url` then `snapshot -i` in one fail-fast batch: executable under the target guard."""
+    return NextAction(
+        id=action_id,
+        reason=(
+            "The page target is unknown; confirm the live URL before reading or acting on the "
+            "page, then take fresh refs."
+        ),
+        safety="Do not repeat the timed-out mutation until the page state is confirmed.",
+        params={
+            "args": [*prefix, "batch", "--bail"],
+            "stdin": json.dumps([["get", "url"], ["snapshot", "-i"]]),
+        },
+    )
+
+
+def inspect_after_mutation(prefix: Sequence[str]) -> NextAction:
+    return NextAction(
+        id="inspect-after-mutation",
+        reason=(
+            "Refresh interactive refs after a browser mutation, navigation, scroll, or rerender."
+        ),
+        safety="Do not reuse prior @refs until a fresh snapshot confirms they still exist.",
+        params={"args": [*prefix, "snapshot", "-i"], "sessionMode": "auto"},
+    )
+
+
+def tab_gone_actions(prefix: Sequence[str]) -> list[NextAction]:
+    return [
+        NextAction(
+            id="list-tabs-after-tab-gone",
+            reason="The pinned tab is gone; list the remaining tabs instead of assuming one.",
+            params={"args": [*prefix, "tab", "list"]},
+        ),
+        NextAction(
+            id="open-new-tab-after-tab-gone",
+            reason="Open a new tab for this session when none of the listed tabs is yours.",
+            safety="Do not act on another session's tab.",
+            params={"args": [*prefix, "tab", "new"]},
+        ),
+    ]
+
+
+def retry_with_longer_timeout(
+    args: Sequence[str], stdin: str | None, timeout_ms: int
+) -> NextAction:
+    params: dict[str, Any] = {"args": list(args), "timeoutMs": timeout_ms}
+    if stdin is not None:
+        params["stdin"] = stdin
+    return NextAction(
+        id="retry-with-longer-timeout",
+        reason="The command hit the wrapper watchdog; a read-only retry may need more time.",
+        safety="Only retry read-only commands blindly; verify the page before repeating actions.",
+        params=params,
+    )
+
+
+def getter_action(action_id: str, args: Sequence[str]) -> NextAction:
+    return NextAction(
+        id=action_id,
+        reason="Page getters are subcommands of `get`.",
+        params={"args": list(args)},
+    )

@@ -1,0 +1,125 @@
+"""Render an `Observation` as the model-visible text (pure).
+
+Prose is the default: the useful command output first, then warnings, page evidence and exact
+next actions, and for failures the category line agents can branch on. Caller `--json` gets
+the observation itself as parseable JSON. Native text mode keeps the engine's text verbatim.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from agent_browser_tools.results.observation import Observation
+
+_HIDDEN_KEYS = frozenset({"lifecycle", "targetId"})
+
+
+def render_json(observation: Observation) -> str:
+    return json.dumps(observation.to_dict(), ensure_ascii=False, default=str)
+
+
+def _compact(data: Any) -> str:
+    if isinstance(data, Mapping):
+        data = {k: v for k, v in data.items() if k not in _HIDDEN_KEYS}
+    return json.dumps(data, ensure_ascii=False, default=str)
+
+
+def _tab_lines(data: Mapping[str, Any]) -> list[str]:
+    tabs = data.get("tabs")
+    if not isinstance(tabs, list):
+        return [_compact(data)]
+    lines = [f"{len(tabs)} tab(s):"]
+    for tab in tabs:
+        if not isinstance(tab, Mapping):
+            continue
+        marker = "*" if tab.get("active") else " "
+        ident = tab.get("tabId") or tab.get("id") or tab.get("index", "?")
+        lines.append(
+            f"{marker} [{ident}] {tab.get('title') or '(untitled)'} - {tab.get('url', '')}"
+        )
+    return lines
+
+
+def command_body(path: Sequence[str], data: Any) -> list[str]:
+    """The command's own output, shaped for reading."""
+    if not isinstance(data, Mapping):
+        return [] if data is None else [_compact(data)]
+    head = tuple(path)
+    if head == ("snapshot",) and isinstance(data.get("snapshot"), str):
+        refs = data.get("refs")
+        count = len(refs) if isinstance(refs, Mapping) else 0
+        where = data.get("origin") or data.get("url") or "the current page"
+        return [f"Snapshot: {count} refs on {where}", data["snapshot"]]
+    if head in (("open",), ("goto",), ("navigate",), ("pushstate",)) and "url" in data:
+        return [f"Opened: {data.get('title') or '(untitled)'} - {data['url']}"]
+    if head[:1] == ("get",) and len(head) == 2:
+        for key in (head[1], "value", "text", "result"):
+            if key in data and not isinstance(data[key], Mapping | list):
+                return [str(data[key])]
+    if head == ("tab", "list") or (head[:1] == ("tab",) and "tabs" in data):
+        return _tab_lines(data)
+    if "path" in data and isinstance(data["path"], str):
+        return [f"Saved: {data['path']}"]
+    visible = {k: v for k, v in data.items() if k not in _HIDDEN_KEYS}
+    return [_compact(visible)] if visible else []
+
+
+def _batch_lines(steps: Sequence[Mapping[str, Any]]) -> list[str]:
+    lines = []
+    for step in steps:
+        mark = "ok  " if step.get("success") else "FAIL"
+        command = " ".join(str(t) for t in step.get("command", []))
+        detail = step.get("error") if not step.get("success") else step.get("text")
+        line = f"{mark} {step.get('step')}. {command}"
+        if detail:
+            line += f": {detail}"
+        lines.append(line)
+    return lines
+
+
+def _action_line(action: Mapping[str, Any]) -> str:
+    params = json.dumps(action.get("params", {}), ensure_ascii=False)
+    return f"- {action['id']} ({action.get('tool')}): {params} - {action.get('reason', '')}"
+
+
+def render_prose(
+    observation: Observation, path: Sequence[str], *, native_text: str | None = None
+) -> tuple[str, str]:
+    """The default model-visible text for one call, as (body, tail).
+
+    The body is the command output and may be cut to fit the visible budget; the tail holds
+    warnings, page evidence, exact next actions and the category line, and is never cut.
+    """
+    lines: list[str] = []
+    if native_text is not None:
+        lines.append(native_text)
+    elif observation.success:
+        steps = observation.extra.get("batchSteps")
+        if isinstance(steps, list):
+            lines += _batch_lines(steps)
+        else:
+            lines += command_body(path, observation.data)
+    else:
+        lines.append(f"Error: {observation.error}")
+        steps = observation.extra.get("batchSteps")
+        if isinstance(steps, list):
+            lines += _batch_lines(steps)
+    body = "\n".join(lines)
+    lines = []
+    nav = observation.extra.get("navigationSummary")
+    if isinstance(nav, Mapping) and nav.get("url"):
+        changed = " (URL changed)" if nav.get("urlChanged") else ""
+        lines.append(f"Page: {nav.get('title') or '(untitled)'} - {nav['url']}{changed}")
+    if observation.summary and native_text is None:
+        lines.append(f"Summary: {observation.summary}")
+    for warning in observation.warnings:
+        lines.append(f"Warning: {warning}")
+    if observation.next_actions:
+        lines.append("Next actions:")
+        lines += [_action_line(action.to_dict()) for action in observation.next_actions]
+    if not observation.success:
+        category = observation.failure_category.value if observation.failure_category else "?"
+        lines.append(f"Result category: failure; failureCategory: {category}; isError: true.")
+    return body, "\n".join(lines)

@@ -1,0 +1,88 @@
+"""Per-conversation runtime: settings, engine, state log, locks and the spawn entry point.
+
+Tools receive a `Runtime` and never touch processes, env or locks themselves. Calls on one
+browser identity (socket dir, namespace, session) are serialized by an asyncio lock, because
+two interleaved commands on one page would make every observation ambiguous.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import uuid
+from collections.abc import Sequence
+from pathlib import Path
+
+from agent_browser_tools.engine.discovery import EngineBinary, resolve_engine
+from agent_browser_tools.engine.environment import build_child_env, socket_dir_for
+from agent_browser_tools.engine.runner import RawOutcome, run_engine
+from agent_browser_tools.private_fs import ensure_private_dir
+from agent_browser_tools.settings import Settings
+from agent_browser_tools.state.journal import ConversationLog
+from agent_browser_tools.state.models import SessionKey
+
+
+class Runtime:
+    """Everything one conversation's tool calls share."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        conversation_id: str | None = None,
+        cwd: Path | None = None,
+        log: ConversationLog | None = None,
+    ) -> None:
+        self.settings = settings
+        self.conversation_id = conversation_id or uuid.uuid4().hex
+        self.root_id = settings.env.get("AGENT_BROWSER_TOOLS_ROOT") or self.conversation_id
+        self.cwd = cwd or Path.cwd()
+        self.log = log or ConversationLog()
+        self._engine: EngineBinary | None = None
+        self._socket_dir: Path | None = None
+        self._env: dict[str, str] | None = None
+        self._locks: dict[tuple[str | None, str], asyncio.Lock] = {}
+        self._calls = itertools.count(1)
+        self.owned_sessions: set[SessionKey] = set()
+
+    @property
+    def engine(self) -> EngineBinary:
+        """The resolved engine (raises `EngineNotFound` / `EngineTooOld` with the fix)."""
+        if self._engine is None:
+            self._engine = resolve_engine(self.settings)
+        return self._engine
+
+    @property
+    def child_env(self) -> dict[str, str]:
+        if self._env is None:
+            self._socket_dir = socket_dir_for(self.settings)
+            self._env = build_child_env(self.settings, self._socket_dir)
+        return self._env
+
+    @property
+    def spill_dir(self) -> Path:
+        return ensure_private_dir(self.settings.state_dir / "spill" / self.conversation_id[:32])
+
+    def next_call_id(self) -> str:
+        return f"{self.conversation_id[:12]}-{next(self._calls)}"
+
+    def lock_for(self, key: SessionKey | None) -> asyncio.Lock:
+        """The lock of one browser identity; sessionless calls share a no-identity lock."""
+        ident = (key.namespace, key.session) if key is not None else (None, "")
+        lock = self._locks.get(ident)
+        if lock is None:
+            lock = self._locks[ident] = asyncio.Lock()
+        return lock
+
+    async def spawn(
+        self, args: Sequence[str], *, timeout_ms: int, stdin: str | None = None
+    ) -> RawOutcome:
+        """Run the engine with `args` (everything after the binary name)."""
+        return await run_engine(
+            [self.engine.path, *args],
+            env=self.child_env,
+            timeout_ms=timeout_ms,
+            stdin=stdin,
+            cwd=self.cwd,
+            spill_dir=self.spill_dir,
+        )

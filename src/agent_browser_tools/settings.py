@@ -1,0 +1,185 @@
+"""Process-wide settings: `AGENT_BROWSER_TOOLS_*` knobs, config files and the state dir.
+
+Settings are read once from an environment mapping (pure: tests pass their own dict) and the
+config-file layers. Config layering mirrors the reference system: global
+(`~/.config/agent-browser-tools/config.toml`) -> project (`.agent-browser-tools.toml` in the
+execution dir, only when trusted) -> override (`AGENT_BROWSER_TOOLS_CONFIG`). Later layers win.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ENV_PREFIX = "AGENT_BROWSER_TOOLS_"
+
+DEFAULT_PROCESS_TIMEOUT_MS = 35_000
+"""Watchdog for one engine process: the engine's own action timeout (25 s) plus headroom."""
+
+ENGINE_ACTION_TIMEOUT_CAP_MS = 25_000
+"""Upper bound for `AGENT_BROWSER_DEFAULT_TIMEOUT`, so engine actions end before our watchdog."""
+
+DEFAULT_DIALOG_PROCESS_TIMEOUT_MS = 5_000
+DEFAULT_DIALOG_TRIGGER_PROCESS_TIMEOUT_MS = 8_000
+DEFAULT_IDLE_TIMEOUT_MS = 900_000
+"""Idle shutdown of managed browser daemons; the same value is passed on every spawn because the
+engine treats a changed idle timeout as a different launch."""
+
+DEFAULT_SESSION_CLOSE_TIMEOUT_MS = 35_000
+DEFAULT_INLINE_IMAGE_MAX_BYTES = 5 * 1024 * 1024
+STDOUT_MEMORY_LIMIT_BYTES = 512 * 1024
+"""Engine stdout beyond this goes to a private temp file instead of memory."""
+
+
+class SettingsError(ValueError):
+    """A knob or config file holds a value we cannot use; the message says how to fix it."""
+
+
+@dataclass(frozen=True)
+class ConfigLayer:
+    """One config file that was found and loaded."""
+
+    scope: str  # "global" | "project" | "override"
+    path: Path
+    data: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything configurable, resolved once per process."""
+
+    env: Mapping[str, str]
+    state_dir: Path
+    engine_bin: str | None = None
+    process_timeout_ms: int = DEFAULT_PROCESS_TIMEOUT_MS
+    dialog_process_timeout_ms: int = DEFAULT_DIALOG_PROCESS_TIMEOUT_MS
+    dialog_trigger_process_timeout_ms: int = DEFAULT_DIALOG_TRIGGER_PROCESS_TIMEOUT_MS
+    idle_timeout_ms: int = DEFAULT_IDLE_TIMEOUT_MS
+    session_close_timeout_ms: int = DEFAULT_SESSION_CLOSE_TIMEOUT_MS
+    inline_image_max_bytes: int = DEFAULT_INLINE_IMAGE_MAX_BYTES
+    socket_dir: Path | None = None
+    layers: tuple[ConfigLayer, ...] = field(default_factory=tuple)
+
+    @classmethod
+    def load(
+        cls,
+        env: Mapping[str, str] | None = None,
+        *,
+        cwd: Path | None = None,
+        trust_project: bool = True,
+    ) -> Settings:
+        """Resolve settings from `env` (default: `os.environ`) and the config layers."""
+        environ = dict(os.environ if env is None else env)
+        layers = _load_layers(environ, cwd or Path.cwd(), trust_project)
+        merged: dict[str, Any] = {}
+        for layer in layers:
+            _deep_merge(merged, layer.data)
+        engine_cfg = merged.get("engine", {}) if isinstance(merged.get("engine"), dict) else {}
+        bin_value = environ.get(ENV_PREFIX + "BIN") or engine_cfg.get("bin")
+        socket_value = environ.get(ENV_PREFIX + "SOCKET_DIR") or engine_cfg.get("socket_dir")
+        return cls(
+            env=environ,
+            state_dir=_state_dir(environ),
+            engine_bin=str(bin_value) if bin_value else None,
+            process_timeout_ms=_int_knob(environ, "PROCESS_TIMEOUT_MS", DEFAULT_PROCESS_TIMEOUT_MS),
+            dialog_process_timeout_ms=_int_knob(
+                environ, "DIALOG_PROCESS_TIMEOUT_MS", DEFAULT_DIALOG_PROCESS_TIMEOUT_MS
+            ),
+            dialog_trigger_process_timeout_ms=_int_knob(
+                environ,
+                "DIALOG_TRIGGER_PROCESS_TIMEOUT_MS",
+                DEFAULT_DIALOG_TRIGGER_PROCESS_TIMEOUT_MS,
+            ),
+            idle_timeout_ms=_int_knob(
+                environ, "IDLE_TIMEOUT_MS", DEFAULT_IDLE_TIMEOUT_MS, zero=True
+            ),
+            session_close_timeout_ms=_int_knob(
+                environ, "IMPLICIT_SESSION_CLOSE_TIMEOUT_MS", DEFAULT_SESSION_CLOSE_TIMEOUT_MS
+            ),
+            inline_image_max_bytes=_int_knob(
+                environ, "INLINE_IMAGE_MAX_BYTES", DEFAULT_INLINE_IMAGE_MAX_BYTES
+            ),
+            socket_dir=Path(str(socket_value)).expanduser() if socket_value else None,
+            layers=tuple(layers),
+        )
+
+
+def _int_knob(env: Mapping[str, str], name: str, default: int, *, zero: bool = False) -> int:
+    raw = env.get(ENV_PREFIX + name)
+    if raw is None or raw.strip() == "":
+        return default
+    try:
+        value = int(raw.strip())
+    except ValueError:
+        raise SettingsError(
+            f"{ENV_PREFIX}{name}={raw!r} is not an integer number of milliseconds/bytes; "
+            f"unset it or use e.g. {default}."
+        ) from None
+    if value < 0 or (value == 0 and not zero):
+        raise SettingsError(
+            f"{ENV_PREFIX}{name}={raw!r} must be a positive integer; "
+            f"unset it or use e.g. {default}."
+        )
+    return value
+
+
+def _state_dir(env: Mapping[str, str]) -> Path:
+    explicit = env.get(ENV_PREFIX + "STATE_DIR")
+    if explicit:
+        return Path(explicit).expanduser()
+    base = env.get("XDG_STATE_HOME") or str(
+        Path(env.get("HOME", "~")).expanduser() / ".local/state"
+    )
+    return Path(base).expanduser() / "agent-browser-tools"
+
+
+def config_paths(env: Mapping[str, str], cwd: Path) -> list[tuple[str, Path]]:
+    """Candidate config files in layering order (lowest priority first)."""
+    home = Path(env.get("HOME", "~")).expanduser()
+    config_home = Path(env.get("XDG_CONFIG_HOME") or home / ".config").expanduser()
+    paths = [
+        ("global", config_home / "agent-browser-tools" / "config.toml"),
+        ("project", cwd / ".agent-browser-tools.toml"),
+    ]
+    override = env.get(ENV_PREFIX + "CONFIG")
+    if override:
+        paths.append(("override", Path(override).expanduser()))
+    return paths
+
+
+def _load_layers(env: Mapping[str, str], cwd: Path, trust_project: bool) -> list[ConfigLayer]:
+    layers: list[ConfigLayer] = []
+    for scope, path in config_paths(env, cwd):
+        if scope == "project" and not trust_project:
+            continue
+        if not path.is_file():
+            if scope == "override":
+                raise SettingsError(
+                    f"{ENV_PREFIX}CONFIG names {path}, which does not exist; "
+                    "create it or unset the variable."
+                )
+            continue
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except (OSError, tomllib.TOMLDecodeError) as exc:
+            raise SettingsError(
+                f"cannot read config file {path}: {exc}; fix or remove it."
+            ) from exc
+        layers.append(ConfigLayer(scope=scope, path=path, data=data))
+    return layers
+
+
+def _deep_merge(target: dict[str, Any], source: Mapping[str, Any]) -> None:
+    for key, value in source.items():
+        existing = target.get(key)
+        if isinstance(existing, dict) and isinstance(value, Mapping):
+            _deep_merge(existing, value)
+        elif isinstance(value, Mapping):
+            target[key] = {}
+            _deep_merge(target[key], value)
+        else:
+            target[key] = value

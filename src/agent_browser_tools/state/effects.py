@@ -1,0 +1,167 @@
+"""What a finished command did to page state, derived from structured output (pure).
+
+Only structured JSON observations establish a page target. Native text (`--json false`) is
+never parsed for state: a page-changing command run in text mode leaves the target unknown.
+A page change the wrapper did not observe never keeps old refs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from agent_browser_tools import taxonomy
+from agent_browser_tools.state.models import (
+    Effect,
+    NamespaceClosed,
+    Ownership,
+    RefInfo,
+    RefsInvalidated,
+    RefsRecorded,
+    SessionActivated,
+    SessionClosed,
+    TargetObserved,
+    TargetUnknown,
+)
+from agent_browser_tools.taxonomy import CommandMatch, PageEffect
+
+UNOBSERVED_SUMMARY = (
+    "`{command}` may have changed the page but the result did not show where it landed; run "
+    "`get url`, then `snapshot -i`."
+)
+NAVIGATION_SUMMARY = "`{command}` navigated; refs from before it are page-scoped and were dropped."
+NO_ACTIVE_PAGE = "The session has no active page; take a fresh `snapshot -i` after opening one."
+
+
+@dataclass(frozen=True)
+class Probe:
+    """Result of the post-action url/title probe (None fields when it failed)."""
+
+    url: str | None
+    title: str | None
+
+
+def refs_from_snapshot(data: Mapping[str, Any]) -> dict[str, RefInfo]:
+    refs = data.get("refs")
+    if not isinstance(refs, Mapping):
+        return {}
+    out: dict[str, RefInfo] = {}
+    for ref_id, info in refs.items():
+        if isinstance(info, Mapping):
+            role = info.get("role")
+            name = info.get("name")
+            out[str(ref_id)] = RefInfo(
+                role=role if isinstance(role, str) else None,
+                name=name if isinstance(name, str) else None,
+            )
+        else:
+            out[str(ref_id)] = RefInfo()
+    return out
+
+
+def _string(data: Any, key: str) -> str | None:
+    if isinstance(data, Mapping):
+        value = data.get(key)
+        if isinstance(value, str) and value:
+            return value
+    return None
+
+
+def _command_label(match: CommandMatch | None, tokens: Sequence[str]) -> str:
+    if match is not None:
+        return " ".join(match.spec.path)
+    return " ".join(tokens[:2])
+
+
+def success_effects(
+    match: CommandMatch | None,
+    tokens: Sequence[str],
+    data: Any,
+    *,
+    probe: Probe | None,
+    ownership: Ownership | None,
+    launch_flags: tuple[str, ...],
+) -> list[Effect]:
+    """Effects of one successful structured result (a direct call or one batch row)."""
+    effects: list[Effect] = []
+    label = _command_label(match, tokens)
+    spec = match.spec if match is not None else None
+    if spec is not None and spec.page_effect is PageEffect.CLOSE:
+        if "--all" in tokens:
+            return [NamespaceClosed()]
+        return [SessionClosed()]
+    if ownership is not None and spec is not None and spec.session is taxonomy.SessionNeed.BROWSER:
+        effects.append(SessionActivated(ownership=ownership, launch_flags=launch_flags))
+    if spec is not None and spec.path == ("snapshot",):
+        url = _string(data, "origin") or _string(data, "url")
+        if url:
+            effects.append(TargetObserved(url=url, title=_string(data, "title")))
+        if isinstance(data, Mapping) and isinstance(data.get("refs"), Mapping):
+            effects.append(RefsRecorded(refs=refs_from_snapshot(data), target_url=url))
+        return effects
+    url = _string(data, "url")
+    title = _string(data, "title")
+    page_effect = spec.page_effect if spec is not None else PageEffect.NONE
+    transitioned = page_effect in (
+        PageEffect.NAVIGATES,
+        PageEffect.HISTORY,
+        PageEffect.TARGET_SWITCH,
+    )
+    if probe is not None and probe.url:
+        url, title = probe.url, probe.title or (title if url == probe.url else None)
+    if url and (transitioned or page_effect is PageEffect.NONE or probe is not None):
+        effects.append(TargetObserved(url=url, title=title, keep_refs=not transitioned))
+        if transitioned:
+            effects.append(
+                RefsInvalidated(
+                    reason="page-transition", summary=NAVIGATION_SUMMARY.format(command=label)
+                )
+            )
+    elif transitioned:
+        effects.append(TargetUnknown(summary=UNOBSERVED_SUMMARY.format(command=label)))
+    return effects
+
+
+def failure_effects(
+    match: CommandMatch | None,
+    tokens: Sequence[str],
+    error: str | None,
+    *,
+    timed_out: bool,
+    probe: Probe | None,
+) -> list[Effect]:
+    """Effects of a failed result: conservative, because a failure may still have acted."""
+    label = _command_label(match, tokens)
+    spec = match.spec if match is not None else None
+    if (
+        spec is not None
+        and spec.path == ("snapshot",)
+        and error
+        and "no active page" in error.lower()
+    ):
+        return [RefsInvalidated(reason="no-active-page", summary=NO_ACTIVE_PAGE)]
+    may_change = spec is None or spec.page_effect is not PageEffect.NONE or not spec.read_only
+    if probe is not None and probe.url and may_change:
+        return [
+            TargetObserved(url=probe.url, title=probe.title, keep_refs=False),
+            RefsInvalidated(
+                reason="page-transition",
+                summary=f"`{label}` failed after it may have changed the page; refs were dropped.",
+            ),
+        ]
+    if timed_out and may_change:
+        return [TargetUnknown(summary=UNOBSERVED_SUMMARY.format(command=label))]
+    if spec is not None and spec.page_effect in (PageEffect.HISTORY, PageEffect.TARGET_SWITCH):
+        return [TargetUnknown(summary=UNOBSERVED_SUMMARY.format(command=label))]
+    return []
+
+
+def text_mode_effects(match: CommandMatch | None, tokens: Sequence[str]) -> list[Effect]:
+    """Native text proves nothing about the page: page-changing commands make it unknown."""
+    spec = match.spec if match is not None else None
+    if spec is None or spec.page_effect is PageEffect.NONE:
+        return []
+    if spec.page_effect is PageEffect.CLOSE:
+        return [NamespaceClosed()] if "--all" in tokens else [SessionClosed()]
+    return [TargetUnknown(summary=UNOBSERVED_SUMMARY.format(command=_command_label(match, tokens)))]

@@ -1,0 +1,73 @@
+"""The conversation journal: intent before each dispatch, completion after.
+
+`Journal` is the interface the tools use; `MemoryJournal` keeps events in memory (enough for
+one process). A persistent journal only has to implement `append` and `events`: state is
+always the fold of what was appended, so resuming is `fold(journal.events())`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Protocol
+
+from agent_browser_tools.state.models import (
+    CompletionEvent,
+    ConversationState,
+    Effect,
+    IntentEvent,
+    JournalEvent,
+    SessionKey,
+)
+from agent_browser_tools.state.reducers import apply_event, fold
+
+
+class Journal(Protocol):
+    def append(self, event: JournalEvent) -> None: ...
+
+    def events(self) -> Iterable[JournalEvent]: ...
+
+
+class MemoryJournal:
+    """An in-process journal."""
+
+    def __init__(self) -> None:
+        self._events: list[JournalEvent] = []
+
+    def append(self, event: JournalEvent) -> None:
+        self._events.append(event)
+
+    def events(self) -> Iterable[JournalEvent]:
+        return tuple(self._events)
+
+
+class ConversationLog:
+    """The live state of one conversation, kept equal to the fold of its journal."""
+
+    def __init__(self, journal: Journal | None = None) -> None:
+        self.journal: Journal = journal or MemoryJournal()
+        self.state: ConversationState = fold(self.journal.events())
+        self._seq = self.state.last_seq
+
+    def _next_seq(self) -> int:
+        self._seq += 1
+        return self._seq
+
+    def intent(self, call_id: str, tool: str, key: SessionKey, args: tuple[str, ...]) -> None:
+        """Record that a dispatch is about to happen (args must already be redacted)."""
+        event = IntentEvent(seq=self._next_seq(), call_id=call_id, tool=tool, key=key, args=args)
+        self.journal.append(event)
+        self.state = apply_event(self.state, event)
+
+    def complete(
+        self, call_id: str, key: SessionKey, success: bool, effects: Iterable[Effect]
+    ) -> None:
+        """Record what the dispatch did; the reducers apply its effects."""
+        event = CompletionEvent(
+            seq=self._next_seq(),
+            call_id=call_id,
+            key=key,
+            success=success,
+            effects=tuple(effects),
+        )
+        self.journal.append(event)
+        self.state = apply_event(self.state, event)

@@ -1,0 +1,177 @@
+"""Typed page/session state and the events it is folded from.
+
+State is never mutated in place: `reducers.apply_event` returns a new `ConversationState`.
+Events are pydantic models so the same values can be written to (and validated when read
+back from) the persistent journal of the hosts layer.
+
+Identity: a browser is addressed by (socket dir, namespace, session). Page state is kept per
+(namespace, session) within one conversation; the socket dir is fixed per process.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class SessionKey(_Frozen):
+    """Which browser session a state entry or event is about."""
+
+    session: str
+    namespace: str | None = None
+
+    @property
+    def label(self) -> str:
+        return f"{self.namespace}/{self.session}" if self.namespace else self.session
+
+
+class RefInfo(_Frozen):
+    """What a snapshot said about one `@eN` ref."""
+
+    role: str | None = None
+    name: str | None = None
+
+
+class RefSnapshot(_Frozen):
+    """The latest refs known for a session and the page they came from."""
+
+    refs: dict[str, RefInfo]
+    target_url: str | None = None
+    seq: int = 0
+
+
+class PageTarget(_Frozen):
+    """The page a session is on, as last observed from structured engine output."""
+
+    url: str
+    title: str | None = None
+
+
+RefInvalidationReason = Literal["no-active-page", "page-transition"]
+
+
+class RefInvalidation(_Frozen):
+    """Why the session's refs were dropped; stale-ref failures quote the summary."""
+
+    reason: RefInvalidationReason
+    summary: str
+
+
+Ownership = Literal["managed", "caller"]
+
+
+class SessionPageState(_Frozen):
+    """Everything the wrapper knows about one session's page."""
+
+    ownership: Ownership = "caller"
+    active: bool = False
+    target: PageTarget | None = None
+    target_unknown: bool = False
+    ref_snapshot: RefSnapshot | None = None
+    ref_invalidation: RefInvalidation | None = None
+    launch_flags: tuple[str, ...] = ()
+
+
+# ----- effects: what one completed call did to state -------------------------------------
+
+
+class TargetObserved(_Frozen):
+    kind: Literal["target-observed"] = "target-observed"
+    url: str
+    title: str | None = None
+    keep_refs: bool = True
+
+
+class TargetUnknown(_Frozen):
+    kind: Literal["target-unknown"] = "target-unknown"
+    summary: str
+
+
+class RefsRecorded(_Frozen):
+    kind: Literal["refs-recorded"] = "refs-recorded"
+    refs: dict[str, RefInfo]
+    target_url: str | None = None
+
+
+class RefsInvalidated(_Frozen):
+    kind: Literal["refs-invalidated"] = "refs-invalidated"
+    reason: RefInvalidationReason
+    summary: str
+
+
+class SessionActivated(_Frozen):
+    kind: Literal["session-activated"] = "session-activated"
+    ownership: Ownership
+    launch_flags: tuple[str, ...] = ()
+
+
+class SessionClosed(_Frozen):
+    kind: Literal["session-closed"] = "session-closed"
+
+
+class NamespaceClosed(_Frozen):
+    """`close --all`: every session of the namespace is gone."""
+
+    kind: Literal["namespace-closed"] = "namespace-closed"
+
+
+class ManagedSessionSelected(_Frozen):
+    """The implicit managed slot now points at `session` (first use or a fresh rotation)."""
+
+    kind: Literal["managed-session-selected"] = "managed-session-selected"
+    session: str
+
+
+Effect = Annotated[
+    TargetObserved
+    | TargetUnknown
+    | RefsRecorded
+    | RefsInvalidated
+    | SessionActivated
+    | SessionClosed
+    | NamespaceClosed
+    | ManagedSessionSelected,
+    Field(discriminator="kind"),
+]
+
+
+class IntentEvent(_Frozen):
+    """Written before a dispatch: if no completion follows, the page is unknown."""
+
+    kind: Literal["intent"] = "intent"
+    seq: int
+    call_id: str
+    tool: str
+    key: SessionKey
+    args: tuple[str, ...]
+
+
+class CompletionEvent(_Frozen):
+    """Written after a dispatch with the effects the observe step derived."""
+
+    kind: Literal["completion"] = "completion"
+    seq: int
+    call_id: str
+    key: SessionKey
+    success: bool
+    effects: tuple[Effect, ...] = ()
+
+
+JournalEvent = Annotated[IntentEvent | CompletionEvent, Field(discriminator="kind")]
+
+
+class ConversationState(_Frozen):
+    """All wrapper state of one conversation: the fold of its journal."""
+
+    managed_session: str | None = None
+    sessions: dict[str, SessionPageState] = Field(default_factory=dict)
+    pending_intents: dict[str, IntentEvent] = Field(default_factory=dict)
+    last_seq: int = 0
+
+    def session(self, key: SessionKey) -> SessionPageState:
+        return self.sessions.get(key.label, SessionPageState())

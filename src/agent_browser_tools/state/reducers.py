@@ -1,0 +1,159 @@
+"""Pure reducers: `ConversationState` x journal event -> `ConversationState`.
+
+Rebuilding state is `fold(events)`; the live path applies the same function to each event it
+appends, so a restarted process and a running one cannot disagree.
+
+Rules that are easy to get wrong:
+
+- An intent without a completion (the process died mid-call) leaves the session's target
+  unknown and its refs invalidated: the command may or may not have run.
+- A page change that was not observed never keeps old refs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from agent_browser_tools.state.models import (
+    CompletionEvent,
+    ConversationState,
+    Effect,
+    IntentEvent,
+    JournalEvent,
+    ManagedSessionSelected,
+    NamespaceClosed,
+    PageTarget,
+    RefInvalidation,
+    RefsInvalidated,
+    RefSnapshot,
+    RefsRecorded,
+    SessionActivated,
+    SessionClosed,
+    SessionPageState,
+    TargetObserved,
+    TargetUnknown,
+)
+
+INTERRUPTED_SUMMARY = (
+    "A browser command was interrupted before its result was recorded; the page target is "
+    "unknown until `get url` or a fresh `snapshot -i` observes it."
+)
+
+
+def fold(
+    events: Iterable[JournalEvent], state: ConversationState | None = None
+) -> ConversationState:
+    """Apply `events` in order, then settle intents that never completed."""
+    current = state or ConversationState()
+    for event in events:
+        current = apply_event(current, event)
+    return settle_interrupted(current)
+
+
+def apply_event(state: ConversationState, event: JournalEvent) -> ConversationState:
+    """One step of the fold."""
+    if isinstance(event, IntentEvent):
+        pending = dict(state.pending_intents)
+        pending[event.call_id] = event
+        return state.model_copy(update={"pending_intents": pending, "last_seq": event.seq})
+    return _complete(state, event)
+
+
+def settle_interrupted(state: ConversationState) -> ConversationState:
+    """Turn every pending intent into an unknown target (used when loading a journal)."""
+    if not state.pending_intents:
+        return state
+    sessions = dict(state.sessions)
+    for intent in state.pending_intents.values():
+        label = intent.key.label
+        entry = sessions.get(label, SessionPageState())
+        sessions[label] = entry.model_copy(
+            update={
+                "target_unknown": True,
+                "ref_snapshot": None,
+                "ref_invalidation": RefInvalidation(
+                    reason="page-transition", summary=INTERRUPTED_SUMMARY
+                ),
+            }
+        )
+    return state.model_copy(update={"sessions": sessions, "pending_intents": {}})
+
+
+def _complete(state: ConversationState, event: CompletionEvent) -> ConversationState:
+    pending = {k: v for k, v in state.pending_intents.items() if k != event.call_id}
+    sessions = dict(state.sessions)
+    managed = state.managed_session
+    label = event.key.label
+    for effect in event.effects:
+        if isinstance(effect, ManagedSessionSelected):
+            managed = effect.session
+            continue
+        if isinstance(effect, NamespaceClosed):
+            sessions = {
+                name: entry
+                for name, entry in sessions.items()
+                if _namespace_of(name) != event.key.namespace
+            }
+            continue
+        sessions[label] = apply_effect(sessions.get(label, SessionPageState()), effect)
+    return state.model_copy(
+        update={
+            "sessions": sessions,
+            "managed_session": managed,
+            "pending_intents": pending,
+            "last_seq": max(state.last_seq, event.seq),
+        }
+    )
+
+
+def _namespace_of(label: str) -> str | None:
+    return label.split("/", 1)[0] if "/" in label else None
+
+
+def apply_effect(entry: SessionPageState, effect: Effect) -> SessionPageState:
+    """The per-session part of the fold."""
+    if isinstance(effect, TargetObserved):
+        update: dict[str, object] = {
+            "target": PageTarget(url=effect.url, title=effect.title),
+            "target_unknown": False,
+            "active": True,
+        }
+        if not effect.keep_refs:
+            update["ref_snapshot"] = None
+        return entry.model_copy(update=update)
+    if isinstance(effect, TargetUnknown):
+        return entry.model_copy(
+            update={
+                "target_unknown": True,
+                "ref_snapshot": None,
+                "ref_invalidation": RefInvalidation(
+                    reason="page-transition", summary=effect.summary
+                ),
+            }
+        )
+    if isinstance(effect, RefsRecorded):
+        return entry.model_copy(
+            update={
+                "ref_snapshot": RefSnapshot(refs=effect.refs, target_url=effect.target_url),
+                "ref_invalidation": None,
+                "active": True,
+            }
+        )
+    if isinstance(effect, RefsInvalidated):
+        return entry.model_copy(
+            update={
+                "ref_snapshot": None,
+                "ref_invalidation": RefInvalidation(reason=effect.reason, summary=effect.summary),
+            }
+        )
+    if isinstance(effect, SessionActivated):
+        return entry.model_copy(
+            update={
+                "active": True,
+                "ownership": effect.ownership,
+                "launch_flags": effect.launch_flags or entry.launch_flags,
+            }
+        )
+    if isinstance(effect, SessionClosed):
+        return SessionPageState(ownership=entry.ownership)
+    return entry

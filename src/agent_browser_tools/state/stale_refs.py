@@ -1,0 +1,191 @@
+"""The stale-ref guard: refuse a page-scoped ref before the engine can misuse it (pure).
+
+The engine re-resolves an old `@eN` by role and name, so after navigation or a rerender it can
+silently act on a *different* element. The guard blocks a mutation-prone command whose refs
+are not in the session's latest snapshot, whose snapshot came from another page (URLs compared
+without the fragment; the query is significant), or whose refs were invalidated.
+
+Batches are scanned in order: a step that can swap the page sets a latch that blocks later
+ref-using steps until a `snapshot` step, except same-snapshot form-control steps (ticking a
+checkbox or choosing from a combobox does not re-render the form).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from urllib.parse import urlsplit, urlunsplit
+
+from agent_browser_tools import taxonomy
+from agent_browser_tools.state.models import RefInfo, SessionPageState
+from agent_browser_tools.taxonomy import CommandMatch
+
+_REF = re.compile(r"^(?:@|ref=)?(e\d+)$")
+
+
+@dataclass(frozen=True)
+class StaleRef:
+    """Why a call was blocked; `step` is the 1-based batch row, or None for a direct call."""
+
+    refs: tuple[str, ...]
+    reason: str
+    step: int | None = None
+    target_unknown: bool = False
+
+
+def normalize_url(url: str) -> str:
+    """Trim and drop the fragment; keep the query (it selects different content)."""
+    text = url.strip()
+    try:
+        parts = urlsplit(text)
+    except ValueError:
+        return text.split("#", 1)[0]
+    return urlunsplit((parts.scheme, parts.netloc, parts.path, parts.query, ""))
+
+
+def targets_match(a: str | None, b: str | None) -> bool:
+    """Missing URLs match, so calls early in a session are not blocked."""
+    if not a or not b:
+        return True
+    return normalize_url(a) == normalize_url(b)
+
+
+def ref_ids(match: CommandMatch) -> tuple[str, ...]:
+    """Ref ids (`eN`) used in the command's ref-resolving slots."""
+    found = []
+    for value in match.ref_values():
+        hit = _REF.match(value)
+        if hit:
+            found.append(hit.group(1))
+    return tuple(found)
+
+
+def _check_against_state(ids: Sequence[str], entry: SessionPageState) -> str | None:
+    shown = ", ".join("@" + i for i in ids)
+    if entry.target_unknown:
+        return (
+            f"{shown} cannot be used: the session's page target is unknown "
+            f"({entry.ref_invalidation.summary if entry.ref_invalidation else 'not observed'})."
+        )
+    snapshot = entry.ref_snapshot
+    if snapshot is None:
+        if entry.ref_invalidation is not None:
+            return f"{shown} is stale: {entry.ref_invalidation.summary}"
+        return None
+    missing = [i for i in ids if i not in snapshot.refs]
+    if missing:
+        return (
+            f"{', '.join('@' + i for i in missing)} is not in the latest snapshot of this session "
+            "(refs are page-scoped and renumbered by each snapshot)."
+        )
+    current = entry.target.url if entry.target else None
+    if not targets_match(snapshot.target_url, current):
+        return (
+            f"{shown} came from a snapshot of {snapshot.target_url}, but the session is now on "
+            f"{current}."
+        )
+    return None
+
+
+def _latch_exempt(match: CommandMatch, ids: Sequence[str], refs: Mapping[str, RefInfo]) -> bool:
+    roles = match.spec.latch_exempt_roles
+    if not roles or not ids:
+        return False
+    return all((refs.get(i) or RefInfo()).role in roles for i in ids)
+
+
+def guard_direct(match: CommandMatch | None, entry: SessionPageState) -> StaleRef | None:
+    """Check one direct command."""
+    if match is None or not match.spec.guards_refs:
+        return None
+    ids = ref_ids(match)
+    if not ids:
+        return None
+    reason = _check_against_state(ids, entry)
+    if reason is None:
+        return None
+    return StaleRef(refs=ids, reason=reason, target_unknown=entry.target_unknown)
+
+
+def guard_batch(rows: Sequence[Sequence[str]], entry: SessionPageState) -> StaleRef | None:
+    """Scan batch rows in order with the invalidation latch; first blocked row wins."""
+    latch: str | None = None
+    fresh_snapshot = False
+    refs = entry.ref_snapshot.refs if entry.ref_snapshot else {}
+    for index, row in enumerate(rows, start=1):
+        if not row:
+            continue
+        _globals, rest = taxonomy.split_global_flags(row)
+        match = taxonomy.resolve_command(rest) if rest else None
+        if match is None:
+            continue
+        if match.spec.path == ("snapshot",):
+            latch, fresh_snapshot = None, True
+            continue
+        ids = ref_ids(match) if match.spec.guards_refs else ()
+        if ids and latch is not None:
+            return StaleRef(
+                refs=ids,
+                reason=(
+                    f"step {index} uses {', '.join('@' + i for i in ids)} after step {latch} "
+                    "may have replaced the page; put a `snapshot -i` step before it or split "
+                    "the batch."
+                ),
+                step=index,
+            )
+        if ids and not fresh_snapshot:
+            reason = _check_against_state(ids, entry)
+            if reason is not None:
+                return StaleRef(
+                    refs=ids,
+                    reason=f"step {index}: {reason}",
+                    step=index,
+                    target_unknown=entry.target_unknown,
+                )
+        if match.sets_batch_latch and not _latch_exempt(match, ids, refs):
+            latch = f"{index} (`{match.spec.name}`)"
+    return None
+
+
+_TARGET_FREE_PATHS = frozenset({("get", "url"), ("tab", "list"), ("session",), ("session", "info")})
+
+
+def allowed_on_unknown_target(match: CommandMatch) -> bool:
+    """Commands that do not depend on which page is current, or that establish it."""
+    spec = match.spec
+    if spec.session is taxonomy.SessionNeed.SESSIONLESS or spec.path in _TARGET_FREE_PATHS:
+        return True
+    if spec.timeout_family is taxonomy.TimeoutFamily.DIALOG:
+        return True
+    return spec.page_effect in (
+        taxonomy.PageEffect.NAVIGATES,
+        taxonomy.PageEffect.TARGET_SWITCH,
+        taxonomy.PageEffect.CLOSE,
+    )
+
+
+def _establishes_target(match: CommandMatch) -> bool:
+    return (
+        match.spec.path == ("get", "url") or match.spec.page_effect is taxonomy.PageEffect.NAVIGATES
+    )
+
+
+def guard_unknown_target(
+    matches: Sequence[CommandMatch | None], entry: SessionPageState
+) -> int | None:
+    """The 1-based step that would read or act on an unknown page target, else None.
+
+    Until `get url` or an explicit navigation observes the page, inspection and actions could
+    hit a tab the agent has never seen; tab/dialog/close recovery stays available.
+    """
+    if not entry.target_unknown:
+        return None
+    for index, match in enumerate(matches, start=1):
+        if match is None:
+            continue
+        if _establishes_target(match):
+            return None
+        if not allowed_on_unknown_target(match):
+            return index
+    return None

@@ -1,0 +1,136 @@
+"""`agent_browser`: one native agent-browser command with the wrapper guarantees.
+
+Pipeline: validate -> plan (pure) -> guards (pure) -> journal intent -> run -> probe (at most
+one extra engine call) -> observe (pure) -> journal completion -> present (pure).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import ValidationError
+
+from agent_browser_tools.engine.discovery import EngineNotFound, EngineTooOld
+from agent_browser_tools.engine.envelope import OutputMode, parse_outcome
+from agent_browser_tools.planning.argv_rules import ArgvRejected
+from agent_browser_tools.planning.inputs import explain_validation_error, parse_input
+from agent_browser_tools.planning.plan import ExecutionPlan, build_plan
+from agent_browser_tools.planning.sessions import native_session_default
+from agent_browser_tools.results import next_actions as na
+from agent_browser_tools.results.categories import FailureCategory
+from agent_browser_tools.results.observation import Observation
+from agent_browser_tools.results.redaction import redact_argv
+from agent_browser_tools.runtime import Runtime
+from agent_browser_tools.state.models import TargetUnknown
+from agent_browser_tools.state.stale_refs import guard_batch, guard_direct, guard_unknown_target
+from agent_browser_tools.tools import direct_finish
+from agent_browser_tools.tools.direct_finish import finish, rejected
+
+NAME = "agent_browser"
+ALLOWED = "args, stdin, outputPath, timeoutMs and sessionMode"
+
+
+def _caller_wants_json(params: Mapping[str, Any]) -> bool:
+    args = params.get("args") if isinstance(params, Mapping) else None
+    if not isinstance(args, list):
+        return False
+    chosen = None
+    for index, token in enumerate(args):
+        if token == "--json":
+            nxt = args[index + 1] if index + 1 < len(args) else None
+            chosen = nxt if nxt in ("true", "false") else "true"
+    return chosen == "true"
+
+
+async def run(rt: Runtime, params: Mapping[str, Any]) -> Any:
+    """Execute one `agent_browser` call and return its `ToolResult`."""
+    wants_json = _caller_wants_json(params)
+    try:
+        inp = parse_input(params)
+    except ValidationError as exc:
+        return rejected(explain_validation_error(exc, NAME, ALLOWED), params, wants_json)
+    native_default = native_session_default(rt.settings.env, rt.cwd)
+    try:
+        plan = _plan(rt, inp, native_default)
+    except ArgvRejected as exc:
+        return rejected(str(exc), params, wants_json)
+    async with rt.lock_for(plan.session.key):
+        try:
+            plan = _plan(rt, inp, native_default)
+        except ArgvRejected as exc:
+            return rejected(str(exc), params, wants_json)
+        blocked = _guard(rt, plan)
+        if blocked is not None:
+            return finish(rt, plan, blocked, None)
+        return await _execute(rt, plan)
+
+
+def _plan(rt: Runtime, inp: Any, native_default: str | None) -> ExecutionPlan:
+    return build_plan(
+        inp, rt.log.state, rt.settings, root_id=rt.root_id, native_default=native_default
+    )
+
+
+def _guard(rt: Runtime, plan: ExecutionPlan) -> Observation | None:
+    """Stale refs and unknown targets fail before anything is dispatched."""
+    key = plan.session.key
+    if key is None or (plan.output_mode is OutputMode.TEXT and plan.checked.inspection):
+        return None
+    entry = rt.log.state.session(key)
+    prefix = na.session_prefix(key, not plan.session.used_implicit_session)
+    matches = plan.row_matches if plan.row_matches is not None else (plan.match,)
+    step = guard_unknown_target(matches, entry)
+    if step is not None:
+        where = f"step {step}" if plan.is_batch else "this command"
+        obs = Observation(
+            success=False,
+            failure_category=FailureCategory.TAB_DRIFT,
+            error=(
+                f"The session's page target is unknown, so {where} could act on a page you have "
+                "not seen. Run `get url` first (then `snapshot -i`)."
+            ),
+        )
+        obs.next_actions.append(na.verify_page_target(prefix, "verify-page-target"))
+        obs.extra["sessionTabTargetUnknown"] = True
+        return obs
+    stale = guard_batch(plan.checked.batch.rows, entry) if plan.checked.batch else None
+    if stale is None and not plan.is_batch:
+        stale = guard_direct(plan.match, entry)
+    if stale is None:
+        return None
+    obs = Observation(
+        success=False,
+        failure_category=FailureCategory.STALE_REF,
+        error=f"Stale ref blocked before dispatch: {stale.reason} Run `snapshot -i` and use the "
+        "current refs.",
+    )
+    obs.next_actions.append(na.refresh_interactive_refs(prefix))
+    obs.extra["staleRef"] = {"refs": ["@" + r for r in stale.refs], "step": stale.step}
+    return obs
+
+
+async def _execute(rt: Runtime, plan: ExecutionPlan) -> Any:
+    call_id = rt.next_call_id()
+    key = plan.session.key
+    if key is not None:
+        rt.log.intent(call_id, NAME, key, tuple(redact_argv(plan.effective_args)))
+    try:
+        raw = await rt.spawn(
+            plan.effective_args, timeout_ms=plan.timeout.timeout_ms, stdin=plan.stdin
+        )
+    except (EngineNotFound, EngineTooOld) as exc:
+        if key is not None:
+            rt.log.complete(call_id, key, False, ())
+        obs = Observation(
+            success=False, failure_category=FailureCategory.MISSING_BINARY, error=str(exc)
+        )
+        return finish(rt, plan, obs, None)
+    except asyncio.CancelledError:
+        if key is not None:
+            summary = "The call was cancelled while the command ran; the page state is unknown."
+            rt.log.complete(call_id, key, False, (TargetUnknown(summary=summary),))
+        raise
+    envelope = parse_outcome(raw, plan.output_mode)
+    return await direct_finish.conclude(rt, plan, call_id, raw, envelope)

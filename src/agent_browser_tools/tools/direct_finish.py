@@ -1,0 +1,252 @@
+"""Direct tool, after the engine answered: probe, observe, record, present.
+
+`conclude` does the post-dispatch work for a spawned call; `finish` turns any observation
+(including pre-dispatch rejections) into the `ToolResult` with its details.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from agent_browser_tools.engine.envelope import EngineFailure, Envelope, OutputMode, parse_outcome
+from agent_browser_tools.engine.runner import RawOutcome
+from agent_browser_tools.planning.plan import ExecutionPlan
+from agent_browser_tools.results.bounds import bound_visible
+from agent_browser_tools.results.categories import FailureCategory
+from agent_browser_tools.results.observation import Observation
+from agent_browser_tools.results.present import render_json, render_prose
+from agent_browser_tools.results.redaction import redact_argv, redact_text
+from agent_browser_tools.results.tool_result import TextBlock, ToolResult
+from agent_browser_tools.runtime import Runtime
+from agent_browser_tools.state.effects import (
+    Probe,
+    failure_effects,
+    success_effects,
+    text_mode_effects,
+)
+from agent_browser_tools.state.models import Effect, ManagedSessionSelected
+from agent_browser_tools.tools import direct_observe, page_change
+from agent_browser_tools.tools.sessions_lifecycle import settle_fresh
+
+STDERR_DETAIL_LIMIT = 4_000
+
+
+def rejected(message: str, params: Mapping[str, Any], wants_json: bool) -> ToolResult:
+    """A validation failure before any planning or spawn."""
+    obs = Observation(
+        success=False, failure_category=FailureCategory.VALIDATION_ERROR, error=message
+    )
+    args = params.get("args") if isinstance(params, Mapping) else None
+    details: dict[str, Any] = {
+        "args": redact_argv([str(a) for a in args]) if isinstance(args, list) else None,
+        "validationError": message,
+        **obs.to_dict(),
+    }
+    text = render_json(obs) if wants_json else "\n".join(render_prose(obs, ()))
+    return ToolResult(content=(TextBlock(text=text),), details=details, is_error=True)
+
+
+async def run_probe(rt: Runtime, plan: ExecutionPlan) -> Probe | None:
+    """One extra engine call: `get url` and `get title` in a single fail-fast batch."""
+    key = plan.session.key
+    if key is None:
+        return None
+    prefix = ["--json"]
+    if key.namespace is not None:
+        prefix += ["--namespace", key.namespace]
+    prefix += ["--session", key.session]
+    stdin = json.dumps([["get", "url"], ["get", "title"]])
+    raw = await rt.spawn(
+        [*prefix, "batch", "--bail"], timeout_ms=rt.settings.process_timeout_ms, stdin=stdin
+    )
+    envelope = parse_outcome(raw, OutputMode.JSON)
+    url = title = None
+    for row in envelope.rows or ():
+        if row.success and isinstance(row.result, Mapping):
+            url = url or _str(row.result.get("url"))
+            title = title or _str(row.result.get("title"))
+    return Probe(url=url, title=title) if url else None
+
+
+def _str(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def _wants_probe(plan: ExecutionPlan, envelope: Envelope) -> bool:
+    if plan.output_mode is not OutputMode.JSON or plan.session.key is None:
+        return False
+    if envelope.failure in (EngineFailure.TIMEOUT, EngineFailure.MISSING_BINARY):
+        return False
+    if plan.is_batch:
+        reached = [m for m, _ in zip(plan.row_matches or (), envelope.rows or (), strict=False)]
+        return any(
+            m is not None and (m.spec.navigation_summary or m.spec.failure_probe) for m in reached
+        )
+    spec = plan.match.spec if plan.match is not None else None
+    if spec is None:
+        return False
+    return spec.navigation_summary if envelope.success else spec.failure_probe
+
+
+def _effects(plan: ExecutionPlan, envelope: Envelope, probe: Probe | None) -> list[Effect]:
+    owner = plan.session.ownership
+    launch = plan.session.launch_flags
+    if plan.output_mode is OutputMode.TEXT:
+        return (
+            []
+            if plan.checked.inspection
+            else text_mode_effects(plan.match, plan.checked.command_tokens)
+        )
+    if not plan.is_batch:
+        tokens = plan.checked.command_tokens
+        if envelope.success:
+            return success_effects(
+                plan.match, tokens, envelope.data, probe=probe, ownership=owner, launch_flags=launch
+            )
+        return failure_effects(
+            plan.match,
+            tokens,
+            envelope.error,
+            timed_out=envelope.failure is EngineFailure.TIMEOUT,
+            probe=probe,
+        )
+    effects: list[Effect] = []
+    for match, row in zip(plan.row_matches or (), envelope.rows or (), strict=False):
+        if row.success:
+            effects += success_effects(
+                match, row.command, row.result, probe=None, ownership=owner, launch_flags=launch
+            )
+        else:
+            effects += failure_effects(match, row.command, row.error, timed_out=False, probe=None)
+    if envelope.failure is EngineFailure.TIMEOUT:
+        effects += failure_effects(None, ("batch",), envelope.error, timed_out=True, probe=None)
+    if probe is not None:
+        effects += success_effects(
+            None,
+            ("get", "url"),
+            {"url": probe.url, "title": probe.title},
+            probe=None,
+            ownership=None,
+            launch_flags=(),
+        )
+    return effects
+
+
+def _observe(plan: ExecutionPlan, envelope: Envelope) -> Observation:
+    if plan.output_mode is OutputMode.TEXT:
+        text = redact_text(envelope.text or "")
+        if envelope.success:
+            return Observation(success=True, data=text, success_category=_text_category(plan))
+        obs = Observation(success=False, data=text or None, error=redact_text(envelope.error or ""))
+        obs.failure_category = direct_observe.classify_text_failure(plan, envelope, obs.error or "")
+        return obs
+    if plan.is_batch and envelope.rows is not None:
+        return direct_observe.observe_batch(plan, envelope)
+    return direct_observe.observe_direct(plan, envelope)
+
+
+def _text_category(plan: ExecutionPlan) -> Any:
+    from agent_browser_tools.results.categories import SuccessCategory
+
+    return SuccessCategory.INSPECTION if plan.checked.inspection else SuccessCategory.COMPLETED
+
+
+async def conclude(
+    rt: Runtime, plan: ExecutionPlan, call_id: str, raw: RawOutcome, envelope: Envelope
+) -> ToolResult:
+    """Everything after the engine answered a spawned call."""
+    key = plan.session.key
+    prior = rt.log.state.session(key) if key is not None else None
+    probe = await run_probe(rt, plan) if _wants_probe(plan, envelope) else None
+    obs = _observe(plan, envelope)
+    effects = _effects(plan, envelope, probe)
+    page_change.annotate(plan, obs, prior, probe, effects)
+    if key is not None and obs.success and plan.session.used_implicit_session:
+        if rt.log.state.managed_session != key.session:
+            effects.append(ManagedSessionSelected(session=key.session))
+        rt.owned_sessions.add(key)
+    await settle_fresh(rt, plan, obs, effects)
+    if key is not None:
+        rt.log.complete(call_id, key, obs.success, effects)
+    unknown = key is not None and rt.log.state.session(key).target_unknown
+    direct_observe.add_recovery(plan, obs, target_unknown=unknown)
+    _process_details(obs, raw, envelope)
+    return finish(rt, plan, obs, raw)
+
+
+def _process_details(obs: Observation, raw: RawOutcome, envelope: Envelope) -> None:
+    obs.extra.setdefault("_details", {}).update(
+        {
+            "exitCode": raw.exit_code,
+            "timedOut": raw.timed_out,
+            "timeoutMs": raw.timeout_ms,
+            "durationMs": round(raw.duration_ms, 1),
+        }
+    )
+    if envelope.stderr:
+        obs.extra["_details"]["stderr"] = redact_text(envelope.stderr[-STDERR_DETAIL_LIMIT:])
+    if envelope.parse_error:
+        obs.extra["_details"]["parseError"] = envelope.parse_error
+
+
+def finish(
+    rt: Runtime, plan: ExecutionPlan, obs: Observation, raw: RawOutcome | None
+) -> ToolResult:
+    """Render the observation and assemble details."""
+    hidden = obs.extra.pop("_details", {})
+    observation = obs.to_dict()
+    if plan.output_mode is OutputMode.TEXT and plan.checked.inspection and obs.success:
+        body, tail = str(obs.data or ""), ""
+    elif plan.caller_json:
+        body, tail = render_json(obs), ""
+    else:
+        native = (
+            obs.data if plan.output_mode is OutputMode.TEXT and isinstance(obs.data, str) else None
+        )
+        body, tail = render_prose(obs, plan.path, native_text=native)
+    bounded = bound_visible(body, tail, observation, rt.spill_dir)
+    details: dict[str, Any] = {
+        "args": redact_argv(plan.args),
+        "effectiveArgs": redact_argv(plan.effective_args),
+        "command": list(plan.path),
+        "sessionMode": plan.session_mode,
+        "usedImplicitSession": plan.session.used_implicit_session,
+        **observation,
+        **hidden,
+    }
+    if plan.session.key is not None:
+        details["sessionName"] = plan.session.key.session
+        if plan.session.key.namespace is not None:
+            details["namespace"] = plan.session.key.namespace
+        _state_details(rt, plan, details)
+    if plan.checked.normalized_from:
+        details["normalizedFrom"] = plan.checked.normalized_from
+    if bounded.observation_path:
+        details["observationPath"] = bounded.observation_path
+    if bounded.spill_error:
+        details["spillError"] = bounded.spill_error
+    if not obs.success and obs.failure_category is FailureCategory.VALIDATION_ERROR:
+        details["validationError"] = obs.error
+    return ToolResult(
+        content=(TextBlock(text=bounded.text),), details=details, is_error=not obs.success
+    )
+
+
+def _state_details(rt: Runtime, plan: ExecutionPlan, details: dict[str, Any]) -> None:
+    assert plan.session.key is not None
+    entry = rt.log.state.session(plan.session.key)
+    if entry.ref_snapshot is not None:
+        details["refSnapshot"] = {
+            "refs": {
+                k: v.model_dump(exclude_none=True) for k, v in entry.ref_snapshot.refs.items()
+            },
+            "target": {"url": entry.ref_snapshot.target_url},
+        }
+    if entry.ref_invalidation is not None:
+        details["refSnapshotInvalidation"] = entry.ref_invalidation.model_dump()
+    if entry.target_unknown:
+        details["sessionTabTargetUnknown"] = True
+    elif entry.target is not None:
+        details["sessionTabTarget"] = entry.target.model_dump(exclude_none=True)

@@ -1,0 +1,175 @@
+"""Direct tool: engine envelope -> `Observation` (pure).
+
+Categories come from the classifier chain; batch results get per-step categories plus the
+aggregate; the redacted roll-up goes to `data`; recovery is attached as exact next actions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from agent_browser_tools.engine.envelope import BatchRow, EngineFailure, Envelope
+from agent_browser_tools.planning.plan import ExecutionPlan
+from agent_browser_tools.results import next_actions as na
+from agent_browser_tools.results.categories import FailureCategory, SuccessCategory
+from agent_browser_tools.results.classify import classify_failure, classify_success, getter_hint
+from agent_browser_tools.results.observation import Observation
+from agent_browser_tools.results.redaction import redact_argv, redact_data, redact_text
+from agent_browser_tools.taxonomy import CommandMatch, PageEffect
+
+UNVERIFIED_WARNING = "Action dispatched; application change unverified."
+
+
+def _path_of(match: CommandMatch | None, tokens: Sequence[str]) -> tuple[str, ...]:
+    return match.spec.path if match is not None else tuple(tokens[:2])
+
+
+def _failure_category(
+    error: str, command: Sequence[str], envelope: Envelope | None = None
+) -> FailureCategory:
+    failure = envelope.failure if envelope is not None else None
+    return classify_failure(
+        error,
+        command=tuple(command),
+        timed_out=failure is EngineFailure.TIMEOUT,
+        missing_binary=failure is EngineFailure.MISSING_BINARY,
+        parse_failure=failure is EngineFailure.PARSE_FAILURE,
+    )
+
+
+def _step(index: int, row: BatchRow, match: CommandMatch | None) -> dict[str, Any]:
+    path = _path_of(match, row.command)
+    step: dict[str, Any] = {
+        "step": index,
+        "command": redact_argv(row.command),
+        "success": row.success,
+        "resultCategory": "success" if row.success else "failure",
+    }
+    if row.success:
+        step["successCategory"] = SuccessCategory.COMPLETED.value
+        step["result"] = redact_data(_visible(row.result), path=path)
+    else:
+        error = redact_text(row.error or "failed")
+        step["error"] = error
+        step["failureCategory"] = _failure_category(error, row.command).value
+    lifecycle = _lifecycle(row.result)
+    if lifecycle is not None:
+        step["lifecycle"] = lifecycle
+    return step
+
+
+def _visible(data: Any) -> Any:
+    if isinstance(data, Mapping):
+        return {k: v for k, v in data.items() if k != "lifecycle"}
+    return data
+
+
+def _lifecycle(data: Any) -> dict[str, Any] | None:
+    if isinstance(data, Mapping):
+        life = data.get("lifecycle")
+        if isinstance(life, Mapping):
+            launch = life.get("effectiveLaunch")
+            if isinstance(launch, Mapping) and isinstance(launch.get("browserLaunched"), bool):
+                return {"effectiveLaunch": {"browserLaunched": launch["browserLaunched"]}}
+    return None
+
+
+def observe_batch(plan: ExecutionPlan, envelope: Envelope) -> Observation:
+    """Aggregate and per-step outcomes of a native batch."""
+    rows = envelope.rows or ()
+    matches = plan.row_matches or ()
+    reached = [r for r in (plan.checked.batch.rows if plan.checked.batch else ()) if r]
+    steps = [
+        _step(i, row, matches[i - 1] if i - 1 < len(matches) else None)
+        for i, row in enumerate(rows, start=1)
+    ]
+    rollup = [
+        {k: v for k, v in s.items() if k in ("success", "command", "result", "error")}
+        for s in steps
+    ]
+    obs = Observation(success=envelope.success, data=rollup)
+    obs.extra["batchSteps"] = steps
+    ok = sum(1 for s in steps if s["success"])
+    obs.summary = f"Batch: {ok}/{len(steps)} steps succeeded ({len(reached)} planned)."
+    if envelope.success:
+        obs.success_category = SuccessCategory.COMPLETED
+        return obs
+    failed = next((s for s in steps if not s["success"]), None)
+    if failed is not None:
+        obs.extra["batchFailure"] = {"failedStep": failed}
+        obs.error = (
+            f"step {failed['step']} ({' '.join(failed['command'])}) failed: {failed['error']}"
+        )
+        obs.failure_category = FailureCategory(failed["failureCategory"])
+    else:
+        obs.error = redact_text(envelope.error or "batch failed")
+        obs.failure_category = _failure_category(obs.error, plan.checked.command_tokens, envelope)
+    return obs
+
+
+def observe_direct(plan: ExecutionPlan, envelope: Envelope) -> Observation:
+    """Outcome of a single (non-batch) command."""
+    path = plan.path
+    if envelope.success:
+        obs = Observation(success=True)
+        obs.data = redact_data(_visible(envelope.data), path=path)
+        obs.success_category = classify_success(
+            inspection=plan.checked.inspection,
+            pending_artifacts=0,
+            unverified_artifacts=0,
+            saved_file=False,
+            artifact_count=0,
+        )
+        if envelope.warning:
+            obs.warnings.append(redact_text(envelope.warning))
+        return obs
+    error = redact_text(envelope.error or "agent-browser failed")
+    obs = Observation(success=False, error=error)
+    obs.failure_category = _failure_category(error, plan.checked.command_tokens, envelope)
+    hint = getter_hint(error, tuple(plan.checked.command_tokens), _explicit_session(plan))
+    if hint is not None:
+        obs.warnings.extend(hint.lines)
+        action = hint.next_action()
+        if action is not None:
+            obs.next_actions.append(action)
+    return obs
+
+
+def _explicit_session(plan: ExecutionPlan) -> str | None:
+    key = plan.session.key
+    return key.session if key is not None and not plan.session.used_implicit_session else None
+
+
+def add_recovery(plan: ExecutionPlan, obs: Observation, *, target_unknown: bool) -> None:
+    """Attach exact next actions for timeouts, unknown targets, tab_gone and mutations."""
+    prefix = na.session_prefix(plan.session.key, not plan.session.used_implicit_session)
+    category = obs.failure_category
+    if not obs.success and category is FailureCategory.TIMEOUT:
+        if target_unknown:
+            obs.next_actions = [a for a in obs.next_actions if "snapshot" not in a.params["args"]]
+            obs.next_actions.append(
+                na.verify_page_target(prefix, "verify-page-target-after-timeout")
+            )
+        elif plan.match is not None and plan.match.spec.read_only:
+            obs.next_actions.append(
+                na.retry_with_longer_timeout(plan.args, plan.stdin, plan.timeout.timeout_ms * 2)
+            )
+    if not obs.success and category is FailureCategory.TAB_GONE:
+        obs.next_actions.extend(na.tab_gone_actions(prefix))
+    if obs.success and plan.match is not None and _mutates(plan.match):
+        obs.next_actions.append(na.inspect_after_mutation(prefix))
+
+
+def _mutates(match: CommandMatch) -> bool:
+    spec = match.spec
+    return spec.page_effect in (
+        PageEffect.NAVIGATES,
+        PageEffect.MAY_NAVIGATE,
+        PageEffect.HISTORY,
+    ) or (spec.page_change_summary and not spec.read_only)
+
+
+def classify_text_failure(plan: ExecutionPlan, envelope: Envelope, error: str) -> FailureCategory:
+    """Native-text failures: process facts first, then the ordinary text chain."""
+    return _failure_category(error, plan.checked.command_tokens, envelope)
