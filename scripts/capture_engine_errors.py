@@ -363,6 +363,13 @@ def capture_policies(cap: Capture, url: str, root: Path) -> None:
         "action-policy-invalid-json", [*b, "get", "title"], "policy-blocked",
         note="mentions 'Invalid policy JSON' but must not classify as parse-failure",
     )
+    missing = root / "policy-missing.json"
+    cap.record(
+        "action-policy-missing-file",
+        ["--json", "--session", "cap-policy-missing", "--action-policy", str(missing), "get", "url"],
+        "policy-blocked",
+        note="mentions 'No such file or directory' but must not classify as missing-binary",
+    )
     a = ["--json", "--session", "cap-allow", "--allowed-domains", "127.0.0.1"]
     cap.record(
         "allowed-domains-blocked", [*a, "open", "http://blocked.abt-capture.invalid/"],

@@ -49,7 +49,7 @@ def _render(result: Any) -> str:
 async def _call(tool: str, params: dict[str, Any], details: bool, conversation: str | None) -> int:
     from agent_browser_tools.api import BrowserTools
 
-    async with BrowserTools(conversation_id=conversation, close_on_exit=False) as tools:
+    async with BrowserTools(conversation_id=conversation or "cli", close_on_exit=False) as tools:
         result = await tools.call(tool, params)
     print(result.details_json() if details else _render(result))
     return 1 if result.is_error else 0

@@ -124,7 +124,7 @@ _STALE_REF_TEXT = re.compile(
     _I,
 )
 _REF_IN_TEXT = re.compile(r"(?:@|\bref=)e\d+\b")
-_REF_TOKEN = re.compile(r"(?:@|ref=)?e\d+")
+_REF_TOKEN = re.compile(r"(?:@|ref=)e\d+")
 _ELEMENT_MISS = re.compile(r"\belement not found\b|\bcould not locate element\b|\bno element\b", _I)
 _UNSUPPORTED_SELECTOR = re.compile(
     r"\b(?:invalid|unsupported|unknown) (?:css )?(?:selector|locator)\b"
