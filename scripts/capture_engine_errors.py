@@ -130,7 +130,9 @@ class Engine:
         env["AGENT_BROWSER_IDLE_TIMEOUT_MS"] = "300000"
         return env
 
-    def run(self, argv: Sequence[str], stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    def run(
+        self, argv: Sequence[str], stdin: str | None = None
+    ) -> subprocess.CompletedProcess[str]:
         """Run `agent-browser ARGV`; record `--session` names for the final cleanup."""
         tokens = list(argv)
         for index, token in enumerate(tokens[:-1]):
@@ -220,21 +222,26 @@ def capture_main_session(cap: Capture, url: str, root: Path) -> None:
     refs = eng.json([*s, "snapshot", "-i"])["data"]["refs"]
     eng.json([*s, "open", url])
     cap.record(
-        "unknown-ref-after-navigation", [*s, "click", "@e1"], "stale-ref",
+        "unknown-ref-after-navigation",
+        [*s, "click", "@e1"],
+        "stale-ref",
         note="refs from the snapshot before re-opening the page",
     )
     refs = eng.json([*s, "snapshot", "-i"])["data"]["refs"]
     close_ref = _ref_for(refs, "button", "Close")
     eng.json([*s, "eval", "document.getElementById('close').remove(); 1"])
     cap.record(
-        "ref-element-removed", [*s, "click", close_ref], "stale-ref",
+        "ref-element-removed",
+        [*s, "click", close_ref],
+        "stale-ref",
         note="the ref is still known but its element was removed; ref in argv, not in text",
     )
     eng.json([*s, "open", url])
     cap.record("css-selector-not-found", [*s, "click", "#nope"], "selector-not-found")
     cap.record("css-selector-not-found-getter", [*s, "get", "text", "#nope"], "selector-not-found")
     cap.record(
-        "find-role-name-miss", [*s, "find", "role", "button", "click", "--name", "Nope"],
+        "find-role-name-miss",
+        [*s, "find", "role", "button", "click", "--name", "Nope"],
         "selector-not-found",
         note="Names seen lists page names 'Save timed out' and 'Confirmation required'",
     )
@@ -244,22 +251,25 @@ def capture_main_session(cap: Capture, url: str, root: Path) -> None:
     cap.record("find-text-miss", [*s, "find", "text", "Nope", "click"], "selector-not-found")
     cap.record("find-nth-miss", [*s, "find", "nth", "9", "button", "click"], "selector-not-found")
     cap.record(
-        "playwright-text-dialect-click", [*s, "click", "text=Close"], "selector-not-found",
+        "playwright-text-dialect-click",
+        [*s, "click", "text=Close"],
+        "selector-not-found",
         note="0.39.4 reports a Playwright dialect as an ordinary locator-detail miss",
     )
     cap.record(
-        "playwright-has-text-dialect-click", [*s, "click", "button:has-text('Close')"],
+        "playwright-has-text-dialect-click",
+        [*s, "click", "button:has-text('Close')"],
         "selector-not-found",
     )
     cap.record(
-        "playwright-dialect-snapshot-scope", [*s, "snapshot", "-s", "text=Close"],
+        "playwright-dialect-snapshot-scope",
+        [*s, "snapshot", "-s", "text=Close"],
         "selector-unsupported",
     )
+    cap.record("playwright-dialect-frame", [*s, "frame", "text=Close"], "selector-unsupported")
     cap.record(
-        "playwright-dialect-frame", [*s, "frame", "text=Close"], "selector-unsupported"
-    )
-    cap.record(
-        "invalid-css-diff-selector", [*s, "diff", "snapshot", "--selector", "div[["],
+        "invalid-css-diff-selector",
+        [*s, "diff", "snapshot", "--selector", "div[["],
         "selector-unsupported",
     )
     cap.record("frame-not-found", [*s, "frame", "#nope"], "selector-not-found")
@@ -273,7 +283,8 @@ def capture_main_session(cap: Capture, url: str, root: Path) -> None:
         "wait-text-timeout", [*s, "wait", "--text", "never-here", "--timeout", "500"], "timeout"
     )
     cap.record(
-        "wait-playwright-dialect-timeout", [*s, "wait", "text=Close", "--timeout", "500"],
+        "wait-playwright-dialect-timeout",
+        [*s, "wait", "text=Close", "--timeout", "500"],
         "timeout",
     )
     cap.record(
@@ -297,11 +308,13 @@ def capture_main_session(cap: Capture, url: str, root: Path) -> None:
     cap.record("eval-throws", [*s, "eval", "throw new Error('boom')"], "upstream-error")
     cap.record("tab-not-found", [*s, "tab", "t99"], "upstream-error")
     cap.record(
-        "navigation-connection-refused", [*s, "open", f"http://127.0.0.1:{free_port()}/"],
+        "navigation-connection-refused",
+        [*s, "open", f"http://127.0.0.1:{free_port()}/"],
         "upstream-error",
     )
     cap.record(
-        "navigation-name-not-resolved", [*s, "open", "http://abt-capture.invalid/"],
+        "navigation-name-not-resolved",
+        [*s, "open", "http://abt-capture.invalid/"],
         "upstream-error",
     )
 
@@ -312,12 +325,12 @@ def capture_confirmations(cap: Capture, url: str) -> None:
     s = ["--json", "--session", "cap-confirm", "--confirm-actions", "click,evaluate"]
     eng.json([*s, "open", url])
     cap.record(
-        "confirm-actions-click-pending", [*s, "click", "#close"], "confirmation-required",
+        "confirm-actions-click-pending",
+        [*s, "click", "#close"],
+        "confirmation-required",
         note="success:true envelope with data.confirmation_required; the flag classifies it",
     )
-    cap.record(
-        "confirm-actions-evaluate-pending", [*s, "eval", "1 + 1"], "confirmation-required"
-    )
+    cap.record("confirm-actions-evaluate-pending", [*s, "eval", "1 + 1"], "confirmation-required")
     for entry in cap.records[-2:]:
         pending = (entry["envelope"] or {}).get("data") or {}
         if pending.get("confirmation_id"):
@@ -326,16 +339,24 @@ def capture_confirmations(cap: Capture, url: str) -> None:
     e = ["--json", "--session", "cap-confirm-eval", "--confirm-actions", "eval"]
     eng.json([*e, "open", url])
     cap.record(
-        "confirm-actions-eval-category-not-gating", [*e, "eval", "1 + 1"], "completed",
+        "confirm-actions-eval-category-not-gating",
+        [*e, "eval", "1 + 1"],
+        "completed",
         note="0.39.4 names the action 'evaluate'; the documented 'eval' category gates nothing",
     )
     t = [
-        "--json", "--session", "cap-confirm-tty", "--confirm-actions", "click",
+        "--json",
+        "--session",
+        "cap-confirm-tty",
+        "--confirm-actions",
+        "click",
         "--confirm-interactive",
     ]
     eng.json([*t, "open", url])
     cap.record(
-        "confirm-interactive-auto-deny", [*t, "click", "#close"], "confirmation-required",
+        "confirm-interactive-auto-deny",
+        [*t, "click", "#close"],
+        "confirmation-required",
         note="no TTY: auto-denied, nothing on stdout, prompt and denial on stderr",
     )
 
@@ -360,19 +381,30 @@ def capture_policies(cap: Capture, url: str, root: Path) -> None:
     broken.write_text("{not json")
     b = ["--json", "--session", "cap-policy-broken", "--action-policy", str(broken)]
     cap.record(
-        "action-policy-invalid-json", [*b, "get", "title"], "policy-blocked",
+        "action-policy-invalid-json",
+        [*b, "get", "title"],
+        "policy-blocked",
         note="mentions 'Invalid policy JSON' but must not classify as parse-failure",
     )
     missing = root / "policy-missing.json"
     cap.record(
         "action-policy-missing-file",
-        ["--json", "--session", "cap-policy-missing", "--action-policy", str(missing), "get", "url"],
+        [
+            "--json",
+            "--session",
+            "cap-policy-missing",
+            "--action-policy",
+            str(missing),
+            "get",
+            "url",
+        ],
         "policy-blocked",
         note="mentions 'No such file or directory' but must not classify as missing-binary",
     )
     a = ["--json", "--session", "cap-allow", "--allowed-domains", "127.0.0.1"]
     cap.record(
-        "allowed-domains-blocked", [*a, "open", "http://blocked.abt-capture.invalid/"],
+        "allowed-domains-blocked",
+        [*a, "open", "http://blocked.abt-capture.invalid/"],
         "policy-blocked",
     )
 

@@ -64,16 +64,32 @@ class Settings:
     socket_dir: Path | None = None
     layers: tuple[ConfigLayer, ...] = field(default_factory=tuple)
 
+    @property
+    def merged_config(self) -> dict[str, Any]:
+        """All loaded layers merged, later layers winning."""
+        merged: dict[str, Any] = {}
+        for layer in self.layers:
+            _deep_merge(merged, layer.data)
+        return merged
+
     @classmethod
     def load(
         cls,
         env: Mapping[str, str] | None = None,
         *,
         cwd: Path | None = None,
-        trust_project: bool = True,
+        trust_project: bool | None = None,
     ) -> Settings:
-        """Resolve settings from `env` (default: `os.environ`) and the config layers."""
+        """Resolve settings from `env` (default: `os.environ`) and the config layers.
+
+        The project layer is read only when trusted: `trust_project` (a host decision, e.g.
+        `serve --no-project-config`), else `AGENT_BROWSER_TOOLS_PROJECT_CONFIG` ("0" skips it),
+        and never when the file is not owned by the current user or is writable by others,
+        because a checked-out repository must not be able to reconfigure the tools silently.
+        """
         environ = dict(os.environ if env is None else env)
+        if trust_project is None:
+            trust_project = environ.get(ENV_PREFIX + "PROJECT_CONFIG", "1") != "0"
         layers = _load_layers(environ, cwd or Path.cwd(), trust_project)
         merged: dict[str, Any] = {}
         for layer in layers:
@@ -154,7 +170,7 @@ def config_paths(env: Mapping[str, str], cwd: Path) -> list[tuple[str, Path]]:
 def _load_layers(env: Mapping[str, str], cwd: Path, trust_project: bool) -> list[ConfigLayer]:
     layers: list[ConfigLayer] = []
     for scope, path in config_paths(env, cwd):
-        if scope == "project" and not trust_project:
+        if scope == "project" and not (trust_project and _owned_and_private(path)):
             continue
         if not path.is_file():
             if scope == "override":
@@ -171,6 +187,15 @@ def _load_layers(env: Mapping[str, str], cwd: Path, trust_project: bool) -> list
             ) from exc
         layers.append(ConfigLayer(scope=scope, path=path, data=data))
     return layers
+
+
+def _owned_and_private(path: Path) -> bool:
+    """True when `path` is missing or owned by us and not writable by group/others."""
+    try:
+        info = path.stat()
+    except FileNotFoundError:
+        return True
+    return info.st_uid == os.getuid() and not info.st_mode & 0o022
 
 
 def _deep_merge(target: dict[str, Any], source: Mapping[str, Any]) -> None:

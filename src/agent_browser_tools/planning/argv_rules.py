@@ -32,6 +32,9 @@ class BatchRows:
 
     rows: tuple[tuple[str, ...], ...]
     source: str  # "args" | "stdin"
+    raw: tuple[str, ...] = ()
+    """Args-sourced rows as the caller wrote them, so unchanged rows are re-sent verbatim
+    (re-joining the split tokens would drop the caller's quoting)."""
 
 
 @dataclass(frozen=True)
@@ -62,18 +65,30 @@ def _reject_shell_and_binary(args: Sequence[str]) -> None:
             )
 
 
-def _reject_equals_flags(tokens: Sequence[str], where: str) -> None:
+def _reject_equals_flags(tokens: Sequence[str], where: str, *, top_level: bool = True) -> None:
+    """Global `--flag=value` tokens are not parsed by engine 0.35+ (it would see a stray operand).
+
+    `--restore=<key>` is the one upstream exception, and only at the top level: inside a batch
+    row global flags do not belong at all (they go on the outer call, before `batch`).
+    """
     for token in tokens:
         if not token.startswith("--") or "=" not in token:
             continue
-        if token.startswith(EQUALS_EXCEPTIONS):
+        if top_level and token.startswith(EQUALS_EXCEPTIONS):
             continue
         name, value = token.split("=", 1)
-        if taxonomy.global_flag(name) is not None:
+        if taxonomy.global_flag(name) is None:
+            continue
+        if top_level:
             raise ArgvRejected(
                 f"{where}global flag {token!r} must be split into separate args: "
                 f"{json.dumps([name, value])} (agent-browser 0.35+ does not accept --flag=value)."
             )
+        raise ArgvRejected(
+            f"{where}the --flag=value form {token!r} is not accepted inside batch rows. Put "
+            f"global flags on the outer call before `batch`, as separate args: "
+            f"{json.dumps([name, value, 'batch'])}."
+        )
 
 
 def _reject_session_mode(tokens: Sequence[str]) -> None:
@@ -112,7 +127,7 @@ def parse_batch_rows(stdin: str | None, operands: Sequence[str]) -> BatchRows:
                 rows.append(tuple(shlex.split(raw)))
             except ValueError as exc:
                 raise ArgvRejected(f"batch row {raw!r} cannot be parsed: {exc}.") from None
-        return BatchRows(rows=tuple(rows), source="args")
+        return BatchRows(rows=tuple(rows), source="args", raw=tuple(operands))
     if stdin is None or not stdin.strip():
         raise ArgvRejected(
             "batch needs its commands: put a JSON array of argv rows in stdin, e.g. "
@@ -149,7 +164,7 @@ def check_batch_rows(batch: BatchRows) -> tuple[tuple[str, ...], ...]:
             )
         _reject_shell_and_binary(row)
         _reject_session_mode(row)
-        _reject_equals_flags(row, f"batch row {index}: ")
+        _reject_equals_flags(row, f"batch row {index}: ", top_level=False)
         row_globals, rest = taxonomy.split_global_flags(row)
         if row_globals and any(name == "--args" for name, _ in row_globals):
             raise ArgvRejected(
@@ -180,6 +195,11 @@ def _url_less_open(tokens: tuple[str, ...]) -> tuple[str, ...]:
     return (*prefix, "get", "url", *rest[1:])
 
 
+def _is_inspection_flag(name: str) -> bool:
+    flag = taxonomy.global_flag(name)
+    return flag is not None and flag.inspection
+
+
 def _is_inspection(args: Sequence[str]) -> bool:
     """Native help/version: every token is help/version or a command word before --help."""
     return all(t in VERSION_TOKENS for t in args) or args[-1] in HELP_TOKENS
@@ -200,6 +220,11 @@ def check_argv(args: Sequence[str], stdin: str | None) -> CheckedArgv:
     globals_, command_list = taxonomy.split_global_flags(caller)
     command = tuple(command_list)
     _reject_bare_no_sandbox(command, globals_)
+    if not command and any(_is_inspection_flag(name) for name, _ in globals_):
+        # `--json --version` and friends: upstream prints plain help/version text.
+        if stdin is not None:
+            raise ArgvRejected("help/version inspection takes no stdin; remove the stdin field.")
+        return CheckedArgv(caller, (), caller, None, None, inspection=True)
     if not command:
         raise ArgvRejected(
             f"args {json.dumps(list(caller))} hold only global flags; add a command, e.g. "
@@ -212,7 +237,7 @@ def check_argv(args: Sequence[str], stdin: str | None) -> CheckedArgv:
     batch: BatchRows | None = None
     if match is not None and match.spec.path == ("batch",):
         batch = parse_batch_rows(stdin, [t for t in match.operands if not t.startswith("--")])
-        batch = BatchRows(rows=check_batch_rows(batch), source=batch.source)
+        batch = BatchRows(rows=check_batch_rows(batch), source=batch.source, raw=batch.raw)
     elif command[0] == "open" and not any(not t.startswith("-") for t in command[1:]):
         command = ("get", "url", *command[1:])
         match = taxonomy.resolve_command(command)

@@ -20,6 +20,10 @@ FORMER_FIELDS = {
     "networkSourceLookup": "enable `network`, then call agent_browser_network_source",
 }
 
+ARGS_EXAMPLE = 'args is a non-empty list of CLI tokens, e.g. {"args": ["snapshot", "-i"]}'
+"""Appended when `args` is missing, empty or not a list: the bare pydantic message ("List
+should have at least 1 item") does not tell an agent what a valid call looks like."""
+
 
 class AgentBrowserInput(BaseModel):
     """`agent_browser` input: exact CLI args after `agent-browser`, plus wrapper options."""
@@ -60,7 +64,10 @@ def explain_validation_error(exc: ValidationError, tool: str, allowed: str) -> s
             extra = f" ({hint})" if hint else ""
             problems.append(f"unknown field `{location}`{extra}")
         elif error["type"] == "missing":
-            problems.append(f"missing required field `{location}`")
+            extra = f" ({ARGS_EXAMPLE})" if location == "args" else ""
+            problems.append(f"missing required field `{location}`{extra}")
+        elif location == "args":
+            problems.append(f"`args`: {error['msg']} ({ARGS_EXAMPLE})")
         else:
             problems.append(f"`{location}`: {error['msg']}")
     return f"{tool} input rejected: {'; '.join(problems)}. {tool} accepts only {allowed}."

@@ -8,6 +8,7 @@ spawns; a rule violation raises `ArgvRejected` with the fix.
 from __future__ import annotations
 
 import json
+import shlex
 from dataclasses import dataclass
 from typing import Literal
 
@@ -81,12 +82,18 @@ def _command_argv(checked: CheckedArgv) -> tuple[list[str], str | None]:
         original = [list(row) for row in json.loads(stdin)]
         if original != [list(row) for row in batch.rows]:
             stdin = json.dumps([list(row) for row in batch.rows])
-    if checked.normalized_from is None and not (batch is not None and batch.source == "args"):
-        return list(checked.caller_args), stdin
-    command = list(checked.command_tokens)
+    rewritten: dict[str, str] = {}
     if batch is not None and batch.source == "args":
-        flags = [t for t in command[1:] if t.startswith("--")]
-        command = ["batch", *flags, *(" ".join(row) for row in batch.rows)]
+        # Only rows the rules rewrote (URL-less `open`) change; every other row string goes out
+        # exactly as written, because re-joining split tokens would lose the caller's quoting.
+        rewritten = {
+            raw: shlex.join(row)
+            for raw, row in zip(batch.raw, batch.rows, strict=True)
+            if tuple(shlex.split(raw)) != row
+        }
+    if checked.normalized_from is None and not rewritten:
+        return list(checked.caller_args), stdin
+    command = [rewritten.get(t, t) for t in checked.command_tokens]
     return [*_render_globals(checked.globals_), *command], stdin
 
 
@@ -113,17 +120,20 @@ def build_plan(
     effective = tuple(prefix + command_argv)
     rows = checked.batch.rows if checked.batch is not None else None
     row_matches: tuple[CommandMatch | None, ...] | None = None
+    row_commands: tuple[tuple[str, ...], ...] | None = None
     if rows is not None:
+        # Rows may carry their own global flags; rules that read the command (watchdog
+        # durations, taxonomy lookups) must see the command words, not a leading flag.
+        row_commands = tuple(tuple(taxonomy.split_global_flags(row)[1]) for row in rows)
         row_matches = tuple(
-            taxonomy.resolve_command(taxonomy.split_global_flags(row)[1]) if row else None
-            for row in rows
+            taxonomy.resolve_command(command) if command else None for command in row_commands
         )
     entry = state.session(session.key) if session.key is not None else None
     refs = entry.ref_snapshot.refs if entry is not None and entry.ref_snapshot else {}
     timeout = plan_timeout(
         caller_ms=inp.timeoutMs,
         command=checked.command_tokens,
-        batch_rows=rows,
+        batch_rows=row_commands,
         stdin=stdin,
         refs=refs,
         default_ms=settings.process_timeout_ms,

@@ -76,7 +76,9 @@ _LOCATOR_SUFFIX = re.compile(r"\bVerify the selector, role, or name\b", _I)
 _LOCATOR_HEAD = re.compile(r"\b(?:Element not found:|No element found\b|No element at index\b)", _I)
 _GET_BY_MISS = re.compile(r"\bNo element found:\s*getBy[A-Za-z]+\(", _I)
 _NAMES_SEEN = re.compile(r"\bNames seen:", _I)
-_ROLE_NAME_MISS = re.compile(r"\bnone match name\b|\belements? (?:has|have) role\b|\bgetByRole\(", _I)
+_ROLE_NAME_MISS = re.compile(
+    r"\bnone match name\b|\belements? (?:has|have) role\b|\bgetByRole\(", _I
+)
 
 _CONFIRMATION_TEXT = re.compile(
     r"\bconfirmation[ _]required\b|\brequires confirmation\b|\bawaiting confirmation\b"
@@ -380,7 +382,9 @@ class GetterHint:
         return getter_action(self.action_id, self.action_args)
 
 
-def getter_hint(error_text: str, command: tuple[str, ...], session: str | None) -> GetterHint | None:
+def getter_hint(
+    error_text: str, command: tuple[str, ...], session: str | None
+) -> GetterHint | None:
     """Hint for `title`/`url`/`text`/... typed without `get`; None when it does not apply.
 
     `error_text` must already be redacted for the model. `session` is the named session the

@@ -134,3 +134,46 @@ async def _execute(rt: Runtime, plan: ExecutionPlan) -> Any:
         raise
     envelope = parse_outcome(raw, plan.output_mode)
     return await direct_finish.conclude(rt, plan, call_id, raw, envelope)
+
+
+OBSERVATION_KEYS = frozenset(
+    {
+        "success",
+        "resultCategory",
+        "successCategory",
+        "failureCategory",
+        "summary",
+        "data",
+        "error",
+        "warnings",
+        "nextActions",
+        "sessionName",
+        "namespace",
+        "navigationSummary",
+        "pageChangeSummary",
+        "batchSteps",
+        "batchFailure",
+        "artifacts",
+        "artifactVerification",
+        "imageObservations",
+        "managedSessionOutcome",
+        "sessionTabTargetUnknown",
+        "staleRef",
+        "timedOut",
+        "observationPath",
+        "outputFile",
+    }
+)
+
+
+async def run_observation(rt: Runtime, params: Mapping[str, Any]) -> dict[str, Any]:
+    """Run one call through the same executor and return its canonical observation as data.
+
+    Used by code cells: the observation is JSON-safe and carries no rendering, so a cell can
+    branch on `success` and `failureCategory` exactly like a direct caller would.
+    """
+    result = await run(rt, params)
+    observation = {k: v for k, v in result.details.items() if k in OBSERVATION_KEYS}
+    if not observation.get("timedOut"):
+        observation.pop("timedOut", None)
+    return observation
