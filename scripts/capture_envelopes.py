@@ -52,8 +52,7 @@ LAUNCH_HASH_PLACEHOLDER = 0  # an integer, like the real value
 TIMESTAMP_PLACEHOLDER = 1_700_000_000_000  # epoch milliseconds, like the real value
 
 EVAL_SCRIPT = (
-    "({title: document.title, path: location.pathname, "
-    "items: [1, 2], nested: {empty: null}})"
+    "({title: document.title, path: location.pathname, items: [1, 2], nested: {empty: null}})"
 )
 
 
@@ -242,7 +241,9 @@ class Capture:
     tmp: Path
     out: Path
 
-    def run(self, args: Sequence[str], stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    def run(
+        self, args: Sequence[str], stdin: str | None = None
+    ) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
             [str(self.binary), *args],
             env=self.env,

@@ -4,8 +4,16 @@
 MCP. See the README for set-up.
 """
 
-from agent_browser_tools.api import BrowserTools, ToolSpec
+from agent_browser_tools.api import BrowserTools, SyncBrowserTools
+from agent_browser_tools.tools.registry import ToolSpec
 from agent_browser_tools.results.tool_result import ImageBlock, TextBlock, ToolResult
 
-__all__ = ["BrowserTools", "ImageBlock", "TextBlock", "ToolResult", "ToolSpec"]
+__all__ = [
+    "BrowserTools",
+    "ImageBlock",
+    "SyncBrowserTools",
+    "TextBlock",
+    "ToolResult",
+    "ToolSpec",
+]
 __version__ = "0.1.0"

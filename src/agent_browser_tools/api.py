@@ -1,4 +1,4 @@
-"""The public Python API: `BrowserTools`.
+"""The public Python API: `BrowserTools` (async) and `SyncBrowserTools`.
 
 ```python
 async with BrowserTools() as tools:
@@ -12,47 +12,31 @@ One `BrowserTools` is one conversation: it owns its implicit managed browser and
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass
+import asyncio
+from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
-from agent_browser_tools.planning.inputs import AgentBrowserInput
 from agent_browser_tools.results.categories import FailureCategory
 from agent_browser_tools.results.tool_result import TextBlock, ToolResult
 from agent_browser_tools.runtime import Runtime
 from agent_browser_tools.settings import Settings
-from agent_browser_tools.tools import agent_browser
+from agent_browser_tools.tools.catalog import build_toolkit
+from agent_browser_tools.tools.registry import ToolSpec
 from agent_browser_tools.tools.sessions_lifecycle import close_owned
 
-Handler = Callable[[Runtime, Mapping[str, Any]], Awaitable[ToolResult]]
+SpecFlavor = Literal["generic", "openai", "anthropic"]
 
 
-@dataclass(frozen=True)
-class ToolSpec:
-    """A tool declared as data: name, description, input schema and handler."""
-
-    name: str
-    description: str
-    input_schema: dict[str, Any]
-    handler: Handler
-
-
-AGENT_BROWSER_DESCRIPTION = (
-    "Use a real browser: open pages, read them (snapshot -i gives @eN refs), click, fill, "
-    "take screenshots, inspect network/console, and work in logged-in sessions. args are the "
-    "exact agent-browser CLI args; re-run snapshot -i after navigation because refs are "
-    "page-scoped."
-)
-
-TOOLS: dict[str, ToolSpec] = {
-    "agent_browser": ToolSpec(
-        name="agent_browser",
-        description=AGENT_BROWSER_DESCRIPTION,
-        input_schema=AgentBrowserInput.model_json_schema(),
-        handler=agent_browser.run,
-    ),
-}
+def _refused(message: str) -> ToolResult:
+    details = {
+        "resultCategory": "failure",
+        "failureCategory": FailureCategory.VALIDATION_ERROR.value,
+        "error": message,
+        "validationError": message,
+    }
+    text = f"Error: {message}\nResult category: failure; failureCategory: validation-error."
+    return ToolResult(content=(TextBlock(text=text),), details=details, is_error=True)
 
 
 class BrowserTools:
@@ -65,9 +49,13 @@ class BrowserTools:
         settings: Settings | None = None,
         cwd: Path | None = None,
         close_on_exit: bool = True,
+        tools: Iterable[str] | None = None,
     ) -> None:
         self.settings = settings or Settings.load(cwd=cwd)
         self.runtime = Runtime(self.settings, conversation_id=conversation_id, cwd=cwd)
+        allowlist = frozenset(tools) if tools is not None else None
+        self.toolkit = build_toolkit(self.settings, allowlist)
+        self.runtime.toolkit = self.toolkit
         self.close_on_exit = close_on_exit
 
     @property
@@ -75,17 +63,50 @@ class BrowserTools:
         return self.runtime.conversation_id
 
     async def call(self, tool: str, params: Mapping[str, Any]) -> ToolResult:
-        """Run one tool call; unknown tools fail as `validation-error`, never raise."""
-        spec = TOOLS.get(tool)
-        if spec is None:
-            message = f"unknown tool {tool!r}; available: {', '.join(sorted(TOOLS))}."
-            details = {
-                "resultCategory": "failure",
-                "failureCategory": FailureCategory.VALIDATION_ERROR.value,
-                "error": message,
-            }
-            return ToolResult(content=(TextBlock(text=message),), details=details, is_error=True)
+        """Run one tool call; problems come back as `validation-error` results, never raise."""
+        spec = self.toolkit.specs.get(tool)
+        if spec is None or not self.toolkit.allowed(tool):
+            names = ", ".join(s.name for s in self.toolkit.listed())
+            return _refused(f"unknown or unavailable tool {tool!r}; available: {names}.")
+        if not self.toolkit.is_listed(spec):
+            return _refused(
+                f"{tool} is inactive; enable it first with agent_browser_tools "
+                f'{{"enable": ["{spec.capability}"]}}.'
+            )
+        if spec.handler is None:
+            return _refused(f"{tool} is {spec.unavailable_reason}.")
+        if not isinstance(params, Mapping):
+            return _refused(f"{tool} input must be a JSON object.")
         return await spec.handler(self.runtime, params)
+
+    def listed_tools(self) -> list[ToolSpec]:
+        """The tools the model should see now (always-on plus enabled, within the allowlist)."""
+        return self.toolkit.listed()
+
+    def tool_specs(self, flavor: SpecFlavor = "generic") -> list[dict[str, Any]]:
+        """Listed tools as function-tool declarations for OpenAI or Anthropic APIs."""
+        out = []
+        for spec in self.listed_tools():
+            if flavor == "openai":
+                out.append(
+                    {
+                        "type": "function",
+                        "function": {
+                            "name": spec.name,
+                            "description": spec.description,
+                            "parameters": spec.input_schema,
+                        },
+                    }
+                )
+            else:
+                out.append(
+                    {
+                        "name": spec.name,
+                        "description": spec.description,
+                        "input_schema": spec.input_schema,
+                    }
+                )
+        return out
 
     async def aclose(self) -> None:
         """Close the managed browsers this conversation launched (if configured to)."""
@@ -98,10 +119,28 @@ class BrowserTools:
     async def __aexit__(self, *exc: object) -> None:
         await self.aclose()
 
-    @staticmethod
-    def tool_specs() -> list[dict[str, Any]]:
-        """JSON-schema tool declarations (`name`, `description`, `input_schema`)."""
-        return [
-            {"name": s.name, "description": s.description, "input_schema": s.input_schema}
-            for s in TOOLS.values()
-        ]
+
+class SyncBrowserTools:
+    """A blocking facade over `BrowserTools` for scripts without an event loop."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        self._runner = asyncio.Runner()
+        self._tools = BrowserTools(**kwargs)
+
+    def call(self, tool: str, params: Mapping[str, Any]) -> ToolResult:
+        return self._runner.run(self._tools.call(tool, params))
+
+    def tool_specs(self, flavor: SpecFlavor = "generic") -> list[dict[str, Any]]:
+        return self._tools.tool_specs(flavor)
+
+    def close(self) -> None:
+        try:
+            self._runner.run(self._tools.aclose())
+        finally:
+            self._runner.close()
+
+    def __enter__(self) -> SyncBrowserTools:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

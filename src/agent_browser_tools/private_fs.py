@@ -25,7 +25,15 @@ def ensure_private_dir(path: Path) -> Path:
     path = path.expanduser()
     if not path.is_absolute():
         path = Path.cwd() / path
-    path.mkdir(mode=0o700, parents=True, exist_ok=True)
+    missing = []
+    cursor = path
+    while not cursor.exists():
+        missing.append(cursor)
+        cursor = cursor.parent
+    for directory in reversed(missing):
+        # Each level is created 0700 itself: `mkdir(parents=True)` would ignore the mode for
+        # intermediate directories and leave them world-readable.
+        directory.mkdir(mode=0o700, exist_ok=True)
     info = os.lstat(path)
     if stat.S_ISLNK(info.st_mode) or not stat.S_ISDIR(info.st_mode):
         raise PrivateDirError(f"{path} must be a real directory, not a symlink; remove it.")

@@ -12,6 +12,7 @@ import itertools
 import uuid
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agent_browser_tools.engine.discovery import EngineBinary, resolve_engine
 from agent_browser_tools.engine.environment import build_child_env, socket_dir_for
@@ -20,6 +21,9 @@ from agent_browser_tools.private_fs import ensure_private_dir
 from agent_browser_tools.settings import Settings
 from agent_browser_tools.state.journal import ConversationLog
 from agent_browser_tools.state.models import SessionKey
+
+if TYPE_CHECKING:
+    from agent_browser_tools.tools.registry import Toolkit
 
 
 class Runtime:
@@ -44,6 +48,11 @@ class Runtime:
         self._locks: dict[tuple[str | None, str], asyncio.Lock] = {}
         self._calls = itertools.count(1)
         self.owned_sessions: set[SessionKey] = set()
+        self.toolkit: Toolkit | None = None
+
+    def record_activation(self, capabilities: list[str]) -> None:
+        """Remember enabled capabilities so a resumed conversation sees the same tools."""
+        self.log.record_activation(tuple(capabilities))
 
     @property
     def engine(self) -> EngineBinary:

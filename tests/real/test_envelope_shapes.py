@@ -157,7 +157,7 @@ def replayed(
 
 def test_every_named_step_has_a_fixture_and_vice_versa() -> None:
     named = sorted(step.name for step in capture.SCENARIO if step.name is not None)
-    assert FIXTURE_NAMES == named, "re-run scripts/capture_envelopes.py"
+    assert named == FIXTURE_NAMES, "re-run scripts/capture_envelopes.py"
 
 
 @pytest.mark.parametrize("name", FIXTURE_NAMES)

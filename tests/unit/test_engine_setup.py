@@ -67,7 +67,8 @@ def test_too_old_engine_names_path_version_and_fix(tmp_path: Path) -> None:
 def test_version_is_read_once_per_process(tmp_path: Path) -> None:
     counter = tmp_path / "count"
     fake = tmp_path / "agent-browser"
-    fake.write_text(f"#!/bin/sh\necho x >> {counter}\necho 'agent-browser {TARGET_ENGINE_VERSION}'\n")
+    script = f"#!/bin/sh\necho x >> {counter}\necho 'agent-browser {TARGET_ENGINE_VERSION}'\n"
+    fake.write_text(script)
     fake.chmod(0o755)
     discovery.clear_engine_cache()
     settings = _settings(tmp_path, AGENT_BROWSER_TOOLS_BIN=str(fake))
@@ -142,3 +143,11 @@ def test_config_layers_merge_in_order(tmp_path: Path) -> None:
     assert settings.socket_dir == Path("/tmp/ov")
     untrusted = Settings.load(env={"HOME": str(home)}, cwd=tmp_path, trust_project=False)
     assert untrusted.engine_bin == "/global/agent-browser"
+
+
+def test_private_dirs_are_created_0700_at_every_new_level(tmp_path: Path) -> None:
+    from agent_browser_tools.private_fs import ensure_private_dir
+
+    leaf = ensure_private_dir(tmp_path / "state" / "spill" / "conv")
+    for level in (tmp_path / "state", tmp_path / "state" / "spill", leaf):
+        assert stat.S_IMODE(level.stat().st_mode) == 0o700, level

@@ -66,7 +66,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "tools":
         from agent_browser_tools.api import BrowserTools
 
-        print(json.dumps(BrowserTools.tool_specs(), indent=2))
+        print(json.dumps(BrowserTools(close_on_exit=False).tool_specs(), indent=2))
         return 0
     try:
         params = json.loads(args.params)

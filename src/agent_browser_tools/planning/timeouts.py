@@ -93,7 +93,8 @@ def plan_timeout(
     waits = [d for d in (requested_duration_ms(r) for r in rows) if d is not None]
     if waits:
         return TimeoutPlan(max(default_ms, sum(waits) + WAIT_GRACE_MS), "derived-wait")
-    if batch_rows is None and command[:1] == ("dialog",):
+    # Compare the word, not a slice: `command` may be a list, and `["dialog"] != ("dialog",)`.
+    if batch_rows is None and command and command[0] == "dialog":
         return TimeoutPlan(dialog_ms, "dialog")
     if batch_rows is None and looks_dialog_triggering(command, stdin, refs):
         return TimeoutPlan(dialog_trigger_ms, "dialog-trigger")

@@ -31,6 +31,10 @@ UNOBSERVED_SUMMARY = (
     "`get url`, then `snapshot -i`."
 )
 NAVIGATION_SUMMARY = "`{command}` navigated; refs from before it are page-scoped and were dropped."
+FAILED_NAVIGATION_SUMMARY = (
+    "`{command}` failed, but it may already have replaced the page; refs from before it were "
+    "dropped."
+)
 NO_ACTIVE_PAGE = "The session has no active page; take a fresh `snapshot -i` after opening one."
 
 
@@ -154,6 +158,15 @@ def failure_effects(
         return [TargetUnknown(summary=UNOBSERVED_SUMMARY.format(command=label))]
     if spec is not None and spec.page_effect in (PageEffect.HISTORY, PageEffect.TARGET_SWITCH):
         return [TargetUnknown(summary=UNOBSERVED_SUMMARY.format(command=label))]
+    if spec is not None and spec.page_effect is PageEffect.NAVIGATES:
+        # A failed navigation can still have committed a new document (a load timeout, or
+        # Chromium's error page after a network failure); old refs would then re-resolve by
+        # role/name against the new page, so they are dropped.
+        return [
+            RefsInvalidated(
+                reason="page-transition", summary=FAILED_NAVIGATION_SUMMARY.format(command=label)
+            )
+        ]
     return []
 
 

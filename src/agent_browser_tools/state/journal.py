@@ -47,6 +47,7 @@ class ConversationLog:
         self.journal: Journal = journal or MemoryJournal()
         self.state: ConversationState = fold(self.journal.events())
         self._seq = self.state.last_seq
+        self.activated_tools: tuple[str, ...] = ()
 
     def _next_seq(self) -> int:
         self._seq += 1
@@ -57,6 +58,10 @@ class ConversationLog:
         event = IntentEvent(seq=self._next_seq(), call_id=call_id, tool=tool, key=key, args=args)
         self.journal.append(event)
         self.state = apply_event(self.state, event)
+
+    def record_activation(self, capabilities: tuple[str, ...]) -> None:
+        """Journal the advanced tools enabled in this conversation."""
+        self.activated_tools = capabilities
 
     def complete(
         self, call_id: str, key: SessionKey, success: bool, effects: Iterable[Effect]

@@ -25,7 +25,7 @@ from agent_browser_tools.results.redaction import redact_argv
 from agent_browser_tools.runtime import Runtime
 from agent_browser_tools.state.models import TargetUnknown
 from agent_browser_tools.state.stale_refs import guard_batch, guard_direct, guard_unknown_target
-from agent_browser_tools.tools import direct_finish
+from agent_browser_tools.tools import artifact_flow, direct_finish
 from agent_browser_tools.tools.direct_finish import finish, rejected
 
 NAME = "agent_browser"
@@ -64,7 +64,10 @@ async def run(rt: Runtime, params: Mapping[str, Any]) -> Any:
         blocked = _guard(rt, plan)
         if blocked is not None:
             return finish(rt, plan, blocked, None)
-        return await _execute(rt, plan)
+        alias = artifact_flow.preflight(plan, rt.cwd, inp.outputPath)
+        if alias is not None:
+            return rejected(alias, params, wants_json)
+        return await _execute(rt, plan, inp.outputPath)
 
 
 def _plan(rt: Runtime, inp: Any, native_default: str | None) -> ExecutionPlan:
@@ -111,7 +114,7 @@ def _guard(rt: Runtime, plan: ExecutionPlan) -> Observation | None:
     return obs
 
 
-async def _execute(rt: Runtime, plan: ExecutionPlan) -> Any:
+async def _execute(rt: Runtime, plan: ExecutionPlan, output_path: str | None) -> Any:
     call_id = rt.next_call_id()
     key = plan.session.key
     if key is not None:
@@ -133,7 +136,7 @@ async def _execute(rt: Runtime, plan: ExecutionPlan) -> Any:
             rt.log.complete(call_id, key, False, (TargetUnknown(summary=summary),))
         raise
     envelope = parse_outcome(raw, plan.output_mode)
-    return await direct_finish.conclude(rt, plan, call_id, raw, envelope)
+    return await direct_finish.conclude(rt, plan, call_id, raw, envelope, output_path)
 
 
 OBSERVATION_KEYS = frozenset(

@@ -18,7 +18,9 @@ from agent_browser_tools.results.categories import FailureCategory
 from agent_browser_tools.results.observation import Observation
 from agent_browser_tools.results.present import render_json, render_prose
 from agent_browser_tools.results.redaction import redact_argv, redact_text
-from agent_browser_tools.results.tool_result import TextBlock, ToolResult
+from agent_browser_tools.results.output_file import resolve_output_path
+from agent_browser_tools.results.output_file import save as save_output
+from agent_browser_tools.results.tool_result import ImageBlock, TextBlock, ToolResult
 from agent_browser_tools.runtime import Runtime
 from agent_browser_tools.state.effects import (
     Probe,
@@ -27,7 +29,7 @@ from agent_browser_tools.state.effects import (
     text_mode_effects,
 )
 from agent_browser_tools.state.models import Effect, ManagedSessionSelected
-from agent_browser_tools.tools import direct_observe, page_change
+from agent_browser_tools.tools import artifact_flow, direct_observe, page_change
 from agent_browser_tools.tools.sessions_lifecycle import settle_fresh
 
 STDERR_DETAIL_LIMIT = 4_000
@@ -154,15 +156,23 @@ def _text_category(plan: ExecutionPlan) -> Any:
 
 
 async def conclude(
-    rt: Runtime, plan: ExecutionPlan, call_id: str, raw: RawOutcome, envelope: Envelope
+    rt: Runtime,
+    plan: ExecutionPlan,
+    call_id: str,
+    raw: RawOutcome,
+    envelope: Envelope,
+    output_path: str | None = None,
 ) -> ToolResult:
     """Everything after the engine answered a spawned call."""
     key = plan.session.key
     prior = rt.log.state.session(key) if key is not None else None
-    probe = await run_probe(rt, plan) if _wants_probe(plan, envelope) else None
     obs = _observe(plan, envelope)
-    effects = _effects(plan, envelope, probe)
+    pending = obs.failure_category is FailureCategory.CONFIRMATION_REQUIRED
+    probe = await run_probe(rt, plan) if _wants_probe(plan, envelope) and not pending else None
+    effects = [] if pending else _effects(plan, envelope, probe)
     page_change.annotate(plan, obs, prior, probe, effects)
+    entries = artifact_flow.verify(plan, envelope, raw, rt.cwd)
+    images = artifact_flow.attach(plan, obs, entries, rt.settings.inline_image_max_bytes)
     if key is not None and obs.success and plan.session.used_implicit_session:
         if rt.log.state.managed_session != key.session:
             effects.append(ManagedSessionSelected(session=key.session))
@@ -173,7 +183,7 @@ async def conclude(
     unknown = key is not None and rt.log.state.session(key).target_unknown
     direct_observe.add_recovery(plan, obs, target_unknown=unknown)
     _process_details(obs, raw, envelope)
-    return finish(rt, plan, obs, raw)
+    return finish(rt, plan, obs, raw, images=images, output_path=output_path)
 
 
 def _process_details(obs: Observation, raw: RawOutcome, envelope: Envelope) -> None:
@@ -192,10 +202,17 @@ def _process_details(obs: Observation, raw: RawOutcome, envelope: Envelope) -> N
 
 
 def finish(
-    rt: Runtime, plan: ExecutionPlan, obs: Observation, raw: RawOutcome | None
+    rt: Runtime,
+    plan: ExecutionPlan,
+    obs: Observation,
+    raw: RawOutcome | None,
+    *,
+    images: list[ImageBlock] | None = None,
+    output_path: str | None = None,
 ) -> ToolResult:
     """Render the observation and assemble details."""
     hidden = obs.extra.pop("_details", {})
+    output_line = _save_output(rt, plan, obs, output_path)
     observation = obs.to_dict()
     if plan.output_mode is OutputMode.TEXT and plan.checked.inspection and obs.success:
         body, tail = str(obs.data or ""), ""
@@ -206,6 +223,8 @@ def finish(
             obs.data if plan.output_mode is OutputMode.TEXT and isinstance(obs.data, str) else None
         )
         body, tail = render_prose(obs, plan.path, native_text=native)
+    if output_line and not plan.caller_json:
+        tail = "\n".join(part for part in (output_line, tail) if part)
     bounded = bound_visible(body, tail, observation, rt.spill_dir)
     details: dict[str, Any] = {
         "args": redact_argv(plan.args),
@@ -229,9 +248,32 @@ def finish(
         details["spillError"] = bounded.spill_error
     if not obs.success and obs.failure_category is FailureCategory.VALIDATION_ERROR:
         details["validationError"] = obs.error
-    return ToolResult(
-        content=(TextBlock(text=bounded.text),), details=details, is_error=not obs.success
-    )
+    content: tuple[TextBlock | ImageBlock, ...] = (TextBlock(text=bounded.text), *(images or ()))
+    return ToolResult(content=content, details=details, is_error=not obs.success)
+
+
+def _save_output(
+    rt: Runtime, plan: ExecutionPlan, obs: Observation, output_path: str | None
+) -> str | None:
+    """Write `outputPath` for a successful result; a failed write fails the result."""
+    if not output_path or not obs.success:
+        return None
+    try:
+        target = resolve_output_path(output_path, rt.cwd)
+    except ValueError as exc:
+        info: dict[str, Any] = {"status": "failed", "path": output_path, "error": str(exc)}
+    else:
+        artifact_paths = [e["path"] for e in obs.extra.get("artifacts", [])]
+        text = "\n".join(render_prose(obs, plan.path))
+        info = save_output(target, obs.data, text, artifact_paths, rt.cwd)
+    obs.extra["outputFile"] = info
+    if info["status"] == "saved":
+        return f"Output file: {info['path']} ({info['bytes']} bytes)"
+    obs.success = False
+    obs.success_category = None
+    obs.failure_category = FailureCategory.VALIDATION_ERROR
+    obs.error = f"outputPath not written: {info['error']}"
+    return None
 
 
 def _state_details(rt: Runtime, plan: ExecutionPlan, details: dict[str, Any]) -> None:

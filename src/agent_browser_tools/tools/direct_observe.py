@@ -111,6 +111,9 @@ def observe_batch(plan: ExecutionPlan, envelope: Envelope) -> Observation:
 def observe_direct(plan: ExecutionPlan, envelope: Envelope) -> Observation:
     """Outcome of a single (non-batch) command."""
     path = plan.path
+    pending = _pending_confirmation(envelope.data)
+    if envelope.success and pending is not None:
+        return _confirmation_required(plan, pending)
     if envelope.success:
         obs = Observation(success=True)
         obs.data = redact_data(_visible(envelope.data), path=path)
@@ -133,6 +136,44 @@ def observe_direct(plan: ExecutionPlan, envelope: Envelope) -> Observation:
         action = hint.next_action()
         if action is not None:
             obs.next_actions.append(action)
+    return obs
+
+
+def _pending_confirmation(data: Any) -> dict[str, Any] | None:
+    """The engine's pending-confirmation payload (`confirmation_required: true`), if any."""
+    if isinstance(data, Mapping) and data.get("confirmation_required") is True:
+        ident = data.get("confirmation_id")
+        if isinstance(ident, str) and ident:
+            return {"id": ident, "action": data.get("action")}
+    return None
+
+
+def _confirmation_required(plan: ExecutionPlan, pending: dict[str, Any]) -> Observation:
+    """The action did not run: it waits for an explicit confirm/deny with the exact id."""
+    prefix = na.session_prefix(plan.session.key, not plan.session.used_implicit_session)
+    ident = pending["id"]
+    obs = Observation(
+        success=False,
+        failure_category=FailureCategory.CONFIRMATION_REQUIRED,
+        error=(
+            f"`{pending.get('action') or plan.path[0]}` needs confirmation (id {ident}); it has "
+            "not run. Confirm only if the user's request covers it."
+        ),
+    )
+    obs.data = {"confirmationId": ident, "action": pending.get("action")}
+    obs.next_actions += [
+        na.NextAction(
+            id="confirm-pending-action",
+            reason="Approve the pending action with its exact native id.",
+            safety="Only when the user's request authorizes this action.",
+            params={"args": [*prefix, "confirm", ident]},
+        ),
+        na.NextAction(
+            id="deny-pending-action",
+            reason="Reject the pending action with its exact native id.",
+            params={"args": [*prefix, "deny", ident]},
+        ),
+    ]
     return obs
 
 

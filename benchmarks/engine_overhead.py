@@ -1,0 +1,245 @@
+"""How much time the wrapper adds on top of the engine, per call (budget: <= 5 ms median).
+
+One run, one browser: a `BrowserTools` conversation opens the fixture site's form page in its
+managed session, then, interleaved so drift hits every variant alike, this measures
+
+  (a) the bare engine: `agent-browser --json --session S get url`, spawned with
+      `asyncio.create_subprocess_exec`, awaiting exit and reading stdout (the fair baseline);
+  (b) our runner `run_engine` with the same argv;
+  (c) a full `BrowserTools.call("agent_browser", {"args": ["get", "url"]})`;
+  (d) `agent_browser` `click` on a same-page button ref (its navigation-summary probe
+      included) against a bare engine `click` of the same ref.
+
+Every child gets the conversation's own engine environment (the engine treats launch settings
+as part of a daemon's identity, so a different env could relaunch the browser), and argv is
+the wrapper's own `effectiveArgs`. Sockets live in a private 0700 dir under /tmp
+(`AGENT_BROWSER_SOCKET_DIR`, set before `BrowserTools` reads its settings); everything is
+closed at the end, even on errors.
+
+Run from the repo root:
+    /work/venv/bin/python benchmarks/engine_overhead.py [--iterations 30] [--warmup 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import Awaitable, Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from tests.support.fixture_server import start_fixture_server  # noqa: E402
+
+from agent_browser_tools import BrowserTools  # noqa: E402
+from agent_browser_tools.engine.runner import run_engine  # noqa: E402
+
+TOOL = "agent_browser"
+PROCESS_TIMEOUT_MS = 35_000
+CLOSE_TIMEOUT_S = 30.0
+BUDGET_MS = 5.0
+
+Timed = Callable[[], Awaitable[None]]
+
+
+class BenchError(RuntimeError):
+    """A measured call did not succeed, so its timing would mean nothing."""
+
+
+async def bare_engine(binary: str, argv: Sequence[str], env: dict[str, str]) -> bytes:
+    """The baseline: spawn, await exit, read stdout."""
+    proc = await asyncio.create_subprocess_exec(
+        binary,
+        *argv,
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        env=env,
+    )
+    stdout, _ = await proc.communicate()
+    if proc.returncode != 0:
+        raise BenchError(f"bare engine {list(argv)} exited {proc.returncode}: {stdout[:500]!r}")
+    return stdout
+
+
+async def tool_call(tools: BrowserTools, args: list[str]) -> dict[str, Any]:
+    result = await tools.call(TOOL, {"args": args})
+    if result.is_error:
+        raise BenchError(f"{TOOL} {args} failed: {result.text[:500]}")
+    return result.details
+
+
+async def measure(
+    variants: dict[str, Timed], iterations: int, warmup: int
+) -> dict[str, list[float]]:
+    """Run the variants interleaved (rotating order); return per-variant timings in ms."""
+    timings: dict[str, list[float]] = {name: [] for name in variants}
+    names = list(variants)
+    for i in range(warmup + iterations):
+        shift = i % len(names)
+        for name in names[shift:] + names[:shift]:
+            started = time.perf_counter()
+            await variants[name]()
+            elapsed = (time.perf_counter() - started) * 1000.0
+            if i >= warmup:
+                timings[name].append(elapsed)
+    return timings
+
+
+def _row(label: str, values: list[float], baseline: list[float] | None) -> str:
+    median = statistics.median(values)
+    p90 = statistics.quantiles(values, n=10)[-1] if len(values) >= 2 else median
+    if baseline is None:
+        diff = "-"
+        paired = "-"
+    else:
+        diff = f"{median - statistics.median(baseline):+.2f}"
+        paired = f"{statistics.median(v - b for v, b in zip(values, baseline, strict=True)):+.2f}"
+    return f"{label:<44} {median:>9.2f} {p90:>9.2f} {diff:>11} {paired:>12}"
+
+
+async def run(iterations: int, warmup: int, root: Path) -> None:
+    server = start_fixture_server()
+    tools = BrowserTools(conversation_id=f"bench-{uuid.uuid4().hex[:12]}", cwd=REPO)
+    try:
+        opened = await tool_call(tools, ["open", server.url("form.html")])
+        session = str(opened["sessionName"])
+        rt = tools.runtime
+        binary, env, spill = rt.engine.path, rt.child_env, rt.spill_dir
+
+        # The exact argv the wrapper runs for `get url`, reused by the bare variants.
+        get_argv = list((await tool_call(tools, ["get", "url"]))["effectiveArgs"])
+        assert session in get_argv, get_argv
+
+        async def bare_get() -> None:
+            await bare_engine(binary, get_argv, env)
+
+        async def runner_get() -> None:
+            raw = await run_engine(
+                [binary, *get_argv], env=env, timeout_ms=PROCESS_TIMEOUT_MS, spill_dir=spill
+            )
+            if raw.exit_code != 0:
+                raise BenchError(f"run_engine get url exited {raw.exit_code}: {raw.stderr}")
+
+        async def tool_get() -> None:
+            await tool_call(tools, ["get", "url"])
+
+        get_times = await measure(
+            {"bare": bare_get, "runner": runner_get, "tool": tool_get}, iterations, warmup
+        )
+
+        # A same-page button: the form's submit handler prevents navigation.
+        snap = await tool_call(tools, ["snapshot", "-i"])
+        refs = snap["data"]["refs"]
+        ref = next(
+            f"@{r}" for r, info in refs.items() if info == {"role": "button", "name": "Submit"}
+        )
+        click_argv = list((await tool_call(tools, ["click", ref]))["effectiveArgs"])
+
+        async def bare_click() -> None:
+            await bare_engine(binary, click_argv, env)
+
+        async def tool_click() -> None:
+            await tool_call(tools, ["click", ref])
+
+        click_times = await measure({"bare": bare_click, "tool": tool_click}, iterations, warmup)
+    finally:
+        await _close_all(tools, root)
+        server.close()
+
+    header = (
+        f"{'measurement (ms)':<44} {'median':>9} {'p90':>9} {'diff(med)':>11} {'paired diff':>12}"
+    )
+    print(f"engine {rt.engine.path} ({rt.engine.source}); session {session}")
+    print(f"{iterations} iterations after {warmup} warm-ups, interleaved; diff vs bare engine")
+    print(header)
+    print("-" * len(header))
+    bare = get_times["bare"]
+    print(_row("(a) bare engine: get url", bare, None))
+    print(_row("(b) run_engine: get url", get_times["runner"], bare))
+    print(_row("(c) BrowserTools agent_browser: get url", get_times["tool"], bare))
+    print(_row(f"(d0) bare engine: click {ref}", click_times["bare"], None))
+    print(
+        _row(
+            f"(d) BrowserTools agent_browser: click {ref}", click_times["tool"], click_times["bare"]
+        )
+    )
+    overhead = statistics.median(get_times["tool"]) - statistics.median(bare)
+    runner = statistics.median(get_times["runner"]) - statistics.median(bare)
+    click = statistics.median(click_times["tool"]) - statistics.median(click_times["bare"])
+    print()
+    print(f"run_engine overhead (get url): {runner:.2f} ms median")
+    print(
+        "get url overhead (full agent_browser call vs bare engine): "
+        f"{overhead:.2f} ms median (target <= {BUDGET_MS:.0f} ms)"
+    )
+    print(f"click overhead incl. navigation summary probe: {click:.2f} ms median")
+
+
+async def _close_all(tools: BrowserTools, root: Path) -> None:
+    """Close the conversation's browser, then anything else in the private socket dir."""
+    with contextlib.suppress(Exception):
+        await tools.aclose()
+    engine = tools.runtime.engine.path
+    env = tools.runtime.child_env
+    with contextlib.suppress(subprocess.TimeoutExpired, OSError):
+        subprocess.run(
+            [engine, "--json", "close", "--all"],
+            env=env,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=CLOSE_TIMEOUT_S,
+            check=False,
+        )
+    _wait_for_daemons(root / "sock", timeout=10.0)
+
+
+def _wait_for_daemons(socket_dir: Path, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        pids = []
+        for pid_file in socket_dir.glob("*.pid"):
+            with contextlib.suppress(OSError, ValueError):
+                pids.append(int(pid_file.read_text().strip()))
+        if not any(Path(f"/proc/{pid}").exists() for pid in pids):
+            return
+        time.sleep(0.1)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--iterations", type=int, default=30)
+    parser.add_argument("--warmup", type=int, default=3)
+    options = parser.parse_args(argv)
+
+    root = Path(tempfile.mkdtemp(prefix="abt-bench-", dir="/tmp"))
+    root.chmod(0o700)
+    (root / "sock").mkdir(mode=0o700)
+    # Settings are read from os.environ when BrowserTools is created: set these first.
+    # Inherited engine settings would change what is measured; the browser path is kept.
+    keep = {"AGENT_BROWSER_EXECUTABLE_PATH", "AGENT_BROWSER_TOOLS_BIN"}
+    for key in [k for k in os.environ if k.startswith("AGENT_BROWSER_") and k not in keep]:
+        del os.environ[key]
+    os.environ["AGENT_BROWSER_SOCKET_DIR"] = str(root / "sock")
+    os.environ["AGENT_BROWSER_TOOLS_STATE_DIR"] = str(root / "state")
+    os.environ["AGENT_BROWSER_DOWNLOAD_PATH"] = str(root / "downloads")
+    try:
+        asyncio.run(run(options.iterations, options.warmup, root))
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
