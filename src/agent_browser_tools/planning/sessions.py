@@ -130,7 +130,7 @@ def plan_session(
             True,
             "managed",
             launch,
-            fresh_from=previous,
+            fresh_from=previous if active_prev else None,
             fresh=True,
         )
     key = SessionKey(session=current, namespace=namespace)

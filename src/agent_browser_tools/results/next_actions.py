@@ -115,3 +115,32 @@ def getter_action(action_id: str, args: Sequence[str]) -> NextAction:
         reason="Page getters are subcommands of `get`.",
         params={"args": list(args)},
     )
+
+
+def network_request_actions(prefix: Sequence[str], request_id: str | None) -> list[NextAction]:
+    """Bounded follow-ups for `network requests`: one request's detail, a clean repro, HAR."""
+    actions: list[NextAction] = []
+    if request_id is not None:
+        actions.append(
+            NextAction(
+                id="inspect-network-request",
+                reason="Show the full headers, body and timing of the selected request.",
+                params={"args": [*prefix, "network", "request", request_id]},
+            )
+        )
+    actions.append(
+        NextAction(
+            id="clear-network-requests-before-repro",
+            reason="Clear the request buffer so the next reproduction shows only new requests.",
+            params={"args": [*prefix, "network", "requests", "--clear"]},
+        )
+    )
+    actions.append(
+        NextAction(
+            id="start-network-har-capture",
+            reason="Record a HAR of the next steps for full request/response evidence.",
+            safety="Stop it with `network har stop <path>` and verify the artifact.",
+            params={"args": [*prefix, "network", "har", "start"]},
+        )
+    )
+    return actions

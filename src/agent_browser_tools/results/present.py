@@ -11,6 +11,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from agent_browser_tools.results import diagnostics
 from agent_browser_tools.results.observation import Observation
 
 _HIDDEN_KEYS = frozenset({"lifecycle", "targetId"})
@@ -60,6 +61,12 @@ def command_body(path: Sequence[str], data: Any) -> list[str]:
                 return [str(data[key])]
     if head == ("tab", "list") or (head[:1] == ("tab",) and "tabs" in data):
         return _tab_lines(data)
+    if head[:2] == ("network", "requests"):
+        return diagnostics.network_lines(data)
+    if head[:1] == ("console",) and "messages" in data:
+        return diagnostics.console_lines(data)
+    if head[:1] == ("errors",) and "errors" in data:
+        return diagnostics.error_lines(data)
     if "path" in data and isinstance(data["path"], str):
         return [f"Saved: {data['path']}"]
     visible = {k: v for k, v in data.items() if k not in _HIDDEN_KEYS}

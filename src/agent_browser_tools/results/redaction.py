@@ -208,3 +208,51 @@ def _redact_storage(value: Any) -> Any:
 
 def _storage_entry(key: str, value: Any) -> Any:
     return REDACTED if storage_value_verdict(key, value) else value
+
+
+def redact_native_text(text: str, path: Sequence[str], *, single_key: bool = False) -> str:
+    """Native (`--json false`) cookie and storage output: `name=value` / `key: value` lines.
+
+    Cookie values are always hidden; storage values follow the same benign-value policy as
+    JSON results. A single-key storage read hides the whole value, embedded newlines included.
+    Text cannot prove which line belongs to which entry, so this is conservative, and JSON
+    mode remains the unambiguous boundary for sensitive storage.
+    """
+    head = tuple(path[:1])
+    if head == ("cookies",):
+        return "\n".join(_cookie_line(line) for line in text.split("\n"))
+    if head != ("storage",) or not text:
+        return redact_text(text)
+    if single_key and ": " in text:
+        key, _, value = text.partition(": ")
+        if storage_value_verdict(key, value.rstrip("\n")):
+            return f"{key}: {REDACTED}" + ("\n" if text.endswith("\n") else "")
+        return text
+    return "\n".join(_storage_line(line) for line in text.split("\n"))
+
+
+def _cookie_line(line: str) -> str:
+    name, sep, value = line.partition("=")
+    if not sep or not value.strip():
+        return redact_text(line)
+    return f"{name}={REDACTED}"
+
+
+def _storage_line(line: str) -> str:
+    key, sep, value = line.partition(": ")
+    if not sep:
+        return redact_text(line)
+    return f"{key}: {REDACTED}" if storage_value_verdict(key, value) else f"{key}: {value}"
+
+
+def scrub_exact(text: str, literals: Sequence[str]) -> str:
+    """Remove exact secret literals (taken from argv) from error text."""
+    for literal in sorted((item for item in literals if len(item) >= 4), key=len, reverse=True):
+        text = text.replace(literal, REDACTED)
+    return text
+
+
+def argv_secrets(argv: Sequence[str]) -> list[str]:
+    """The literal values `redact_argv` would mask in `argv` (for exact scrubbing)."""
+    masked = redact_argv(argv)
+    return [orig for orig, shown in zip(argv, masked, strict=True) if shown == REDACTED]

@@ -112,7 +112,7 @@ def guard_batch(rows: Sequence[Sequence[str]], entry: SessionPageState) -> Stale
     """Scan batch rows in order with the invalidation latch; first blocked row wins."""
     latch: str | None = None
     fresh_snapshot = False
-    refs = entry.ref_snapshot.refs if entry.ref_snapshot else {}
+    refs: Mapping[str, RefInfo] = entry.ref_snapshot.refs if entry.ref_snapshot else {}
     for index, row in enumerate(rows, start=1):
         if not row:
             continue
@@ -121,7 +121,10 @@ def guard_batch(rows: Sequence[Sequence[str]], entry: SessionPageState) -> Stale
         if match is None:
             continue
         if match.spec.path == ("snapshot",):
-            latch, fresh_snapshot = None, True
+            # Refs after this step come from a snapshot nobody has seen yet: ids are recycled,
+            # so the previous snapshot's roles say nothing about them and cannot exempt a
+            # click from the latch (a recycled "checkbox" id may now be a navigating link).
+            latch, fresh_snapshot, refs = None, True, {}
             continue
         ids = ref_ids(match) if match.spec.guards_refs else ()
         if ids and latch is not None:

@@ -17,7 +17,7 @@ from agent_browser_tools.results.bounds import bound_visible
 from agent_browser_tools.results.categories import FailureCategory
 from agent_browser_tools.results.observation import Observation
 from agent_browser_tools.results.present import render_json, render_prose
-from agent_browser_tools.results.redaction import redact_argv, redact_text
+from agent_browser_tools.results.redaction import redact_argv, redact_native_text, redact_text
 from agent_browser_tools.results.output_file import resolve_output_path
 from agent_browser_tools.results.output_file import save as save_output
 from agent_browser_tools.results.tool_result import ImageBlock, TextBlock, ToolResult
@@ -138,7 +138,10 @@ def _effects(plan: ExecutionPlan, envelope: Envelope, probe: Probe | None) -> li
 
 def _observe(plan: ExecutionPlan, envelope: Envelope) -> Observation:
     if plan.output_mode is OutputMode.TEXT:
-        text = redact_text(envelope.text or "")
+        single = plan.match is not None and plan.path[:1] == ("storage",) and bool(
+            plan.match.operands
+        )
+        text = redact_native_text(envelope.text or "", plan.path, single_key=single)
         if envelope.success:
             return Observation(success=True, data=text, success_category=_text_category(plan))
         obs = Observation(success=False, data=text or None, error=redact_text(envelope.error or ""))
@@ -166,6 +169,9 @@ async def conclude(
     """Everything after the engine answered a spawned call."""
     key = plan.session.key
     prior = rt.log.state.session(key) if key is not None else None
+    if raw.stdout_path is not None:
+        # The runner's overflow file holds raw, unredacted engine output: never keep it.
+        raw.stdout_path.unlink(missing_ok=True)
     obs = _observe(plan, envelope)
     pending = obs.failure_category is FailureCategory.CONFIRMATION_REQUIRED
     probe = await run_probe(rt, plan) if _wants_probe(plan, envelope) and not pending else None

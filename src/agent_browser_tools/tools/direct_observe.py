@@ -11,11 +11,18 @@ from typing import Any
 
 from agent_browser_tools.engine.envelope import BatchRow, EngineFailure, Envelope
 from agent_browser_tools.planning.plan import ExecutionPlan
+from agent_browser_tools.results import diagnostics
 from agent_browser_tools.results import next_actions as na
 from agent_browser_tools.results.categories import FailureCategory, SuccessCategory
 from agent_browser_tools.results.classify import classify_failure, classify_success, getter_hint
 from agent_browser_tools.results.observation import Observation
-from agent_browser_tools.results.redaction import redact_argv, redact_data, redact_text
+from agent_browser_tools.results.redaction import (
+    argv_secrets,
+    redact_argv,
+    redact_data,
+    redact_text,
+    scrub_exact,
+)
 from agent_browser_tools.taxonomy import CommandMatch, PageEffect
 
 UNVERIFIED_WARNING = "Action dispatched; application change unverified."
@@ -50,7 +57,7 @@ def _step(index: int, row: BatchRow, match: CommandMatch | None) -> dict[str, An
         step["successCategory"] = SuccessCategory.COMPLETED.value
         step["result"] = redact_data(_visible(row.result), path=path)
     else:
-        error = redact_text(row.error or "failed")
+        error = scrub_exact(redact_text(row.error or "failed"), argv_secrets(row.command))
         step["error"] = error
         step["failureCategory"] = _failure_category(error, row.command).value
     lifecycle = _lifecycle(row.result)
@@ -126,8 +133,11 @@ def observe_direct(plan: ExecutionPlan, envelope: Envelope) -> Observation:
         )
         if envelope.warning:
             obs.warnings.append(redact_text(envelope.warning))
+        if path == ("read",):
+            _read_execution(plan, envelope.data, obs)
         return obs
-    error = redact_text(envelope.error or "agent-browser failed")
+    secrets = argv_secrets(plan.effective_args)
+    error = scrub_exact(redact_text(envelope.error or "agent-browser failed"), secrets)
     obs = Observation(success=False, error=error)
     obs.failure_category = _failure_category(error, plan.checked.command_tokens, envelope)
     hint = getter_hint(error, tuple(plan.checked.command_tokens), _explicit_session(plan))
@@ -137,6 +147,21 @@ def observe_direct(plan: ExecutionPlan, envelope: Envelope) -> Observation:
         if action is not None:
             obs.next_actions.append(action)
     return obs
+
+
+def _read_execution(plan: ExecutionPlan, data: Any, obs: Observation) -> None:
+    """`read` may fetch over HTTP without a browser; say which path ran, in words."""
+    source = data.get("source") if isinstance(data, Mapping) else None
+    lifecycle = _lifecycle(data)
+    launched = lifecycle["effectiveLaunch"]["browserLaunched"] if lifecycle else None
+    if isinstance(source, str):
+        obs.extra["readSource"] = source
+    browser = {True: "active", False: "not launched", None: "unknown"}[launched]
+    owner = "implicit managed" if plan.session.used_implicit_session else "caller-selected"
+    obs.warnings.append(
+        f"Read execution: source {source or 'unknown'}; agent-browser CLI started; "
+        f"{owner} session browser {browser}."
+    )
 
 
 def _pending_confirmation(data: Any) -> dict[str, Any] | None:
@@ -200,6 +225,9 @@ def add_recovery(plan: ExecutionPlan, obs: Observation, *, target_unknown: bool)
         obs.next_actions.extend(na.tab_gone_actions(prefix))
     if obs.success and plan.match is not None and _mutates(plan.match):
         obs.next_actions.append(na.inspect_after_mutation(prefix))
+    if obs.success and plan.path[:2] == ("network", "requests") and isinstance(obs.data, Mapping):
+        rows = diagnostics.request_rows(obs.data)
+        obs.next_actions += na.network_request_actions(prefix, diagnostics.select_request_id(rows))
 
 
 def _mutates(match: CommandMatch) -> bool:

@@ -65,8 +65,9 @@ async def send(
     """Send one request under the search lock and return the decoded JSON body."""
     name = PROVIDER_NAMES[request.provider]
     async with search_lock():
-        log.debug("web search request to %s (%s, timeout %gs)", name, request.method,
-                  request.timeout_s)
+        log.debug(
+            "web search request to %s (%s, timeout %gs)", name, request.method, request.timeout_s
+        )
         response = await _exchange(request, name, transport)
     if response.status_code == 429:
         raise _failed(request, _rate_limit_message(name, response), "rate-limited", 429)
@@ -106,9 +107,9 @@ async def _exchange(
         raise _failed(request, message, "transport") from None
 
 
-def _failed(request: ProviderRequest, message: str, kind: str, status: int | None = None) -> (
-    SearchFailed
-):
+def _failed(
+    request: ProviderRequest, message: str, kind: str, status: int | None = None
+) -> SearchFailed:
     clean = scrub(message, request.secret)
     log.warning("web search failed: %s", clean)
     return SearchFailed(clean, kind=kind, status=status)

@@ -150,7 +150,9 @@ def parse_source(raw: str, *, provider: str, origin: str, setting: str) -> Crede
                 f"{setting} in the {origin} config starts with `$` but is not `$NAME` or "
                 "`${NAME}`; write a literal leading `$` as `$$` or `\\$`."
             )
-        return CredentialSource(provider, "env", origin, setting, var=match.group(1) or match.group(2))
+        return CredentialSource(
+            provider, "env", origin, setting, var=match.group(1) or match.group(2)
+        )
     return CredentialSource(provider, "plain", origin, setting, literal=value)
 
 
@@ -161,8 +163,9 @@ def load_config(settings: Settings) -> WebSearchConfig:
         raise WebSearchConfigError(f"`{SECTION}` must be a table.")
     unknown = sorted(set(section) - KNOWN_KEYS)
     if unknown:
+        known = ", ".join(sorted(KNOWN_KEYS))
         raise WebSearchConfigError(
-            f"unknown {SECTION} keys {', '.join(unknown)}; known keys: {', '.join(sorted(KNOWN_KEYS))}."
+            f"unknown {SECTION} keys {', '.join(unknown)}; known keys: {known}."
         )
     enabled = section.get("enabled", True)
     if not isinstance(enabled, bool):

@@ -90,9 +90,7 @@ def result_text(outcome: SearchOutcome) -> str:
         lines += _row_lines(number, row)
     if outcome.duplicates_removed:
         plural = "s" if outcome.duplicates_removed != 1 else ""
-        lines.append(
-            f"{outcome.duplicates_removed} duplicate URL{plural} removed (not replaced)."
-        )
+        lines.append(f"{outcome.duplicates_removed} duplicate URL{plural} removed (not replaced).")
     return "\n".join(lines)
 
 

@@ -12,7 +12,14 @@ import re
 from datetime import date
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    ValidationError,
+    field_validator,
+)
 
 SearchType = Literal["auto", "fast", "instant", "deep-lite", "deep", "deep-reasoning"]
 ProviderChoice = Literal["auto", "exa", "brave"]
@@ -62,8 +69,8 @@ class WebSearchInput(BaseModel):
     )
     excludeDomains: DomainList | None = Field(default=None, description="Exa only.")
     category: Category | None = Field(default=None, description="Exa only.")
-    additionalQueries: Annotated[list[NonBlank], Field(min_length=1, max_length=10)] | None = (
-        Field(default=None, description="Exa deep types only: extra query variations.")
+    additionalQueries: Annotated[list[NonBlank], Field(min_length=1, max_length=10)] | None = Field(
+        default=None, description="Exa deep types only: extra query variations."
     )
     highlightsDynamic: bool = Field(
         default=False, description="Exa only: dynamic highlight budget (beta)."

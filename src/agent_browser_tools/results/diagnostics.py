@@ -1,0 +1,147 @@
+"""Network, console and page-error results: compact lines and failure classification (pure).
+
+`classify_network_request_failure` separates actionable failures (documents, scripts, APIs)
+from benign low-impact misses (favicons and similar icons), so QA verdicts and follow-ups do
+not treat a missing favicon like a broken API.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+from urllib.parse import urlsplit
+
+from agent_browser_tools.results.redaction import redact_url
+
+MAX_ROWS = 40
+_ICON_PATH = re.compile(
+    r"(^|/)(favicon[^/]*|apple-touch-icon[^/]*|[^/]*icon[^/]*\.(ico|png|svg))$", re.I
+)
+_API_HINT = re.compile(r"(^|/)(api|graphql|rpc|v\d+)(/|$)|\.json(\?|$)", re.I)
+
+Verdict = Literal["ok", "pending", "actionable", "benign"]
+
+
+@dataclass(frozen=True)
+class NetworkFailure:
+    verdict: Verdict
+    reason: str
+
+
+def _status(row: Mapping[str, Any]) -> int | None:
+    status = row.get("status")
+    return status if isinstance(status, int) else None
+
+
+def _failed(row: Mapping[str, Any]) -> bool:
+    status = _status(row)
+    return (status is not None and status >= 400) or bool(row.get("failed") or row.get("error"))
+
+
+def classify_network_request_failure(row: Mapping[str, Any]) -> NetworkFailure:
+    """Decide whether one request row is fine, pending, an actionable failure or benign."""
+    status = _status(row)
+    if not _failed(row):
+        if status is None:
+            return NetworkFailure("pending", "no response status recorded")
+        return NetworkFailure("ok", f"HTTP {status}")
+    url = str(row.get("url") or "")
+    path = urlsplit(url).path
+    kind = str(row.get("resourceType") or row.get("type") or "").lower()
+    what = f"HTTP {status}" if status is not None else str(row.get("error") or "failed")
+    if kind in ("document", "script", "stylesheet", "xhr", "fetch", "websocket"):
+        return NetworkFailure("actionable", f"{kind} request failed ({what})")
+    if _ICON_PATH.search(path) and kind in ("", "image", "other", "icon"):
+        return NetworkFailure("benign", f"icon request failed ({what}); low impact")
+    if _API_HINT.search(path):
+        return NetworkFailure("actionable", f"API request failed ({what})")
+    if kind in ("image", "media", "font"):
+        return NetworkFailure("actionable", f"{kind} failed to load ({what})")
+    return NetworkFailure("actionable", f"request failed ({what})")
+
+
+def summarize_network_failures(rows: Sequence[Mapping[str, Any]]) -> dict[str, list[str]]:
+    """Actionable and benign failure lines, for QA verdicts and presentation."""
+    actionable: list[str] = []
+    benign: list[str] = []
+    for row in rows:
+        verdict = classify_network_request_failure(row)
+        line = f"{row.get('method', 'GET')} {redact_url(str(row.get('url', '')))}: {verdict.reason}"
+        if verdict.verdict == "actionable":
+            actionable.append(line)
+        elif verdict.verdict == "benign":
+            benign.append(line)
+    return {"actionable": actionable, "benign": benign}
+
+
+def request_rows(data: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    for key in ("requests", "items", "entries"):
+        rows = data.get(key)
+        if isinstance(rows, list):
+            return [r for r in rows if isinstance(r, Mapping)]
+    return []
+
+
+def network_lines(data: Mapping[str, Any]) -> list[str]:
+    """Failed rows first, then the rest; headers and bodies stay in details."""
+    rows = request_rows(data)
+    ranked = sorted(rows, key=lambda r: 0 if _failed(r) else 1)
+    lines = [f"{len(rows)} request(s); {sum(1 for r in rows if _failed(r))} failed"]
+    for row in ranked[:MAX_ROWS]:
+        status = _status(row)
+        shown = status if status is not None else (row.get("error") or "pending")
+        kind = row.get("resourceType") or row.get("type") or "?"
+        url = redact_url(str(row.get("url", "")))
+        lines.append(f"{shown} {row.get('method', 'GET')} {kind} {url} [{row.get('requestId', '')}]")
+    if len(rows) > MAX_ROWS:
+        lines.append(f"... {len(rows) - MAX_ROWS} more in details.data")
+    return lines
+
+
+def select_request_id(rows: Sequence[Mapping[str, Any]]) -> str | None:
+    """One safe request id to inspect: actionable failures, then API rows, then benign, then
+    the first row with an id."""
+    def safe(row: Mapping[str, Any]) -> str | None:
+        ident = row.get("requestId")
+        ok = isinstance(ident, str) and re.fullmatch(r"[\w.:-]{1,64}", ident or "")
+        return ident if ok and isinstance(ident, str) else None
+
+    verdicts = [(classify_network_request_failure(r).verdict, r) for r in rows]
+    api = [r for v, r in verdicts if _API_HINT.search(urlsplit(str(r.get("url", ""))).path)]
+    for group in (
+        [r for v, r in verdicts if v == "actionable"],
+        api,
+        [r for v, r in verdicts if v == "benign"],
+        list(rows),
+    ):
+        for row in group:
+            ident = safe(row)
+            if ident:
+                return ident
+    return None
+
+
+def console_lines(data: Mapping[str, Any]) -> list[str]:
+    messages = data.get("messages")
+    if not isinstance(messages, list):
+        return []
+    lines = [f"{len(messages)} console message(s)"]
+    for message in messages[-MAX_ROWS:]:
+        if isinstance(message, Mapping):
+            lines.append(f"[{message.get('type', 'log')}] {message.get('text', '')}")
+    return lines
+
+
+def error_lines(data: Mapping[str, Any]) -> list[str]:
+    errors = data.get("errors")
+    if not isinstance(errors, list):
+        return []
+    lines = [f"{len(errors)} page error(s)"]
+    for error in errors[-MAX_ROWS:]:
+        if isinstance(error, Mapping):
+            first = str(error.get("text", "")).split("\n", 1)[0]
+            where = f" (line {error['line']})" if error.get("line") is not None else ""
+            lines.append(f"- {first}{where}")
+    return lines
