@@ -5,8 +5,8 @@ MCP. See the README for set-up.
 """
 
 from agent_browser_tools.api import BrowserTools, SyncBrowserTools
-from agent_browser_tools.tools.registry import ToolSpec
 from agent_browser_tools.results.tool_result import ImageBlock, TextBlock, ToolResult
+from agent_browser_tools.tools.registry import ToolSpec
 
 __all__ = [
     "BrowserTools",

@@ -13,6 +13,7 @@ One `BrowserTools` is one conversation: it owns its implicit managed browser and
 from __future__ import annotations
 
 import asyncio
+import uuid
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, Literal
@@ -21,6 +22,8 @@ from agent_browser_tools.results.categories import FailureCategory
 from agent_browser_tools.results.tool_result import TextBlock, ToolResult
 from agent_browser_tools.runtime import Runtime
 from agent_browser_tools.settings import Settings
+from agent_browser_tools.state.journal import ConversationLog
+from agent_browser_tools.state.sqlite_journal import SqliteJournal
 from agent_browser_tools.tools.catalog import build_toolkit
 from agent_browser_tools.tools.registry import ToolSpec
 from agent_browser_tools.tools.sessions_lifecycle import close_owned
@@ -50,12 +53,20 @@ class BrowserTools:
         cwd: Path | None = None,
         close_on_exit: bool = True,
         tools: Iterable[str] | None = None,
+        persist: bool = True,
     ) -> None:
+        """`conversation_id` resumes that conversation from the journal (refs, page targets,
+        enabled tools); without one a new conversation starts. `persist=False` keeps state in
+        memory only. `tools` is a host allowlist of tool names."""
         self.settings = settings or Settings.load(cwd=cwd)
-        self.runtime = Runtime(self.settings, conversation_id=conversation_id, cwd=cwd)
+        conversation = conversation_id or uuid.uuid4().hex
+        self.journal = SqliteJournal(self.settings.state_dir, conversation) if persist else None
+        log = ConversationLog(self.journal)
+        self.runtime = Runtime(self.settings, conversation_id=conversation, cwd=cwd, log=log)
         allowlist = frozenset(tools) if tools is not None else None
         self.toolkit = build_toolkit(self.settings, allowlist)
         self.runtime.toolkit = self.toolkit
+        self.toolkit.activated.update(self.runtime.log.state.activated_tools)
         self.close_on_exit = close_on_exit
 
     @property
@@ -110,8 +121,12 @@ class BrowserTools:
 
     async def aclose(self) -> None:
         """Close the managed browsers this conversation launched (if configured to)."""
-        if self.close_on_exit:
-            await close_owned(self.runtime)
+        try:
+            if self.close_on_exit:
+                await close_owned(self.runtime)
+        finally:
+            if self.journal is not None:
+                self.journal.close()
 
     async def __aenter__(self) -> BrowserTools:
         return self

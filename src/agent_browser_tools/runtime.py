@@ -7,12 +7,11 @@ two interleaved commands on one page would make every observation ambiguous.
 
 from __future__ import annotations
 
-import asyncio
 import itertools
 import uuid
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from agent_browser_tools.engine.discovery import EngineBinary, resolve_engine
 from agent_browser_tools.engine.environment import build_child_env, socket_dir_for
@@ -20,6 +19,7 @@ from agent_browser_tools.engine.runner import RawOutcome, run_engine
 from agent_browser_tools.private_fs import ensure_private_dir
 from agent_browser_tools.settings import Settings
 from agent_browser_tools.state.journal import ConversationLog
+from agent_browser_tools.state.locks import IdentityLocks
 from agent_browser_tools.state.models import SessionKey
 
 if TYPE_CHECKING:
@@ -45,9 +45,13 @@ class Runtime:
         self._engine: EngineBinary | None = None
         self._socket_dir: Path | None = None
         self._env: dict[str, str] | None = None
-        self._locks: dict[tuple[str | None, str], asyncio.Lock] = {}
+        self._locks: IdentityLocks | None = None
         self._calls = itertools.count(1)
-        self.owned_sessions: set[SessionKey] = set()
+        self.owned_sessions: set[SessionKey] = {
+            SessionKey(session=label.split("/", 1)[-1], namespace=_namespace(label))
+            for label, entry in self.log.state.sessions.items()
+            if entry.ownership == "managed" and entry.active
+        }
         self.toolkit: Toolkit | None = None
 
     def record_activation(self, capabilities: list[str]) -> None:
@@ -75,13 +79,17 @@ class Runtime:
     def next_call_id(self) -> str:
         return f"{self.conversation_id[:12]}-{next(self._calls)}"
 
-    def lock_for(self, key: SessionKey | None) -> asyncio.Lock:
-        """The lock of one browser identity; sessionless calls share a no-identity lock."""
-        ident = (key.namespace, key.session) if key is not None else (None, "")
-        lock = self._locks.get(ident)
-        if lock is None:
-            lock = self._locks[ident] = asyncio.Lock()
-        return lock
+    def lock_for(self, key: SessionKey | None, *, whole_namespace: bool = False) -> Any:
+        """Serialize calls on one browser identity, in-process and across processes.
+
+        `whole_namespace` (for `close --all`) waits for every call in the namespace.
+        """
+        if self._locks is None:
+            _ = self.child_env  # resolves the socket dir that is part of the identity
+            self._locks = IdentityLocks(self.settings.state_dir, str(self._socket_dir or ""))
+        namespace = key.namespace if key is not None else None
+        session = key.session if key is not None else None
+        return self._locks.hold(namespace, session, whole_namespace=whole_namespace)
 
     async def spawn(
         self, args: Sequence[str], *, timeout_ms: int, stdin: str | None = None
@@ -95,3 +103,7 @@ class Runtime:
             cwd=self.cwd,
             spill_dir=self.spill_dir,
         )
+
+
+def _namespace(label: str) -> str | None:
+    return label.split("/", 1)[0] if "/" in label else None

@@ -345,9 +345,7 @@ async def test_failed_fresh_launch_without_a_previous_session_is_abandoned(
     tools: BrowserTools, fake_engine: FakeEngine
 ) -> None:
     fake_engine.on({"command": ["open"]}, envelope={"error": "Chrome exited before CDP was ready"})
-    result = await _call(
-        tools, {"args": ["--headed", "open", PAGE], "sessionMode": "fresh"}
-    )
+    result = await _call(tools, {"args": ["--headed", "open", PAGE], "sessionMode": "fresh"})
     argvs = fake_engine.argvs()
     fresh = argvs[0][2]
     assert fresh != MANAGED and fresh.startswith(MANAGED + "-")

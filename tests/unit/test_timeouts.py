@@ -235,13 +235,18 @@ def test_dialog_trigger_helper_reads_stdin_only_for_eval_stdin() -> None:
 
 
 def test_plan_timeout_uses_the_configured_bounds() -> None:
-    common = {"stdin": None, "refs": {}, "default_ms": 10, "dialog_ms": 20, "dialog_trigger_ms": 30}
-    assert plan_timeout(caller_ms=None, command=["get", "url"], batch_rows=None, **common) == (
-        TimeoutPlan(10, "default")
-    )
-    assert plan_timeout(
-        caller_ms=None, command=["dialog", "status"], batch_rows=None, **common
-    ) == (TimeoutPlan(20, "dialog"))
-    assert plan_timeout(caller_ms=None, command=["click", "#alert"], batch_rows=None, **common) == (
-        TimeoutPlan(30, "dialog-trigger")
-    )
+    def pick(command: list[str]) -> TimeoutPlan:
+        return plan_timeout(
+            caller_ms=None,
+            command=command,
+            batch_rows=None,
+            stdin=None,
+            refs={},
+            default_ms=10,
+            dialog_ms=20,
+            dialog_trigger_ms=30,
+        )
+
+    assert pick(["get", "url"]) == TimeoutPlan(10, "default")
+    assert pick(["dialog", "status"]) == TimeoutPlan(20, "dialog")
+    assert pick(["click", "#alert"]) == TimeoutPlan(30, "dialog-trigger")

@@ -135,6 +135,7 @@ def verify_entry(
 
 def summarize(entries: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """`artifactVerification`: counts per state, for agents to branch on."""
+
     def count(state: str) -> int:
         return sum(1 for e in entries if e.get("state") == state)
 

@@ -94,7 +94,9 @@ def network_lines(data: Mapping[str, Any]) -> list[str]:
         shown = status if status is not None else (row.get("error") or "pending")
         kind = row.get("resourceType") or row.get("type") or "?"
         url = redact_url(str(row.get("url", "")))
-        lines.append(f"{shown} {row.get('method', 'GET')} {kind} {url} [{row.get('requestId', '')}]")
+        lines.append(
+            f"{shown} {row.get('method', 'GET')} {kind} {url} [{row.get('requestId', '')}]"
+        )
     if len(rows) > MAX_ROWS:
         lines.append(f"... {len(rows) - MAX_ROWS} more in details.data")
     return lines
@@ -103,6 +105,7 @@ def network_lines(data: Mapping[str, Any]) -> list[str]:
 def select_request_id(rows: Sequence[Mapping[str, Any]]) -> str | None:
     """One safe request id to inspect: actionable failures, then API rows, then benign, then
     the first row with an id."""
+
     def safe(row: Mapping[str, Any]) -> str | None:
         ident = row.get("requestId")
         ok = isinstance(ident, str) and re.fullmatch(r"[\w.:-]{1,64}", ident or "")

@@ -8,7 +8,7 @@ unrelated code in the sandbox process).
 Protocol (JSON lines; the parent enforces every size cap):
 
 - parent -> worker, first line: `{"prelude", "code", "limits": {heapBytes, stackBytes,
-  cpuSeconds, emitBytes, maxImages}}`; then `{"type": "reply", "id", "observation"}` lines.
+  emitBytes, maxImages, preludeLineBase}}`; then `{"type": "reply", "id", "observation"}` lines.
 - worker -> parent: whatever the prelude posts (`call`, `emit`, `emitImage`, `emitOverflow`,
   `done`, `error`), plus `fatal` for failures of the worker itself.
 
@@ -93,10 +93,15 @@ def run_cell(channel: Channel, start: dict[str, Any]) -> None:
     context = quickjs.Context()
     context.set_memory_limit(int(limits["heapBytes"]))
     context.set_max_stack_size(int(limits["stackBytes"]))
-    context.set_time_limit(float(limits["cpuSeconds"]))
+    # No `set_time_limit`: the binding refuses host callables while one is set. The parent's
+    # deadline (SIGKILL of the process group) is the time limit; PR_SET_PDEATHSIG covers an
+    # orphaned worker.
     context.add_callable("__abt_send", channel.send_text)
     try:
-        factory = context.eval(start["prelude"])
+        # Padding puts every prelude frame on a line >= preludeLineBase, so the parent can tell
+        # user frames (lines below it) from prelude frames in a stack trace.
+        padding = "\n" * int(limits.get("preludeLineBase", 0))
+        factory = context.eval(padding + start["prelude"])
         control = factory(json.dumps(limits))
         body = context.eval(start["code"])
         control("start", body)

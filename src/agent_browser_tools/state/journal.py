@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from typing import Protocol
 
 from agent_browser_tools.state.models import (
+    ActivationEvent,
     CompletionEvent,
     ConversationState,
     Effect,
@@ -47,7 +48,6 @@ class ConversationLog:
         self.journal: Journal = journal or MemoryJournal()
         self.state: ConversationState = fold(self.journal.events())
         self._seq = self.state.last_seq
-        self.activated_tools: tuple[str, ...] = ()
 
     def _next_seq(self) -> int:
         self._seq += 1
@@ -60,8 +60,10 @@ class ConversationLog:
         self.state = apply_event(self.state, event)
 
     def record_activation(self, capabilities: tuple[str, ...]) -> None:
-        """Journal the advanced tools enabled in this conversation."""
-        self.activated_tools = capabilities
+        """Journal the advanced tools enabled in this conversation (they survive a restart)."""
+        event = ActivationEvent(seq=self._next_seq(), capabilities=capabilities)
+        self.journal.append(event)
+        self.state = apply_event(self.state, event)
 
     def complete(
         self, call_id: str, key: SessionKey, success: bool, effects: Iterable[Effect]

@@ -162,7 +162,17 @@ class CompletionEvent(_Frozen):
     effects: tuple[Effect, ...] = ()
 
 
-JournalEvent = Annotated[IntentEvent | CompletionEvent, Field(discriminator="kind")]
+class ActivationEvent(_Frozen):
+    """The conversation's enabled advanced tools (the whole set, replacing the previous one)."""
+
+    kind: Literal["activation"] = "activation"
+    seq: int
+    capabilities: tuple[str, ...]
+
+
+JournalEvent = Annotated[
+    IntentEvent | CompletionEvent | ActivationEvent, Field(discriminator="kind")
+]
 
 
 class ConversationState(_Frozen):
@@ -171,6 +181,7 @@ class ConversationState(_Frozen):
     managed_session: str | None = None
     sessions: dict[str, SessionPageState] = Field(default_factory=dict)
     pending_intents: dict[str, IntentEvent] = Field(default_factory=dict)
+    activated_tools: tuple[str, ...] = ()
     last_seq: int = 0
 
     def session(self, key: SessionKey) -> SessionPageState:

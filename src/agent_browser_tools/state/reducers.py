@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from agent_browser_tools.state.models import (
+    ActivationEvent,
     CompletionEvent,
     ConversationState,
     Effect,
@@ -52,6 +53,10 @@ def fold(
 
 def apply_event(state: ConversationState, event: JournalEvent) -> ConversationState:
     """One step of the fold."""
+    if isinstance(event, ActivationEvent):
+        return state.model_copy(
+            update={"activated_tools": event.capabilities, "last_seq": event.seq}
+        )
     if isinstance(event, IntentEvent):
         pending = dict(state.pending_intents)
         pending[event.call_id] = event

@@ -25,6 +25,7 @@ from agent_browser_tools.results.redaction import redact_argv
 from agent_browser_tools.runtime import Runtime
 from agent_browser_tools.state.models import TargetUnknown
 from agent_browser_tools.state.stale_refs import guard_batch, guard_direct, guard_unknown_target
+from agent_browser_tools.taxonomy import PageEffect
 from agent_browser_tools.tools import artifact_flow, direct_finish
 from agent_browser_tools.tools.direct_finish import finish, rejected
 
@@ -56,7 +57,7 @@ async def run(rt: Runtime, params: Mapping[str, Any]) -> Any:
         plan = _plan(rt, inp, native_default)
     except ArgvRejected as exc:
         return rejected(str(exc), params, wants_json)
-    async with rt.lock_for(plan.session.key):
+    async with rt.lock_for(plan.session.key, whole_namespace=_closes_namespace(plan)):
         try:
             plan = _plan(rt, inp, native_default)
         except ArgvRejected as exc:
@@ -68,6 +69,15 @@ async def run(rt: Runtime, params: Mapping[str, Any]) -> Any:
         if alias is not None:
             return rejected(alias, params, wants_json)
         return await _execute(rt, plan, inp.outputPath)
+
+
+def _closes_namespace(plan: ExecutionPlan) -> bool:
+    """`close --all` ends every session of the namespace, so it waits for all of them."""
+    rows = plan.row_matches if plan.row_matches is not None else (plan.match,)
+    return any(
+        m is not None and m.spec.page_effect is PageEffect.CLOSE and m.has_flag("--all")
+        for m in rows
+    )
 
 
 def _plan(rt: Runtime, inp: Any, native_default: str | None) -> ExecutionPlan:

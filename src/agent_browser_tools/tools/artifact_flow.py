@@ -50,7 +50,9 @@ def preflight(plan: ExecutionPlan, cwd: Path, output_path: str | None) -> str | 
     return art.find_alias(paths, cwd)
 
 
-def verify(plan: ExecutionPlan, envelope: Envelope, raw: RawOutcome, cwd: Path) -> list[dict[str, Any]]:
+def verify(
+    plan: ExecutionPlan, envelope: Envelope, raw: RawOutcome, cwd: Path
+) -> list[dict[str, Any]]:
     """Entries for every artifact the finished command reported or was asked for."""
     window = (raw.started_at, raw.ended_at)
     entries: list[dict[str, Any]] = []
@@ -97,9 +99,8 @@ def attach(
         obs.success = False
         obs.success_category = None
         obs.failure_category = FailureCategory.ARTIFACT_MISSING
-        obs.error = (
-            "agent-browser reported success but the artifact is not on disk: "
-            + ", ".join(missing)
+        obs.error = "agent-browser reported success but the artifact is not on disk: " + ", ".join(
+            missing
         )
         return []
     if not obs.success:

@@ -10,7 +10,7 @@ from agent_browser_tools import playbook
 from agent_browser_tools.planning.inputs import AgentBrowserInput
 from agent_browser_tools.settings import Settings
 from agent_browser_tools.tools import agent_browser, capabilities
-from agent_browser_tools.tools.registry import ToolSpec, Toolkit
+from agent_browser_tools.tools.registry import Toolkit, ToolSpec
 
 NOT_YET = "not implemented in this release"
 

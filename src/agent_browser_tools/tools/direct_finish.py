@@ -16,10 +16,10 @@ from agent_browser_tools.planning.plan import ExecutionPlan
 from agent_browser_tools.results.bounds import bound_visible
 from agent_browser_tools.results.categories import FailureCategory
 from agent_browser_tools.results.observation import Observation
-from agent_browser_tools.results.present import render_json, render_prose
-from agent_browser_tools.results.redaction import redact_argv, redact_native_text, redact_text
 from agent_browser_tools.results.output_file import resolve_output_path
 from agent_browser_tools.results.output_file import save as save_output
+from agent_browser_tools.results.present import render_json, render_prose
+from agent_browser_tools.results.redaction import redact_argv, redact_native_text, redact_text
 from agent_browser_tools.results.tool_result import ImageBlock, TextBlock, ToolResult
 from agent_browser_tools.runtime import Runtime
 from agent_browser_tools.state.effects import (
@@ -138,8 +138,8 @@ def _effects(plan: ExecutionPlan, envelope: Envelope, probe: Probe | None) -> li
 
 def _observe(plan: ExecutionPlan, envelope: Envelope) -> Observation:
     if plan.output_mode is OutputMode.TEXT:
-        single = plan.match is not None and plan.path[:1] == ("storage",) and bool(
-            plan.match.operands
+        single = (
+            plan.match is not None and plan.path[:1] == ("storage",) and bool(plan.match.operands)
         )
         text = redact_native_text(envelope.text or "", plan.path, single_key=single)
         if envelope.success:

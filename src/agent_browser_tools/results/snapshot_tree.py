@@ -1,0 +1,128 @@
+"""Parse the engine's indented snapshot text into lines that know their place in the tree.
+
+Why: compaction, filtering and search all need the same facts about a snapshot line (its
+depth, role, accessible name, `@eN` ref and parent) and must agree on them, so they parse it
+once, here. The engine prints one node per line as `- role "name" [attr, ref=eN]: text`,
+nesting by two-space indentation (`snapshot -i` flattens most landmarks away; a full snapshot
+keeps `banner`, `main`, ...). Lines that do not follow that shape are kept as opaque text so
+nothing is silently dropped.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+_LINE = re.compile(r'^(?P<indent>\s*)- (?P<role>[^\s"\[:]+)(?: "(?P<name>(?:[^"\\]|\\.)*)")?')
+_ATTRS = re.compile(r"\[(?P<attrs>[^\[\]]*)\]")
+_REF = re.compile(r"(?:^|[\s,])ref=(?P<ref>e\d+)\b")
+_LEVEL = re.compile(r"(?:^|[\s,])level=(?P<level>\d+)\b")
+_UNESCAPE = re.compile(r"\\(.)")
+
+
+@dataclass(frozen=True)
+class SnapshotLine:
+    """One line of a snapshot with its parsed node facts.
+
+    `parent` is the index of the nearest earlier line with a smaller depth (None at the top),
+    so ancestor chains can be rebuilt without re-reading indentation.
+    """
+
+    index: int
+    text: str
+    depth: int
+    role: str
+    name: str
+    ref: str | None
+    level: int | None
+    parent: int | None
+
+    @property
+    def cost(self) -> int:
+        """Characters this line costs in rendered output (with its newline)."""
+        return len(self.text) + 1
+
+
+def _depth(indent: str) -> int:
+    return len(indent.expandtabs(2)) // 2
+
+
+def _parse_one(text: str) -> tuple[int, str, str, str | None, int | None]:
+    match = _LINE.match(text)
+    if match is None:
+        stripped = text.lstrip(" ")
+        return _depth(text[: len(text) - len(stripped)]), "", "", None, None
+    name = _UNESCAPE.sub(r"\1", match.group("name") or "")
+    rest = text[match.end() :]
+    ref: str | None = None
+    level: int | None = None
+    attrs = _ATTRS.search(rest)
+    if attrs is not None:
+        ref_match = _REF.search(attrs.group("attrs"))
+        ref = ref_match.group("ref") if ref_match else None
+        level_match = _LEVEL.search(attrs.group("attrs"))
+        level = int(level_match.group("level")) if level_match else None
+    return _depth(match.group("indent")), match.group("role"), name, ref, level
+
+
+def parse_snapshot(text: str) -> list[SnapshotLine]:
+    """Parse every non-empty line; parents come from indentation."""
+    lines: list[SnapshotLine] = []
+    stack: list[tuple[int, int]] = []  # (depth, index)
+    for raw in text.split("\n"):
+        if not raw.strip():
+            continue
+        index = len(lines)
+        depth, role, name, ref, level = _parse_one(raw.rstrip())
+        while stack and stack[-1][0] >= depth:
+            stack.pop()
+        parent = stack[-1][1] if stack else None
+        lines.append(SnapshotLine(index, raw.rstrip(), depth, role, name, ref, level, parent))
+        stack.append((depth, index))
+    return lines
+
+
+def ancestors(lines: Sequence[SnapshotLine], index: int) -> list[int]:
+    """Indexes of the ancestors of `lines[index]`, outermost first."""
+    chain: list[int] = []
+    parent = lines[index].parent
+    while parent is not None:
+        chain.append(parent)
+        parent = lines[parent].parent
+    chain.reverse()
+    return chain
+
+
+def subtree_end(lines: Sequence[SnapshotLine], index: int) -> int:
+    """Index one past the last descendant of `lines[index]` (lines are in DOM order)."""
+    depth = lines[index].depth
+    end = index + 1
+    while end < len(lines) and lines[end].depth > depth:
+        end += 1
+    return end
+
+
+def ref_role_name(line: SnapshotLine, refs: Mapping[str, Mapping[str, Any]]) -> tuple[str, str]:
+    """Role and name for a line, preferring the engine's ref map over the printed text.
+
+    Why: the ref map is what later `@eN` actions resolve against, so when both exist the map
+    is the authority; the printed line is the fallback for ref-less lines.
+    """
+    entry = refs.get(line.ref) if line.ref else None
+    if isinstance(entry, Mapping):
+        role = entry.get("role")
+        name = entry.get("name")
+        return (
+            role if isinstance(role, str) and role else line.role,
+            name if isinstance(name, str) else line.name,
+        )
+    return line.role, line.name
+
+
+def ref_label(ref: str, role: str, name: str, *, max_name: int = 80) -> str:
+    """`@eN role "name"`: the one-line form used in key/omitted ref lists."""
+    shown = name if len(name) <= max_name else name[: max_name - 1] + "…"
+    quoted = shown.replace("\\", "\\\\").replace('"', '\\"')
+    return f'@{ref} {role} "{quoted}"' if shown else f"@{ref} {role}"

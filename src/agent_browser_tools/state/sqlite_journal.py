@@ -1,0 +1,190 @@
+"""The persistent conversation journal: append-only SQLite under the state dir.
+
+One database (`journal.sqlite3`, mode 0600, in a 0700 dir) holds every conversation's events.
+Rows are only ever inserted; state is rebuilt by folding them (`reducers.fold`), so a
+restarted server resumes refs, targets and enabled tools, and an intent without a completion
+(the process died mid-call) leaves the page target unknown rather than wrong.
+
+The schema is versioned in `meta`. A newer schema than this code knows is refused with a clear
+message (never guessed at); older versions are migrated in `_migrate`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from pydantic import TypeAdapter, ValidationError
+
+from agent_browser_tools.private_fs import ensure_private_dir
+from agent_browser_tools.state.models import JournalEvent
+
+SCHEMA_VERSION = 1
+DB_NAME = "journal.sqlite3"
+_EVENT = TypeAdapter(JournalEvent)
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS conversations (
+    id TEXT PRIMARY KEY,
+    created_at REAL NOT NULL,
+    updated_at REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS events (
+    conversation_id TEXT NOT NULL REFERENCES conversations(id),
+    seq INTEGER NOT NULL,
+    kind TEXT NOT NULL,
+    payload TEXT NOT NULL,
+    created_at REAL NOT NULL,
+    PRIMARY KEY (conversation_id, seq)
+);
+"""
+
+
+class JournalError(RuntimeError):
+    """The journal cannot be used; the message says why and what to do."""
+
+
+@dataclass(frozen=True)
+class ConversationInfo:
+    id: str
+    created_at: float
+    updated_at: float
+    events: int
+
+
+def _connect(path: Path) -> sqlite3.Connection:
+    ensure_private_dir(path.parent)
+    if not path.exists():
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+        os.close(fd)
+    conn = sqlite3.connect(path, timeout=30, isolation_level=None)
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("PRAGMA synchronous=NORMAL")
+    conn.execute("PRAGMA foreign_keys=ON")
+    return conn
+
+
+def open_database(state_dir: Path) -> sqlite3.Connection:
+    """Open (creating or migrating) the journal database; raise `JournalError` if unusable."""
+    path = state_dir / DB_NAME
+    try:
+        conn = _connect(path)
+        conn.executescript(_SCHEMA)
+        row = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+    except sqlite3.DatabaseError as exc:
+        raise JournalError(
+            f"{path} is not a usable journal ({exc}); move it aside or set "
+            "AGENT_BROWSER_TOOLS_STATE_DIR to a fresh directory."
+        ) from exc
+    version = int(row[0]) if row else 0
+    if version > SCHEMA_VERSION:
+        conn.close()
+        raise JournalError(
+            f"{path} was written by a newer agent-browser-tools (journal schema {version}, this "
+            f"version understands {SCHEMA_VERSION}). Upgrade agent-browser-tools, or use another "
+            "AGENT_BROWSER_TOOLS_STATE_DIR."
+        )
+    if version < SCHEMA_VERSION:
+        _migrate(conn, version)
+    for name in (DB_NAME, DB_NAME + "-wal", DB_NAME + "-shm"):
+        candidate = state_dir / name
+        if candidate.exists():
+            os.chmod(candidate, 0o600)
+    return conn
+
+
+def _migrate(conn: sqlite3.Connection, version: int) -> None:
+    """Bring an older journal to `SCHEMA_VERSION` (version 0 = freshly created tables)."""
+    conn.execute(
+        "INSERT OR REPLACE INTO meta(key, value) VALUES ('schema_version', ?)",
+        (str(SCHEMA_VERSION),),
+    )
+
+
+class SqliteJournal:
+    """The `Journal` of one conversation, stored in the shared database."""
+
+    def __init__(self, state_dir: Path, conversation_id: str) -> None:
+        self._conn = open_database(state_dir)
+        self.conversation_id = conversation_id
+        now = time.time()
+        self._conn.execute(
+            "INSERT OR IGNORE INTO conversations(id, created_at, updated_at) VALUES (?, ?, ?)",
+            (conversation_id, now, now),
+        )
+
+    def append(self, event: JournalEvent) -> None:
+        now = time.time()
+        payload = event.model_dump_json()
+        with self._conn:
+            self._conn.execute("BEGIN IMMEDIATE")
+            self._conn.execute(
+                "INSERT INTO events(conversation_id, seq, kind, payload, created_at) "
+                "VALUES (?, ?, ?, ?, ?)",
+                (self.conversation_id, event.seq, event.kind, payload, now),
+            )
+            self._conn.execute(
+                "UPDATE conversations SET updated_at = ? WHERE id = ?",
+                (now, self.conversation_id),
+            )
+
+    def events(self) -> Iterable[JournalEvent]:
+        rows = self._conn.execute(
+            "SELECT seq, payload FROM events WHERE conversation_id = ? ORDER BY seq",
+            (self.conversation_id,),
+        ).fetchall()
+        events = []
+        for seq, payload in rows:
+            try:
+                events.append(_EVENT.validate_python(json.loads(payload)))
+            except (ValidationError, ValueError) as exc:
+                raise JournalError(
+                    f"journal event {seq} of conversation {self.conversation_id} is not "
+                    f"readable ({exc.__class__.__name__}); prune the conversation with "
+                    f"`agent-browser-tools state prune --conversation {self.conversation_id}`."
+                ) from exc
+        return events
+
+    def close(self) -> None:
+        self._conn.close()
+
+
+def list_conversations(state_dir: Path) -> list[ConversationInfo]:
+    conn = open_database(state_dir)
+    try:
+        rows = conn.execute(
+            "SELECT c.id, c.created_at, c.updated_at, COUNT(e.seq) FROM conversations c "
+            "LEFT JOIN events e ON e.conversation_id = c.id GROUP BY c.id ORDER BY c.updated_at"
+        ).fetchall()
+    finally:
+        conn.close()
+    return [ConversationInfo(r[0], r[1], r[2], r[3]) for r in rows]
+
+
+def prune(state_dir: Path, *, older_than_s: float | None = None, ids: Iterable[str] = ()) -> int:
+    """Delete whole conversations (never single events); returns how many were removed."""
+    conn = open_database(state_dir)
+    targets = set(ids)
+    try:
+        if older_than_s is not None:
+            cutoff = time.time() - older_than_s
+            targets |= {
+                row[0]
+                for row in conn.execute(
+                    "SELECT id FROM conversations WHERE updated_at < ?", (cutoff,)
+                )
+            }
+        with conn:
+            conn.execute("BEGIN IMMEDIATE")
+            for ident in targets:
+                conn.execute("DELETE FROM events WHERE conversation_id = ?", (ident,))
+                conn.execute("DELETE FROM conversations WHERE id = ?", (ident,))
+    finally:
+        conn.close()
+    return len(targets)
