@@ -223,9 +223,14 @@ def test_fresh_rotates_to_a_new_name_and_records_the_active_previous() -> None:
     assert plan.session.ownership == "managed"
 
 
-def test_each_fresh_call_gets_its_own_name() -> None:
-    names = {_plan(["get", "url"], mode="fresh").session.inject[1] for _ in range(5)}
+def test_fresh_names_differ_per_journal_position_and_replan_identically() -> None:
+    """Names come from the nonce (conversation + journal position): planning stays pure, so
+    re-planning one call after waiting for its lock yields the same browser identity."""
+    states = [ConversationState(last_seq=seq) for seq in range(5)]
+    names = {_plan(["get", "url"], state=st, mode="fresh").session.inject[1] for st in states}
     assert len(names) == 5
+    again = {_plan(["get", "url"], state=states[0], mode="fresh").session.inject[1] for _ in "ab"}
+    assert len(again) == 1
 
 
 def test_fresh_without_a_previous_session_has_nothing_to_replace() -> None:

@@ -179,9 +179,7 @@ def test_override_disable_is_the_hard_disable(tmp_path: Path) -> None:
 def test_untrusted_project_layer_is_ignored_including_its_commands(tmp_path: Path) -> None:
     toml = "[web_search]\nexa_api_key = '!/bin/echo from-project'\n"
     assert web_search_available(make_settings(tmp_path, project_toml=toml))
-    assert not web_search_available(
-        make_settings(tmp_path, project_toml=toml, trust_project=False)
-    )
+    assert not web_search_available(make_settings(tmp_path, project_toml=toml, trust_project=False))
 
 
 def test_highest_layer_source_wins(tmp_path: Path) -> None:
@@ -240,7 +238,9 @@ brave_base_url = "http://127.0.0.1:9/brave"
 def test_invalid_config_is_reported_and_unregisters(
     tmp_path: Path, caplog: pytest.LogCaptureFixture, body: str, field: str
 ) -> None:
-    settings = make_settings(tmp_path, env={"EXA_API_KEY": "k"}, global_toml=f"[web_search]\n{body}\n")
+    settings = make_settings(
+        tmp_path, env={"EXA_API_KEY": "k"}, global_toml=f"[web_search]\n{body}\n"
+    )
     with pytest.raises(WebSearchConfigError, match=field):
         load_config(settings)
     with caplog.at_level(logging.WARNING):

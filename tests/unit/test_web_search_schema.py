@@ -150,7 +150,7 @@ def test_provider_choice(
 
 
 def test_explicit_provider_without_a_key_is_rejected() -> None:
-    with pytest.raises(InputRejected, match='no Brave credential.*use provider "exa"'):
+    with pytest.raises(InputRejected, match=r'no Brave credential.*use provider "exa"'):
         choose_provider("brave", ["exa"], None)
 
 

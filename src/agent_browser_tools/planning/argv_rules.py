@@ -56,8 +56,10 @@ def _reject_shell_and_binary(args: Sequence[str]) -> None:
     if first == "agent-browser" or first.endswith("/agent-browser"):
         fixed = json.dumps(list(args[1:]))
         raise ArgvRejected(f"do not include the binary name in args; send args {fixed} instead.")
-    for token in args:
-        if token in SHELL_OPERATORS:
+    for index, token in enumerate(args):
+        # A trailing operator is literal text (`press >`, `keyboard type |`); one followed by
+        # more tokens is an attempt at chaining or redirection.
+        if token in SHELL_OPERATORS and index < len(args) - 1:
             raise ArgvRejected(
                 f"args must not contain shell operators ({token!r}); the tool runs one command "
                 'without a shell. For a sequence use args ["batch", "--bail"] with a JSON array '

@@ -104,6 +104,7 @@ def build_plan(
     *,
     root_id: str,
     native_default: str | None,
+    nonce: str = "",
 ) -> ExecutionPlan:
     """Validate and decide; raises `ArgvRejected`."""
     checked = check_argv(inp.args, inp.stdin)
@@ -113,6 +114,7 @@ def build_plan(
         state=state,
         root_id=root_id,
         native_default=native_default,
+        nonce=nonce,
     )
     mode, caller_json, chosen = output_choice(checked)
     command_argv, stdin = _command_argv(checked)

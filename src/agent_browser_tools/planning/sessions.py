@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import secrets
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -46,8 +45,11 @@ def managed_base_name(root_id: str) -> str:
     return MANAGED_PREFIX + hashlib.sha256(root_id.encode()).hexdigest()[:12]
 
 
-def fresh_name(root_id: str) -> str:
-    return f"{managed_base_name(root_id)}-{secrets.token_hex(3)}"
+def fresh_name(root_id: str, nonce: str) -> str:
+    """A new managed name for a fresh launch. Derived from `nonce` (conversation + journal
+    position) so that planning stays pure and re-planning the same call gives the same name."""
+    suffix = hashlib.sha256(f"{root_id}\0{nonce}".encode()).hexdigest()[:6]
+    return f"{managed_base_name(root_id)}-{suffix}"
 
 
 def native_session_default(env: Mapping[str, str], cwd: Path) -> str | None:
@@ -96,6 +98,7 @@ def plan_session(
     state: ConversationState,
     root_id: str,
     native_default: str | None,
+    nonce: str = "",
 ) -> SessionPlan:
     """Decide session injection; raise `ArgvRejected` for launch flags on an active session."""
     launch = launch_flags_of(checked.globals_)
@@ -107,9 +110,10 @@ def plan_session(
         owner: Literal["managed", "caller"] = (
             "managed" if explicit == state.managed_session else "caller"
         )
-        return SessionPlan(
-            SessionKey(session=explicit, namespace=namespace), (), False, owner, launch
-        )
+        key = SessionKey(session=explicit, namespace=namespace)
+        if owner == "managed":
+            _reject_ignored_launch_flags(launch, state, key, explicit)
+        return SessionPlan(key, (), False, owner, launch)
     if native_default is not None:
         key = SessionKey(session=native_default, namespace=namespace)
         return SessionPlan(key, (), False, "caller", launch)
@@ -117,7 +121,7 @@ def plan_session(
         return SessionPlan(None, (), False, None, launch)
     current = state.managed_session or managed_base_name(root_id)
     if session_mode == "fresh":
-        name = fresh_name(root_id)
+        name = fresh_name(root_id, nonce or str(state.last_seq))
         key = SessionKey(session=name, namespace=namespace)
         previous = state.managed_session
         active_prev = (
@@ -134,6 +138,14 @@ def plan_session(
             fresh=True,
         )
     key = SessionKey(session=current, namespace=namespace)
+    _reject_ignored_launch_flags(launch, state, key, current)
+    return SessionPlan(key, ("--session", current), True, "managed", launch)
+
+
+def _reject_ignored_launch_flags(
+    launch: tuple[str, ...], state: ConversationState, key: SessionKey, current: str
+) -> None:
+    """Launch flags on a running managed browser would be silently ignored: refuse them."""
     entry = state.session(key)
     if launch and entry.active and set(launch) != set(entry.launch_flags):
         raise ArgvRejected(
@@ -142,4 +154,3 @@ def plan_session(
             'with the top-level field sessionMode: "fresh" (or an explicit --session for a new '
             "browser); do not put --session-mode in args."
         )
-    return SessionPlan(key, ("--session", current), True, "managed", launch)

@@ -12,7 +12,9 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from agent_browser_tools import taxonomy
 from agent_browser_tools.state.models import RefInfo
+from agent_browser_tools.taxonomy import CommandMatch
 
 WAIT_GRACE_MS = 5_000
 _DIALOG_WORDS = re.compile(r"\b(alert|confirm|prompt|dialog)\b", re.IGNORECASE)
@@ -25,46 +27,43 @@ class TimeoutPlan:
     source: str  # "caller" | "derived-wait" | "dialog" | "dialog-trigger" | "default"
 
 
-def _int(token: str | None) -> int | None:
-    if token is None or not token.isdigit():
+def _match(tokens: Sequence[str]) -> CommandMatch | None:
+    if not tokens:
         return None
-    return int(token)
-
-
-def _flag(tokens: Sequence[str], name: str) -> int | None:
-    for index, token in enumerate(tokens[:-1]):
-        if token == name:
-            return _int(tokens[index + 1])
-    return None
+    _globals, rest = taxonomy.split_global_flags(tokens)
+    return taxonomy.resolve_command(rest) if rest else None
 
 
 def requested_duration_ms(tokens: Sequence[str]) -> int | None:
-    """Milliseconds the command itself asks the engine to wait for, if any."""
-    if not tokens:
+    """Milliseconds the command itself asks the engine to wait for (from the command table's
+    duration operand / timeout flag), if any."""
+    match = _match(tokens)
+    if match is None or match.spec.timeout_family not in (
+        taxonomy.TimeoutFamily.WAIT,
+        taxonomy.TimeoutFamily.WEBMCP,
+    ):
         return None
-    if tokens[0] == "wait":
-        explicit = _flag(tokens, "--timeout")
-        if explicit is not None:
-            return explicit
-        return _int(tokens[1]) if len(tokens) > 1 else None
-    if tokens[0] == "webmcp" and len(tokens) > 1 and tokens[1] in ("invoke", "result"):
-        return _flag(tokens, "--timeout")
-    return None
+    return match.requested_duration_ms()
 
 
 def looks_dialog_triggering(
     tokens: Sequence[str], stdin: str | None, refs: Mapping[str, RefInfo]
 ) -> bool:
-    """Clicks/taps/finds on alert/confirm/prompt-named targets and evals calling them."""
-    if not tokens:
+    """Clicks/finds on alert/confirm/prompt-named targets, and evals that call them."""
+    match = _match(tokens)
+    if match is None:
         return False
-    head = tokens[0]
-    if head == "eval":
-        script = stdin if "--stdin" in tokens else " ".join(tokens[1:])
+    spec = match.spec
+    if spec.stdin_flag == "--stdin" and spec.page_effect is taxonomy.PageEffect.MAY_NAVIGATE:
+        script = stdin if match.has_flag("--stdin") else " ".join(match.operands)
         return bool(script and _DIALOG_WORDS.search(script))
-    if head not in ("click", "tap", "dblclick", "find"):
+    clicks = spec.page_effect is taxonomy.PageEffect.MAY_NAVIGATE and (
+        spec.ref_slots.positions or spec.path[:1] == ("find",)
+    )
+    if not clicks:
         return False
-    for token in tokens[1:]:
+    flag_values = [value for _name, value in match.flags if value]
+    for token in (*match.operands, *flag_values):
         ref = _REF.match(token)
         if ref:
             info = refs.get(ref.group(1))
@@ -73,6 +72,11 @@ def looks_dialog_triggering(
         elif _DIALOG_WORDS.search(token):
             return True
     return False
+
+
+def _is_dialog_command(tokens: Sequence[str]) -> bool:
+    match = _match(tokens)
+    return match is not None and match.spec.timeout_family is taxonomy.TimeoutFamily.DIALOG
 
 
 def plan_timeout(
@@ -93,8 +97,7 @@ def plan_timeout(
     waits = [d for d in (requested_duration_ms(r) for r in rows) if d is not None]
     if waits:
         return TimeoutPlan(max(default_ms, sum(waits) + WAIT_GRACE_MS), "derived-wait")
-    # Compare the word, not a slice: `command` may be a list, and `["dialog"] != ("dialog",)`.
-    if batch_rows is None and command and command[0] == "dialog":
+    if batch_rows is None and _is_dialog_command(command):
         return TimeoutPlan(dialog_ms, "dialog")
     if batch_rows is None and looks_dialog_triggering(command, stdin, refs):
         return TimeoutPlan(dialog_trigger_ms, "dialog-trigger")

@@ -296,7 +296,8 @@ class _Cell:
                 self.out.status = "crashed"
                 self.out.crash = f"the sandbox worker failed: {message.get('detail', reason)}"
             return
-        raw = message.get("error") if isinstance(message.get("error"), dict) else {}
+        found = message.get("error")
+        raw: dict[str, Any] = found if isinstance(found, dict) else {}
         stack = str(raw.get("stack", ""))
         self.out.error = JsError(
             name=str(raw.get("name", "Error")),
@@ -392,6 +393,7 @@ async def run_cell(
         cell.out.status = "timeout"
         cell.kill()
     finally:
-        cell.kill() if cell.out.status != "done" and cell.out.status != "error" else None
+        if cell.out.status not in ("done", "error"):
+            cell.kill()
         await asyncio.shield(cell.shutdown())
     return cell.out

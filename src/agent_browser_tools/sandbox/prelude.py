@@ -61,7 +61,9 @@ PRELUDE = r"""
     try { text = stringify(value); } catch (err) {
       throw new TypeError(what + " must be JSON-serializable: " + String(err && err.message));
     }
-    if (text === undefined) throw new TypeError(what + " must be a JSON value, not " + typeof value);
+    if (text === undefined) {
+      throw new TypeError(what + " must be a JSON value, not " + typeof value);
+    }
     return text;
   }
 
@@ -69,7 +71,9 @@ PRELUDE = r"""
     const id = nextId++;
     let text = null;
     let encodeError = null;
-    try { text = jsonText(request, "browser() request"); } catch (err) { encodeError = err.message; }
+    try { text = jsonText(request, "browser() request"); } catch (err) {
+      encodeError = err.message;
+    }
     return new PromiseCtor(function (resolve) {
       pending.set(id, resolve);
       if (text === null) post({ type: "call", id: id, request: null, encodeError: encodeError });

@@ -53,22 +53,31 @@ async def run(rt: Runtime, params: Mapping[str, Any]) -> Any:
     except ValidationError as exc:
         return rejected(explain_validation_error(exc, NAME, ALLOWED), params, wants_json)
     native_default = native_session_default(rt.settings.env, rt.cwd)
+    nonce = f"{rt.conversation_id}:{rt.log.state.last_seq}"
     try:
-        plan = _plan(rt, inp, native_default)
+        plan = _plan(rt, inp, native_default, nonce)
     except ArgvRejected as exc:
         return rejected(str(exc), params, wants_json)
-    async with rt.lock_for(plan.session.key, whole_namespace=_closes_namespace(plan)):
-        try:
-            plan = _plan(rt, inp, native_default)
-        except ArgvRejected as exc:
-            return rejected(str(exc), params, wants_json)
-        blocked = _guard(rt, plan)
-        if blocked is not None:
-            return finish(rt, plan, blocked, None)
-        alias = artifact_flow.preflight(plan, rt.cwd, inp.outputPath)
-        if alias is not None:
-            return rejected(alias, params, wants_json)
-        return await _execute(rt, plan, inp.outputPath)
+    for _attempt in range(3):
+        async with rt.lock_for(plan.session.key, whole_namespace=_closes_namespace(plan)):
+            # State may have moved while waiting for the lock: plan again with the same nonce
+            # and run only if the browser identity is still the one we hold.
+            try:
+                fresh_plan = _plan(rt, inp, native_default, nonce)
+            except ArgvRejected as exc:
+                return rejected(str(exc), params, wants_json)
+            if fresh_plan.session.key != plan.session.key:
+                plan = fresh_plan
+                continue
+            plan = fresh_plan
+            blocked = _guard(rt, plan)
+            if blocked is not None:
+                return finish(rt, plan, blocked, None)
+            alias = artifact_flow.preflight(plan, rt.cwd, inp.outputPath)
+            if alias is not None:
+                return rejected(alias, params, wants_json)
+            return await _execute(rt, plan, inp.outputPath)
+    return rejected("the browser session kept changing while waiting; retry", params, wants_json)
 
 
 def _closes_namespace(plan: ExecutionPlan) -> bool:
@@ -80,9 +89,14 @@ def _closes_namespace(plan: ExecutionPlan) -> bool:
     )
 
 
-def _plan(rt: Runtime, inp: Any, native_default: str | None) -> ExecutionPlan:
+def _plan(rt: Runtime, inp: Any, native_default: str | None, nonce: str) -> ExecutionPlan:
     return build_plan(
-        inp, rt.log.state, rt.settings, root_id=rt.root_id, native_default=native_default
+        inp,
+        rt.log.state,
+        rt.settings,
+        root_id=rt.root_id,
+        native_default=native_default,
+        nonce=nonce,
     )
 
 

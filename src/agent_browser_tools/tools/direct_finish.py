@@ -182,7 +182,9 @@ async def conclude(
     if key is not None and obs.success and plan.session.used_implicit_session:
         if rt.log.state.managed_session != key.session:
             effects.append(ManagedSessionSelected(session=key.session))
-        rt.owned_sessions.add(key)
+        if rt.root_id == rt.conversation_id or plan.session.fresh:
+            # A sub-agent shares its root's browser; only the root closes it.
+            rt.owned_sessions.add(key)
     await settle_fresh(rt, plan, obs, effects)
     if key is not None:
         rt.log.complete(call_id, key, obs.success, effects)

@@ -1,0 +1,191 @@
+"""Conversations of the MCP host: one `BrowserTools` each, their calls in flight, their end.
+
+Contract:
+
+- `Conversation.call` runs one tool call in its own asyncio task. While it runs, `on_tick` is
+  awaited every `TICK_S` seconds with the elapsed time (the host turns that into progress
+  notifications). If the awaiting handler is cancelled (MCP `notifications/cancelled`, the
+  client going away, shutdown), the call task is cancelled exactly once, which makes the engine
+  runner kill its child process group, and the handler waits (shielded, at most
+  `CANCEL_GRACE_S`) for that to finish before the cancellation propagates. Running the call in
+  its own task keeps anyio's repeated cancellation of the handler away from the runner's
+  cleanup.
+- `Conversation.aclose` cancels the calls in flight the same way, then closes the managed
+  browsers the conversation launched (`BrowserTools.aclose`), bounded by the settings'
+  session-close timeout. Caller-owned sessions are never closed.
+- `ConversationRegistry` creates conversations lazily by key (one key for stdio, the MCP
+  session id over HTTP), closes one when its session ends, reaps conversations idle for longer
+  than `idle_timeout_s` with nothing in flight, and on shutdown closes all of them and refuses
+  new ones.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any
+
+import anyio
+
+from agent_browser_tools.api import BrowserTools
+from agent_browser_tools.results.tool_result import ToolResult, text_result
+
+logger = logging.getLogger(__name__)
+
+TICK_S = 2.0
+"""How often a running call reports that it is still running."""
+
+CANCEL_GRACE_S = 10.0
+"""Longest wait for a cancelled call to kill its engine child (the runner needs <= ~4 s)."""
+
+CLOSE_SLACK_S = 2.0
+"""Added to the session-close timeout when bounding a whole conversation's shutdown."""
+
+Tick = Callable[[float], Awaitable[None]]
+
+
+class ServerClosing(RuntimeError):
+    """The host is shutting down and opens no new conversations."""
+
+
+def _interrupted(name: str) -> ToolResult:
+    message = f"{name} was interrupted because the server is shutting down."
+    details = {
+        "resultCategory": "failure",
+        "failureCategory": "cancelled",
+        "error": message,
+    }
+    text = f"Error: {message}\nResult category: failure; failureCategory: cancelled."
+    return text_result(text, details, is_error=True)
+
+
+async def _cancel_and_wait(task: asyncio.Task[ToolResult]) -> None:
+    """Cancel `task` once and wait for it, shielded from further cancellation, bounded."""
+    task.cancel()
+    with anyio.CancelScope(shield=True):
+        await asyncio.wait({task}, timeout=CANCEL_GRACE_S)
+    if task.done() and not task.cancelled() and task.exception() is not None:
+        logger.debug("cancelled call ended with %r", task.exception())
+
+
+class Conversation:
+    """One conversation's `BrowserTools` plus the calls running on it."""
+
+    def __init__(self, tools: BrowserTools) -> None:
+        self.tools = tools
+        self.last_used = time.monotonic()
+        self._calls: set[asyncio.Task[ToolResult]] = set()
+
+    @property
+    def busy(self) -> bool:
+        return bool(self._calls)
+
+    async def call(self, name: str, params: Mapping[str, Any], on_tick: Tick | None) -> ToolResult:
+        """Run one tool call; see the module docstring for ticks and cancellation."""
+        self.last_used = time.monotonic()
+        task = asyncio.get_running_loop().create_task(self.tools.call(name, params))
+        self._calls.add(task)
+        task.add_done_callback(self._calls.discard)
+        started = time.monotonic()
+        try:
+            while not task.done():
+                await asyncio.wait({task}, timeout=TICK_S)
+                if not task.done() and on_tick is not None:
+                    await on_tick(time.monotonic() - started)
+        except BaseException:
+            await _cancel_and_wait(task)
+            raise
+        finally:
+            self.last_used = time.monotonic()
+        if task.cancelled():  # cancelled by `aclose`, not by this handler
+            return _interrupted(name)
+        return task.result()
+
+    async def aclose(self) -> None:
+        """Stop the calls in flight, then close the browsers this conversation launched."""
+        for task in list(self._calls):
+            await _cancel_and_wait(task)
+        budget_s = self.tools.settings.session_close_timeout_ms / 1000.0 + CLOSE_SLACK_S
+        with anyio.CancelScope(shield=True), anyio.move_on_after(budget_s) as scope:
+            await self.tools.aclose()
+        if scope.cancelled_caught:
+            logger.warning(
+                "closing the browsers of conversation %s took longer than %.0f s",
+                self.tools.conversation_id,
+                budget_s,
+            )
+
+
+class ConversationRegistry:
+    """Conversations by key, created on first use and closed when their session ends."""
+
+    def __init__(
+        self,
+        factory: Callable[[str], BrowserTools],
+        *,
+        idle_timeout_s: float | None = None,
+    ) -> None:
+        self._factory = factory
+        self._idle_timeout_s = idle_timeout_s
+        self._conversations: dict[str, Conversation] = {}
+        self._closing: set[asyncio.Task[None]] = set()
+        self._closed = False
+
+    def __len__(self) -> int:
+        return len(self._conversations)
+
+    def get(self, key: str) -> Conversation:
+        """The conversation of `key`, created on first use (raises `ServerClosing`)."""
+        if self._closed:
+            raise ServerClosing("the server is shutting down")
+        conversation = self._conversations.get(key)
+        if conversation is None:
+            conversation = Conversation(self._factory(key))
+            self._conversations[key] = conversation
+            logger.info("conversation %s opened", conversation.tools.conversation_id)
+        return conversation
+
+    async def close(self, key: str) -> None:
+        """Close the conversation of `key` (its session ended); unknown keys are ignored."""
+        conversation = self._conversations.pop(key, None)
+        if conversation is not None:
+            await conversation.aclose()
+            logger.info("conversation %s closed", conversation.tools.conversation_id)
+
+    def close_soon(self, key: str) -> None:
+        """Schedule `close(key)` without waiting; `close_all` waits for it."""
+        task = asyncio.get_running_loop().create_task(self.close(key))
+        self._closing.add(task)
+        task.add_done_callback(self._closing.discard)
+
+    async def reap_idle(self) -> None:
+        """Close conversations idle for longer than the idle timeout with nothing in flight."""
+        if self._idle_timeout_s is None:
+            return
+        now = time.monotonic()
+        stale = [
+            key
+            for key, conv in self._conversations.items()
+            if not conv.busy and now - conv.last_used > self._idle_timeout_s
+        ]
+        for key in stale:
+            await self.close(key)
+
+    async def close_all(self) -> None:
+        """Refuse new conversations, then close every open one concurrently."""
+        self._closed = True
+        keys = list(self._conversations)
+        with anyio.CancelScope(shield=True):
+            await asyncio.gather(*(self.close(key) for key in keys), return_exceptions=True)
+            if self._closing:
+                await asyncio.gather(*self._closing, return_exceptions=True)
+
+    async def reap_forever(self, interval_s: float = 60.0) -> None:
+        """Run `reap_idle` periodically until cancelled."""
+        while True:
+            await asyncio.sleep(interval_s)
+            with contextlib.suppress(Exception):
+                await self.reap_idle()

@@ -1,0 +1,91 @@
+"""`serve` options and the rules that decide whether the server may start at all.
+
+The HTTP transport binds 127.0.0.1 by default. A bearer token (`--token` or
+`AGENT_BROWSER_TOOLS_HTTP_TOKEN`) is REQUIRED when it binds anything that is not a loopback
+address; without one the server refuses to start. A token given on loopback is enforced too.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+TOKEN_ENV = "AGENT_BROWSER_TOOLS_HTTP_TOKEN"
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 8765
+MCP_PATH = "/mcp"
+
+
+class ServeRefused(ValueError):
+    """The options are unsafe or inconsistent; the message says how to fix them."""
+
+
+@dataclass(frozen=True)
+class ServeOptions:
+    """What `agent-browser-tools serve` was asked to do."""
+
+    http: bool = False
+    host: str = DEFAULT_HOST
+    port: int = DEFAULT_PORT
+    token: str | None = None
+    tools: frozenset[str] | None = None
+    conversation: str | None = None
+    allowed_hosts: tuple[str, ...] = ()
+
+
+def is_loopback(host: str) -> bool:
+    """True for `localhost` and loopback IP literals (127.0.0.0/8, ::1)."""
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def parse_tool_list(raw: str | None) -> frozenset[str] | None:
+    """`a,b,c` -> {"a", "b", "c"}; None/empty means no allowlist."""
+    if raw is None:
+        return None
+    names = frozenset(name.strip() for name in raw.split(",") if name.strip())
+    return names or None
+
+
+def resolve_options(
+    *,
+    http: bool,
+    host: str | None,
+    port: int | None,
+    token: str | None,
+    tools: str | None,
+    conversation: str | None,
+    allowed_hosts: tuple[str, ...] = (),
+    env: Mapping[str, str],
+) -> ServeOptions:
+    """Validate the flags (and the token env) into `ServeOptions`, or raise `ServeRefused`."""
+    if not http and (host is not None or port is not None or token is not None):
+        raise ServeRefused("--host, --port and --token only apply with --http.")
+    if http and conversation is not None:
+        raise ServeRefused(
+            "--conversation only applies to stdio; over HTTP every MCP session is its own "
+            "conversation."
+        )
+    bind = host or DEFAULT_HOST
+    secret = token or (env.get(TOKEN_ENV) if http else None) or None
+    if http and not is_loopback(bind) and not secret:
+        raise ServeRefused(
+            f"refusing to serve on non-loopback address {bind!r} without a bearer token: pass "
+            f"--token TOKEN or set {TOKEN_ENV} (clients then send 'Authorization: Bearer TOKEN')."
+        )
+    if port is not None and not 0 <= port <= 65535:
+        raise ServeRefused(f"--port must be between 0 and 65535, not {port}.")
+    return ServeOptions(
+        http=http,
+        host=bind,
+        port=DEFAULT_PORT if port is None else port,
+        token=secret,
+        tools=parse_tool_list(tools),
+        conversation=conversation,
+        allowed_hosts=allowed_hosts,
+    )

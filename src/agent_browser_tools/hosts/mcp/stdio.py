@@ -1,0 +1,80 @@
+"""MCP over stdio: one conversation for the whole process.
+
+Lifecycle: the server runs until stdin reaches EOF or the process gets SIGTERM/SIGINT. Either
+way it then cancels the calls in flight (killing their engine children) and closes the managed
+browsers its conversation launched (bounded by the session-close timeout) before exiting 0.
+MCP clients give a server about 2 s after closing stdin before they signal it, so closing is
+concurrent and starts immediately.
+
+The SDK reads stdin in a worker thread that cannot be interrupted; after a signal, when that
+read is still blocked once everything is closed, the process exits without waiting for it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import signal
+import sys
+import uuid
+
+from mcp.server.stdio import stdio_server
+
+from agent_browser_tools.api import BrowserTools
+from agent_browser_tools.hosts.mcp.conversations import ConversationRegistry
+from agent_browser_tools.hosts.mcp.options import ServeOptions
+from agent_browser_tools.hosts.mcp.server import Ctx, build_server
+from agent_browser_tools.settings import Settings
+
+logger = logging.getLogger(__name__)
+
+STDIO_KEY = "stdio"
+TRANSPORT_EXIT_GRACE_S = 1.0
+
+
+async def _run_transport(options: ServeOptions, registry: ConversationRegistry) -> None:
+    def key_of(ctx: Ctx) -> str:
+        return STDIO_KEY
+
+    server = build_server(registry, key_of, stateless_era=True)
+    async with stdio_server() as (read_stream, write_stream):
+        await server.run(read_stream, write_stream, server.create_initialization_options())
+
+
+async def serve_stdio(options: ServeOptions, settings: Settings) -> int:
+    """Serve MCP on stdin/stdout until EOF or a signal; returns the exit code."""
+    conversation_id = options.conversation or uuid.uuid4().hex
+
+    def factory(key: str) -> BrowserTools:
+        return BrowserTools(
+            conversation_id=conversation_id, settings=settings, tools=options.tools
+        )
+
+    registry = ConversationRegistry(factory)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    transport = loop.create_task(_run_transport(options, registry))
+    stopper = loop.create_task(stop.wait())
+    try:
+        await asyncio.wait({transport, stopper}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        stopper.cancel()
+        await registry.close_all()
+    if not transport.done():
+        transport.cancel()
+        await asyncio.wait({transport}, timeout=TRANSPORT_EXIT_GRACE_S)
+    if not transport.done():
+        # Only the uninterruptible stdin read is left, and every browser is closed.
+        logger.info("stdio transport still blocked on stdin; exiting")
+        sys.stderr.flush()
+        os._exit(0)
+    with contextlib.suppress(asyncio.CancelledError):
+        exc = transport.exception()
+        if exc is not None:
+            logger.error("stdio transport failed: %r", exc)
+            return 1
+    return 0
