@@ -24,6 +24,14 @@ AGENT_BROWSER_CODE = (
     "chooses the output. Fresh globals each call; no imports, files, network or timers."
 )
 
+WEB_SEARCH = (
+    "Search the live web (Exa or Brave API) for current facts, docs, news and candidate URLs, "
+    "then open a result with agent_browser. Prefer this over typing into Google in the browser "
+    "(CAPTCHA/anti-bot pages). Run one focused query, inspect it, make at most one follow-up; "
+    "no parallel searches. For version-sensitive work, constrain the follow-up to the primary "
+    "domain and read the page. HTTP 429 means stop: the plan or limit needs time or a change."
+)
+
 AGENT_BROWSER_TOOLS = (
     "Discover and enable advanced browser tools: {} lists them with the full guidance; "
     '{"enable": ["action", "qa"]} turns capabilities on (action: locator/select actions, qa: '

@@ -71,17 +71,27 @@ def _wait_for_no_sockets(socket_dir: Path, timeout: float) -> set[str]:
     return left
 
 
-@pytest.fixture
-async def conv(engine_env: EngineEnv, tmp_path: Path) -> AsyncIterator[Conversation]:
-    """A conversation on the real engine; its managed browser must be gone after `aclose()`."""
+@contextlib.asynccontextmanager
+async def open_conversation(
+    engine_env: EngineEnv, tmp_path: Path, extra_env: dict[str, str] | None = None
+) -> AsyncIterator[Conversation]:
+    """A conversation on the real engine; its managed browser must be gone after `aclose()`.
+
+    `AGENT_BROWSER_DOWNLOAD_PATH` from the harness env is dropped unless asked for: no test
+    here downloads, and with it set engine 0.39.4 relaunches a browser that was started with
+    launch flags (see `test_fresh_launch_flags_survive_a_launch_option_in_the_env`).
+    """
     socket_dir = Path(tempfile.mkdtemp(prefix="abt-d", dir="/tmp"))
     socket_dir.chmod(0o700)
     track_socket_dir(socket_dir)
-    env = {
-        **engine_env.env,
-        "AGENT_BROWSER_SOCKET_DIR": str(socket_dir),
-        "AGENT_BROWSER_TOOLS_STATE_DIR": str(tmp_path / "state"),
-    }
+    env = {k: v for k, v in engine_env.env.items() if k != "AGENT_BROWSER_DOWNLOAD_PATH"}
+    env.update(
+        {
+            "AGENT_BROWSER_SOCKET_DIR": str(socket_dir),
+            "AGENT_BROWSER_TOOLS_STATE_DIR": str(tmp_path / "state"),
+            **(extra_env or {}),
+        }
+    )
     tools = BrowserTools(settings=Settings.load(env=env, cwd=tmp_path), cwd=tmp_path)
     leftovers: set[str] = set()
     try:
@@ -99,9 +109,15 @@ async def conv(engine_env: EngineEnv, tmp_path: Path) -> AsyncIterator[Conversat
     assert not leftovers, f"aclose() left engine daemons running: {sorted(leftovers)}"
 
 
+@pytest.fixture
+async def conv(engine_env: EngineEnv, tmp_path: Path) -> AsyncIterator[Conversation]:
+    async with open_conversation(engine_env, tmp_path) as conversation:
+        yield conversation
+
+
 def ref_for(result: ToolResult, role: str, name: str) -> str:
     """`@eN` of the unique ref with this role and accessible name in `details.refSnapshot`."""
-    refs = result.details["refSnapshot"]["refs"]
+    refs: dict[str, dict[str, str]] = result.details["refSnapshot"]["refs"]
     found = [r for r, info in refs.items() if (info.get("role"), info.get("name")) == (role, name)]
     assert len(found) == 1, f"{role} {name!r}: {found} in {refs}"
     return "@" + found[0]
@@ -237,7 +253,8 @@ async def test_after_navigation_and_back_old_refs_stay_blocked_until_a_snapshot(
     assert "sessionTabTargetUnknown" not in back.details
 
     assert_stale_ref(await conv.call(["click", old_submit]))
-    assert_stale_ref(await conv.call(["batch", "--bail"], stdin=json.dumps([["click", old_submit]])))
+    batched = await conv.call(["batch", "--bail"], stdin=json.dumps([["click", old_submit]]))
+    assert_stale_ref(batched)
     fresh = await conv.ok(["snapshot", "-i"])
     await conv.ok(["click", ref_for(fresh, "button", "Submit")])
     title = await conv.ok(["get", "title"])
@@ -292,13 +309,34 @@ async def test_a_launch_flag_needs_a_fresh_session_once_the_implicit_one_runs(
     assert outcome["previousClosed"] is True
     assert fresh.details["sessionName"] != first
     seen = await conv.ok(["eval", "--stdin"], stdin="navigator.userAgent")
-    print("DEBUG", fresh.details["effectiveArgs"], seen.details["effectiveArgs"], conv.sockets())
     assert agent in json.dumps(seen.details["data"])
     assert seen.details["sessionName"] == fresh.details["sessionName"]
     assert f"{first}.sock" not in _settled_sockets(conv, first)
 
     other = await conv.call(["--user-agent", "SomethingElse/2.0", "get", "url"])
     assert other.details["failureCategory"] == "validation-error"
+
+
+@real_engine
+@pytest.mark.xfail(
+    strict=True,
+    reason=(
+        "engine 0.39.4 relaunches the browser (about:blank, default UA) when a later call "
+        "carries any launch option (here AGENT_BROWSER_DOWNLOAD_PATH; also "
+        "AGENT_BROWSER_EXECUTABLE_PATH or --download-path) without the first call's launch "
+        "flags; the wrapper does not re-send the fresh session's --user-agent"
+    ),
+)
+async def test_fresh_launch_flags_survive_a_launch_option_in_the_env(
+    engine_env: EngineEnv, tmp_path: Path, fixture_site: FixtureServer
+) -> None:
+    agent = "AbtDirectToolTest/1.0"
+    page = fixture_site.url("page-a.html")
+    extra = {"AGENT_BROWSER_DOWNLOAD_PATH": str(tmp_path / "downloads")}
+    async with open_conversation(engine_env, tmp_path, extra) as conv:
+        await conv.ok(["--user-agent", agent, "open", page], sessionMode="fresh")
+        seen = await conv.ok(["eval", "--stdin"], stdin="navigator.userAgent")
+    assert seen.details["data"] == {"origin": page, "result": agent}
 
 
 def _settled_sockets(conv: Conversation, gone: str) -> set[str]:
@@ -317,7 +355,10 @@ async def test_version_session_list_and_skills_list_never_allocate_a_session(
     assert "0.39.4" in version.text
 
     for args in (["session", "list"], ["skills", "list"]):
-        result = await conv.ok(args)
+        result = await conv.call(args)
+        # The PyPI engine wheel ships no skills dir, so `skills list` may fail upstream; it
+        # must still run without a session either way.
+        assert not result.is_error or "Skills directory not found" in result.details["error"]
         assert "--session" not in result.details["effectiveArgs"], result.details
         assert result.details["usedImplicitSession"] is False
         assert "sessionName" not in result.details

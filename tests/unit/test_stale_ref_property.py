@@ -353,9 +353,7 @@ batch = st.builds(
     st.just(()) | snapshot.map(lambda s: (s,)),
     st.lists(navigate | snapshot | use_ref, min_size=1, max_size=5),
 )
-actions = st.lists(
-    st.one_of(navigate, snapshot, use_ref, batch, batch), min_size=1, max_size=12
-)
+actions = st.lists(st.one_of(navigate, snapshot, use_ref, batch, batch), min_size=1, max_size=12)
 
 _A, _AQ, _B = "http://site.test/a", "http://site.test/a?q=1", "http://site.test/b"
 
@@ -410,3 +408,18 @@ def test_batch_latch_is_exercised() -> None:
     )
     assert wrapper.stats.blocked == 1
     assert wrapper.engine.url == _A  # nothing of the batch ran
+
+
+def test_a_fragment_only_click_keeps_refs_usable() -> None:
+    """Liveness: same document after `#one`, so the second ref is dispatched, not blocked."""
+    wrapper = run_actions(
+        [
+            Navigate(_A),
+            Snapshot(("link", "button")),
+            UseRef("click", 1, "@", _A + "#one"),
+            UseRef("click", 2, "@"),
+        ]
+    )
+    assert wrapper.stats.blocked == 0
+    assert wrapper.stats.dispatched_ref_uses == 2
+    assert wrapper.engine.url == _A + "#one"

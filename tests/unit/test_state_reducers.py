@@ -316,6 +316,16 @@ def test_text_mode_close_all_still_clears_the_namespace() -> None:
     assert text_mode_effects(match("close", "--all"), ("close", "--all")) == [NamespaceClosed()]
 
 
+def test_an_untitled_observation_keeps_the_title_of_the_same_url_only() -> None:
+    journal = on_form_with_refs()  # open reported the title, the snapshot did not
+    target = journal.state().session(KEY).target
+    assert target is not None and target.title == "Profile Form"
+
+    journal.call(ok("get", "url", data={"url": PAGE_A}))
+    target = journal.state().session(KEY).target
+    assert target is not None and (target.url, target.title) == (PAGE_A, None)
+
+
 def test_get_url_clears_an_unknown_target_but_not_the_stale_refs() -> None:
     journal = on_form_with_refs()
     journal.call(text_mode_effects(match("back"), ("back",)))

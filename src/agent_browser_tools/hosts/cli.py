@@ -30,7 +30,54 @@ def _parser() -> argparse.ArgumentParser:
     sub.add_parser("doctor", help="check engine, browser, state dir; run a live smoke test")
     sub.add_parser("demo", help="run the bundled demo: open, snapshot, fill, click, screenshot")
     sub.add_parser("tools", help="list the tools and their input schemas")
+    _add_serve(sub)
     return parser
+
+
+def _add_serve(sub: Any) -> None:
+    serve = sub.add_parser("serve", help="serve the tools over MCP (stdio, or --http)")
+    serve.add_argument("--http", action="store_true", help="Streamable HTTP instead of stdio")
+    serve.add_argument("--host", help="HTTP bind address (default 127.0.0.1)")
+    serve.add_argument("--port", type=int, help="HTTP port (default 8765; 0 picks a free one)")
+    serve.add_argument(
+        "--token",
+        help="bearer token clients must send (required off loopback; or env "
+        "AGENT_BROWSER_TOOLS_HTTP_TOKEN)",
+    )
+    serve.add_argument(
+        "--allow-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="extra Host/Origin name clients may use (repeatable)",
+    )
+    serve.add_argument(
+        "--tools", help="allowlist of tool names, e.g. agent_browser,agent_browser_tools"
+    )
+    serve.add_argument("--conversation", help="stdio only: conversation id to resume")
+
+
+def _serve(args: argparse.Namespace) -> int:
+    import os
+
+    from agent_browser_tools.hosts.mcp.options import ServeRefused, resolve_options
+    from agent_browser_tools.hosts.mcp_server import run
+
+    try:
+        options = resolve_options(
+            http=args.http,
+            host=args.host,
+            port=args.port,
+            token=args.token,
+            tools=args.tools,
+            conversation=args.conversation,
+            allowed_hosts=tuple(args.allow_host),
+            env=os.environ,
+        )
+    except ServeRefused as exc:
+        print(f"agent-browser-tools serve: {exc}", file=sys.stderr)
+        return 2
+    return run(options)
 
 
 def _render(result: Any) -> str:
@@ -57,6 +104,8 @@ async def _call(tool: str, params: dict[str, Any], details: bool, conversation: 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    if args.command == "serve":
+        return _serve(args)
     if args.command == "doctor":
         return run_doctor()
     if args.command == "demo":

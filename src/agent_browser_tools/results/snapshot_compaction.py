@@ -52,8 +52,23 @@ PRIMARY_SHARE = 0.7
 #: Most a non-primary section may take in the first pass (it can grow in the last pass).
 SECTION_CAP_SHARE = 0.12
 _KEY_ROLES = frozenset(
-    {"heading", "navigation", "region", "main", "dialog", "alertdialog", "form", "tablist",
-     "tabpanel", "search", "banner", "complementary", "contentinfo", "table", "grid"}
+    {
+        "heading",
+        "navigation",
+        "region",
+        "main",
+        "dialog",
+        "alertdialog",
+        "form",
+        "tablist",
+        "tabpanel",
+        "search",
+        "banner",
+        "complementary",
+        "contentinfo",
+        "table",
+        "grid",
+    }
 )
 _OMITTED_TITLE = (
     "Omitted high-value controls (not shown above; use these refs directly, or "
@@ -184,8 +199,7 @@ def _tree_lines(layout: _Layout) -> tuple[list[str], set[int]]:
             hidden_refs = sum(1 for i in rest if layout.lines[i].ref)
             indent = "  " * layout.lines[section.start].depth
             out.append(
-                f"{indent}- … {len(rest)} more lines of this section not shown "
-                f"({hidden_refs} refs)"
+                f"{indent}- … {len(rest)} more lines of this section not shown ({hidden_refs} refs)"
             )
     return out, shown
 

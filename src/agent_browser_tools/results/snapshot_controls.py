@@ -145,7 +145,8 @@ def render_group_lines(group: ControlGroup, hidden: Sequence[Control], total: in
     shown = total - len(hidden)
     seen_note = f"; {shown} more shown above" if shown else ""
     kind = "same-name" if group.same_name else f'"{group.pattern}"'
-    return [f"{first.label()} (+{len(rest)} more {kind} {group.role} refs: {samples}{more}{seen_note})"]
+    note = f"+{len(rest)} more {kind} {group.role} refs: {samples}{more}{seen_note}"
+    return [f"{first.label()} ({note})"]
 
 
 def listed_refs(lines: Sequence[str]) -> set[str]:

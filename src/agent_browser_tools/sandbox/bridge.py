@@ -12,7 +12,7 @@ parent never trusts the worker: every cap is enforced here, whatever the prelude
 - At the deadline (or when the awaiting task is cancelled) the worker's process group gets
   SIGKILL and the active inner call is cancelled, which journals it as target-unknown.
 - When the body settles, the active inner call is allowed to finish (within the deadline);
-  queued calls that never started are reported as `undispatched`.
+  queued calls that never started are reported to the host as undispatched.
 """
 
 from __future__ import annotations
@@ -21,82 +21,26 @@ import asyncio
 import contextlib
 import json
 import os
-import re
 import signal
 import sys
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import Any
 
-from agent_browser_tools.sandbox.prelude import PRELUDE, WRAPPER_LINE_OFFSET, wrap_code
+from agent_browser_tools.sandbox.prelude import PRELUDE, wrap_code
+from agent_browser_tools.sandbox.protocol import (
+    PRELUDE_LINE_BASE,
+    BridgeOutcome,
+    CellHost,
+    JsError,
+    Limits,
+    user_line,
+)
 
-MIB = 1024 * 1024
-PRELUDE_LINE_BASE = 100_000
+__all__ = ["BridgeOutcome", "CellHost", "JsError", "Limits", "run_cell", "user_line"]
+
 STDERR_KEEP_BYTES = 8 * 1024
 EXIT_GRACE_S = 1.0
 WORKER_PATH = Path(__file__).with_name("worker.py")
-
-Status = Literal["done", "error", "timeout", "violation", "crashed"]
-
-
-@dataclass(frozen=True)
-class Limits:
-    heap_bytes: int = 64 * MIB
-    stack_bytes: int = 1 * MIB
-    message_bytes: int = 1 * MIB
-    total_bytes: int = 8 * MIB
-    emit_bytes: int = 64 * 1024
-    max_images: int = 8
-
-
-class CellHost(Protocol):
-    """What the bridge needs from the tool: run calls and vet image selections."""
-
-    async def call(self, call_id: int, request: Any, encode_error: str | None) -> dict[str, Any]:
-        """Run one `browser()` request; always returns an observation, never raises."""
-        ...
-
-    def oversized(self, call_id: int, size: int, limit: int) -> dict[str, Any]:
-        """The failed observation that replaces one too large for the bridge."""
-        ...
-
-    def select_image(self, image_id: str, path: str) -> str | None:
-        """Record an `emitImage` selection; a message when it is not a valid handle."""
-        ...
-
-
-@dataclass(frozen=True)
-class JsError:
-    name: str
-    message: str
-    line: int | None
-    stack: str
-
-
-@dataclass
-class BridgeOutcome:
-    status: Status = "crashed"
-    emits: list[Any] = field(default_factory=list)
-    has_value: bool = False
-    value: Any = None
-    error: JsError | None = None
-    violation: str | None = None
-    crash: str | None = None
-    bytes_in: int = 0
-    bytes_out: int = 0
-    undispatched: list[int] = field(default_factory=list)
-
-
-_FRAME = re.compile(r"<input>:(\d+)")
-
-
-def user_line(stack: str) -> int | None:
-    """The first stack frame in user code, as a line of the user's code (1-based)."""
-    for match in _FRAME.finditer(stack):
-        line = int(match.group(1))
-        if line < PRELUDE_LINE_BASE:
-            return max(line - WRAPPER_LINE_OFFSET, 1)
-    return None
 
 
 def worker_argv() -> list[str]:
@@ -311,7 +255,7 @@ class _Cell:
         while True:
             call_id, request, encode_error = await self.queue.get()
             if self.closing:
-                self.out.undispatched.append(call_id)
+                self._drop(call_id, request)
                 continue
             self.active = call_id
             self.idle.clear()
@@ -330,11 +274,16 @@ class _Cell:
             envelope = {"type": "reply", "id": call_id, "observation": observation}
         await self.send(envelope)
 
+    def _drop(self, call_id: int, request: Any) -> None:
+        self.out.undispatched += 1
+        self.host.undispatched(call_id, request)
+
     async def settle(self) -> None:
         """After the body settled: let the active call finish, drop the queued ones."""
         self.closing = True
         while not self.queue.empty():
-            self.out.undispatched.append(self.queue.get_nowait()[0])
+            call_id, request, _ = self.queue.get_nowait()
+            self._drop(call_id, request)
         if self.out.status in ("done", "error"):
             await self.idle.wait()
 
@@ -344,6 +293,9 @@ class _Cell:
             self.server.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self.server
+        while not self.queue.empty():
+            call_id, request, _ = self.queue.get_nowait()
+            self._drop(call_id, request)
         if self.proc is None:
             return
         if self.proc.returncode is None:

@@ -118,8 +118,13 @@ def _namespace_of(label: str) -> str | None:
 def apply_effect(entry: SessionPageState, effect: Effect) -> SessionPageState:
     """The per-session part of the fold."""
     if isinstance(effect, TargetObserved):
+        title = effect.title
+        if title is None and entry.target is not None and entry.target.url == effect.url:
+            # `get url` and snapshots report no title: a title is the last-observed label of
+            # that URL, so an untitled observation of the same URL keeps it.
+            title = entry.target.title
         update: dict[str, object] = {
-            "target": PageTarget(url=effect.url, title=effect.title),
+            "target": PageTarget(url=effect.url, title=title),
             "target_unknown": False,
             "active": True,
         }

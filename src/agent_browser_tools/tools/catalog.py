@@ -9,25 +9,31 @@ from pydantic import BaseModel
 from agent_browser_tools import playbook
 from agent_browser_tools.planning.inputs import AgentBrowserInput
 from agent_browser_tools.settings import Settings
-from agent_browser_tools.tools import agent_browser, capabilities
+from agent_browser_tools.tools import agent_browser, capabilities, web_search
 from agent_browser_tools.tools.registry import Toolkit, ToolSpec
 
 NOT_YET = "not implemented in this release"
 
 
 def compact_schema(model: type[BaseModel]) -> dict[str, Any]:
-    """The model's JSON schema without decorative `title`s (they cost tokens on every turn)."""
+    """The model's JSON schema, trimmed of what costs tokens on every turn but says nothing:
+    decorative `title`s, and `anyOf [T, null]` + `default: null` for optional fields (an
+    optional field is simply omitted; validation still accepts an explicit null)."""
 
     def strip(node: Any) -> Any:
-        if isinstance(node, dict):
-            return {
-                k: strip(v)
-                for k, v in node.items()
-                if not (k == "title" and isinstance(v, str))
-            }
         if isinstance(node, list):
             return [strip(item) for item in node]
-        return node
+        if not isinstance(node, dict):
+            return node
+        out = {k: strip(v) for k, v in node.items() if not (k == "title" and isinstance(v, str))}
+        options = out.get("anyOf")
+        if isinstance(options, list) and {"type": "null"} in options and len(options) == 2:
+            (kept,) = [o for o in options if o != {"type": "null"}]
+            del out["anyOf"]
+            out = {**kept, **out}
+            if out.get("default", 0) is None:
+                del out["default"]
+        return out
 
     schema: dict[str, Any] = strip(model.model_json_schema())
     return schema
@@ -55,6 +61,15 @@ def build_specs(settings: Settings) -> dict[str, ToolSpec]:
             capabilities.run,
         ),
     ]
+    if web_search.web_search_available(settings):
+        specs.append(
+            ToolSpec(
+                web_search.NAME,
+                web_search.DESCRIPTION,
+                compact_schema(web_search.INPUT_MODEL),
+                web_search.run,
+            )
+        )
     specs += [_advanced(c) for c in playbook.ADVANCED]
     return {spec.name: spec for spec in specs}
 

@@ -5,10 +5,9 @@ journaling (intent before dispatch, completion after), page/ref state and manage
 ownership are exactly those of a direct call. This module only decides what may be
 dispatched and keeps the cell's audit records:
 
-- The cell's browser identity is fixed before the code runs (explicit `session`/`namespace`,
-  else the native configured default, else the conversation's managed session) and every
-  inner argv is bound to it. Inner args that select another session/namespace or run
-  `close --all` get a failed `validation-error` observation and are not dispatched.
+- Every inner argv is bound to the cell's identity (`code_scope`). Inner args that select
+  another session/namespace or run `close --all` get a failed `validation-error` observation
+  and are not dispatched.
 - Admission: at most `MAX_CALLS` attempted calls; request shapes are validated (an invalid
   shape also fails the outer result); each inner watchdog is clamped to the cell's remaining
   budget.
@@ -23,130 +22,35 @@ import contextlib
 import os
 import secrets
 import time
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import ValidationError
 
-from agent_browser_tools import taxonomy
-from agent_browser_tools.planning.argv_rules import ArgvRejected, parse_batch_rows
+from agent_browser_tools.planning.argv_rules import ArgvRejected
 from agent_browser_tools.planning.inputs import parse_input
 from agent_browser_tools.planning.plan import build_plan
-from agent_browser_tools.planning.sessions import managed_base_name, native_session_default
+from agent_browser_tools.planning.sessions import native_session_default
 from agent_browser_tools.results.categories import FailureCategory
 from agent_browser_tools.results.observation import Observation
 from agent_browser_tools.results.redaction import redact_argv, redact_text
 from agent_browser_tools.runtime import Runtime
-from agent_browser_tools.state.models import SessionKey
 from agent_browser_tools.tools import agent_browser
+from agent_browser_tools.tools.code_scope import (
+    BrowserRequest,
+    CellIdentity,
+    inner_prefix,
+    resolve_identity,
+    scope_violation,
+)
+
+__all__ = ["MAX_CALLS", "CodeCellHost", "ImageHandle", "resolve_identity"]
 
 MAX_CALLS = 25
 MIN_CALL_BUDGET_MS = 50
 STEP_ROWS = 50
 FAILURE_ROWS = 30
-
-Mode = Literal["explicit", "native", "managed"]
-
-
-@dataclass(frozen=True)
-class CellIdentity:
-    """The one browser a cell talks to, fixed before its code runs."""
-
-    session: str
-    namespace: str | None
-    mode: Mode
-
-    @property
-    def key(self) -> SessionKey:
-        return SessionKey(session=self.session, namespace=self.namespace)
-
-    @property
-    def label(self) -> str:
-        return f"session {self.session!r} (namespace {self.namespace or 'default'})"
-
-
-def resolve_identity(rt: Runtime, session: str | None, namespace: str | None) -> CellIdentity:
-    """Same precedence as a direct call: explicit, native configured default, managed."""
-    ns = namespace or None
-    if session:
-        return CellIdentity(session, ns, "explicit")
-    native = native_session_default(rt.settings.env, rt.cwd)
-    if native:
-        return CellIdentity(native, ns, "native")
-    managed = rt.log.state.managed_session or managed_base_name(rt.root_id)
-    return CellIdentity(managed, ns, "managed")
-
-
-def inner_prefix(rt: Runtime, ident: CellIdentity) -> list[str]:
-    """Global flags that bind one inner argv to the cell's identity.
-
-    For the managed session the direct executor's own injection is used while it selects the
-    same browser, because that path is what records managed ownership (and so shutdown
-    cleanup). If the managed slot moved during the cell, the fixed name is passed explicitly.
-    """
-    ns = ["--namespace", ident.namespace] if ident.namespace else []
-    if ident.mode == "managed":
-        current = rt.log.state.managed_session or managed_base_name(rt.root_id)
-        native = native_session_default(rt.settings.env, rt.cwd)
-        if current == ident.session and native is None:
-            return ns
-    return ["--session", ident.session, *ns]
-
-
-class BrowserRequest(BaseModel):
-    """The argument of `browser()` inside a cell."""
-
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
-
-    args: list[str] = Field(min_length=1)
-    stdin: str | None = None
-    timeoutMs: int | None = Field(default=None, gt=0)
-
-
-def _row_violation(tokens: Sequence[str], ident: CellIdentity, where: str) -> str | None:
-    globals_, rest = taxonomy.split_global_flags(tokens)
-    for name, value in globals_:
-        if name == "--session" and value is not None and value != ident.session:
-            return (
-                f"{where}`--session {value}` selects another browser; this cell is bound to "
-                f"{ident.label}. Use agent_browser outside the cell for other sessions, or pass "
-                "session/namespace to agent_browser_code."
-            )
-        if name == "--namespace" and value is not None and (value or None) != ident.namespace:
-            return (
-                f"{where}`--namespace {value}` selects another namespace; this cell is bound to "
-                f"{ident.label}. Pass namespace to agent_browser_code instead."
-            )
-    match = taxonomy.resolve_command(rest) if rest else None
-    if match is not None and match.spec.path == ("close",) and match.has_flag("--all"):
-        return (
-            f"{where}`close --all` would close every session of the namespace; a cell may only "
-            "close its own browser (`close`). Use agent_browser outside the cell for "
-            "namespace-wide cleanup."
-        )
-    return None
-
-
-def scope_violation(args: Sequence[str], stdin: str | None, ident: CellIdentity) -> str | None:
-    """Why an inner argv (or one of its batch rows) leaves the cell's identity, if it does."""
-    problem = _row_violation(args, ident, "")
-    if problem is not None:
-        return problem
-    _, rest = taxonomy.split_global_flags(args)
-    match = taxonomy.resolve_command(rest) if rest else None
-    if match is None or match.spec.path != ("batch",):
-        return None
-    try:
-        batch = parse_batch_rows(stdin, [t for t in match.operands if not t.startswith("--")])
-    except ArgvRejected:
-        return None  # the executor rejects the malformed batch with its own message
-    for index, row in enumerate(batch.rows, start=1):
-        problem = _row_violation(row, ident, f"batch row {index}: ")
-        if problem is not None:
-            return problem
-    return None
 
 
 @dataclass(frozen=True)
@@ -213,6 +117,7 @@ class CodeCellHost:
         self.invalid_inputs: list[str] = []
         self.images: dict[str, ImageHandle] = {}
         self.selected: list[str] = []
+        self.artifact_paths: list[str] = []
         self.aborted = False
 
     # -- counts -------------------------------------------------------------------------
@@ -362,6 +267,7 @@ class CodeCellHost:
         finally:
             record.duration_ms = (time.perf_counter() - started) * 1000
         observation = self._register_images(observation)
+        self._collect_artifacts(observation)
         record.success = observation.get("success") is True
         if not record.success:
             record.failure_category = str(observation.get("failureCategory") or "upstream-error")
@@ -369,6 +275,28 @@ class CodeCellHost:
             actions = observation.get("nextActions")
             record.next_actions = list(actions) if isinstance(actions, list) else []
         return observation
+
+    def undispatched(self, call_id: int, request: Any) -> None:
+        """A call still queued when the body settled: never dispatched."""
+        index = len(self.records) + 1
+        message = (
+            "not dispatched: the cell's body finished before this browser() call ran (a missing "
+            "await?)"
+        )
+        record = CallRecord(index, _safe_args(request), False, "aborted", message, rejected=True)
+        self.records.append(record)
+        self.by_call_id[call_id] = record
+
+    def selected_handles(self) -> list[ImageHandle]:
+        return [self.images[i] for i in self.selected if i in self.images]
+
+    def _collect_artifacts(self, observation: dict[str, Any]) -> None:
+        for key in ("artifacts", "imageObservations"):
+            entries = observation.get(key)
+            for entry in entries if isinstance(entries, list) else ():
+                path = entry.get("path") if isinstance(entry, dict) else None
+                if isinstance(path, str):
+                    self.artifact_paths.append(path)
 
     def _register_images(self, observation: dict[str, Any]) -> dict[str, Any]:
         images = observation.get("imageObservations")

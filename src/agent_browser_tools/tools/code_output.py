@@ -96,7 +96,9 @@ def load_images(handles: Sequence[ImageHandle], per_image_max: int) -> ImageSele
             out.blocks, out.rows = [], []
             return out
         out.blocks.append(
-            ImageBlock(data=base64.b64encode(data).decode("ascii"), mime_type=mime, path=handle.path)
+            ImageBlock(
+                data=base64.b64encode(data).decode("ascii"), mime_type=mime, path=handle.path
+            )
         )
         out.rows.append(
             {"id": handle.id, "path": handle.path, "mimeType": mime, "bytes": handle.size}

@@ -106,7 +106,9 @@ class _Handlers:
             tools=[convert.tool_to_mcp(spec) for spec in listed], ttl_ms=0, cache_scope="private"
         )
 
-    async def call_tool(self, ctx: Ctx, params: types.CallToolRequestParams) -> types.CallToolResult:
+    async def call_tool(
+        self, ctx: Ctx, params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
         conversation = self.conversation(ctx)
         result = await conversation.call(
             params.name, params.arguments or {}, _progress_ticker(ctx, params.name)

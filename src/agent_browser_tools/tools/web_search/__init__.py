@@ -16,6 +16,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from agent_browser_tools import playbook
 from agent_browser_tools.results.categories import FailureCategory
 from agent_browser_tools.results.tool_result import ToolResult
 from agent_browser_tools.runtime import Runtime
@@ -59,13 +60,7 @@ log = logging.getLogger(__name__)
 
 NAME = "agent_browser_web_search"
 INPUT_MODEL = WebSearchInput
-DESCRIPTION = (
-    "Search the live web (Exa or Brave API) for current facts, docs, news and candidate URLs, "
-    "then open a result with agent_browser. Prefer this over typing into Google in the browser "
-    "(CAPTCHA/anti-bot pages). Run one focused query, inspect it, make at most one follow-up; "
-    "no parallel searches. For version-sensitive work, constrain the follow-up to the primary "
-    "domain and read the page. HTTP 429 means stop: the plan or limit needs time or a change."
-)
+DESCRIPTION = playbook.WEB_SEARCH
 
 _SEND_FAILURES = {
     "timeout": FailureCategory.TIMEOUT,

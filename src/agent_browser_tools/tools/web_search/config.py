@@ -1,4 +1,4 @@
-"""`[web_search]` config and credential sources (Exa, Brave).
+r"""`[web_search]` config and credential sources (Exa, Brave).
 
 Config comes from the layers `Settings` already loaded (global -> project -> override; the
 project layer is present only when trusted, so a `!command` found there is trusted by
@@ -6,15 +6,16 @@ construction). Registration only needs to know that a usable source *exists*; va
 resolved when the tool runs, so a `!command` (for example a password-manager read) never runs
 just because the server started, and nothing here ever prints or logs a key value.
 
-Credential source syntax (one whole TOML string; no partial interpolation):
+Credential source syntax. Examples are TOML literal strings ('...'), so what is shown is the
+value exactly; each value is one whole source, with no partial interpolation:
 
-- `"plain-value"`: the key itself.
-- `"$NAME"` or `"${NAME}"`: the environment variable NAME (unset or empty = no source).
-- `"!cmd arg ..."`: run `cmd` (argv via shlex, never a shell) at tool time; stdout, stripped,
+- `'plain-value'`: the key itself.
+- `'$NAME'` or `'${NAME}'`: the environment variable NAME (unset or empty = no source).
+- `'!cmd arg ...'`: run `cmd` (argv via shlex, never a shell) at tool time; stdout, stripped,
   is the key. Bounded by `COMMAND_TIMEOUT_S`.
-- Escapes, for keys that really start with `$`, `!` or `\\`: a leading backslash makes the rest
-  literal (`"\\$abc"` -> `$abc`, `"\\!abc"` -> `!abc`, `"\\\\abc"` -> `\\abc`), and a leading
-  `$$` means one literal `$` (`"$$abc"` -> `$abc`).
+- Escapes, for keys that really start with `$`, `!` or a backslash: one leading backslash makes
+  the rest literal (`'\$abc'` is the key `$abc`, `'\!abc'` is `!abc`, `'\\abc'` is `\abc`), and
+  a leading `$$` stands for one literal `$` (`'$$abc'` is `$abc`).
 - Any other value starting with `$` is rejected as a config error, because it is almost
   certainly a mistyped variable reference that would otherwise be sent as the key.
 

@@ -1,0 +1,208 @@
+"""MCP over Streamable HTTP: one conversation (own `BrowserTools`, own browser) per MCP session.
+
+Contract:
+
+- Binds `options.host:options.port` (127.0.0.1:8765 by default; port 0 picks a free one) and
+  prints `agent-browser-tools: MCP over HTTP at http://HOST:PORT/mcp` on stderr once listening.
+- Host and Origin headers are checked by the SDK's transport security: Host must name a
+  loopback address, the bind address, this machine, or an `--allow-host` name (else 421);
+  a browser Origin must be one of those over http/https (else 403).
+- With a token (`--token` / `AGENT_BROWSER_TOOLS_HTTP_TOKEN`, mandatory off loopback) every
+  request needs `Authorization: Bearer TOKEN`, verified by the SDK's bearer middleware (else
+  401), and a session only accepts the credential that created it.
+- Stateful sessions only: the conversation is keyed on the `Mcp-Session-Id`. A session's
+  conversation is closed when the client deletes the session (HTTP DELETE), when it has been
+  idle as long as the SDK's session idle timeout, and on shutdown (SIGTERM/SIGINT), after the
+  SDK has cancelled the calls in flight. Exit code 0 after a signal-initiated shutdown.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hmac
+import logging
+import signal
+import socket
+import sys
+import uuid
+from collections.abc import Callable, Iterator
+
+import uvicorn
+from mcp.server.auth.provider import AccessToken
+from mcp.server.auth.settings import AuthSettings
+from mcp.server.streamable_http_manager import DEFAULT_SESSION_IDLE_TIMEOUT
+from mcp.server.transport_security import TransportSecuritySettings
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from agent_browser_tools.api import BrowserTools
+from agent_browser_tools.hosts.mcp.conversations import ConversationRegistry
+from agent_browser_tools.hosts.mcp.options import MCP_PATH, ServeOptions, is_loopback
+from agent_browser_tools.hosts.mcp.server import Ctx, build_server
+from agent_browser_tools.settings import Settings
+
+logger = logging.getLogger(__name__)
+
+SESSION_HEADER = "mcp-session-id"
+GRACEFUL_SHUTDOWN_S = 2
+REAP_INTERVAL_S = 60.0
+_WILDCARD = {"0.0.0.0", "::", ""}
+
+
+def _url_host(host: str) -> str:
+    return f"[{host}]" if ":" in host and not host.startswith("[") else host
+
+
+def allowed_host_names(options: ServeOptions) -> list[str]:
+    """Names a client may use in Host/Origin for this server."""
+    names = {"127.0.0.1", "localhost", "[::1]", *options.allowed_hosts}
+    if options.host not in _WILDCARD:
+        names.add(_url_host(options.host))
+    if not is_loopback(options.host):
+        hostname = socket.gethostname()
+        names.update({hostname, socket.getfqdn()})
+        with contextlib.suppress(OSError):
+            for info in socket.getaddrinfo(hostname, None):
+                names.add(_url_host(str(info[4][0])))
+    return sorted(names)
+
+
+def security_settings(options: ServeOptions) -> TransportSecuritySettings:
+    """The SDK's DNS-rebinding protection for this bind (Host and Origin allowlists)."""
+    names = allowed_host_names(options)
+    hosts = [*names, *(f"{name}:*" for name in names)]
+    origins = [
+        f"{scheme}://{name}{port}"
+        for scheme in ("http", "https")
+        for name in names
+        for port in ("", ":*")
+    ]
+    return TransportSecuritySettings(
+        enable_dns_rebinding_protection=True, allowed_hosts=hosts, allowed_origins=origins
+    )
+
+
+class StaticTokenVerifier:
+    """Accepts exactly one bearer token (constant-time comparison)."""
+
+    def __init__(self, token: str) -> None:
+        self._token = token.encode()
+
+    async def verify_token(self, token: str) -> AccessToken | None:
+        if hmac.compare_digest(token.encode(), self._token):
+            return AccessToken(token="<redacted>", client_id="agent-browser-tools", scopes=[])
+        return None
+
+
+class SessionEndWatcher:
+    """ASGI wrapper: after a successful `DELETE` of an MCP session, report its id."""
+
+    def __init__(self, app: ASGIApp, on_end: Callable[[str], None]) -> None:
+        self.app = app
+        self.on_end = on_end
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope.get("method") != "DELETE":
+            await self.app(scope, receive, send)
+            return
+        header = SESSION_HEADER.encode()
+        session = next((v.decode("latin-1") for k, v in scope["headers"] if k == header), None)
+        status = 0
+
+        async def watch(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = int(message["status"])
+            await send(message)
+
+        await self.app(scope, receive, watch)
+        if session and 200 <= status < 300:
+            self.on_end(session)
+
+
+class _QuietSignalsServer(uvicorn.Server):
+    """Uvicorn without its own signal capture (it re-raises signals after serving)."""
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        yield
+
+
+def _bind(host: str, port: int) -> socket.socket:
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((host.strip("[]"), port))
+    sock.listen(128)
+    sock.setblocking(False)
+    return sock
+
+
+def _key_of(ctx: Ctx) -> str | None:
+    request = ctx.request
+    headers = getattr(request, "headers", None)
+    if headers is None:
+        return None
+    value = headers.get(SESSION_HEADER)
+    return str(value) if value else None
+
+
+def build_app(options: ServeOptions, registry: ConversationRegistry, base_url: str) -> ASGIApp:
+    """The ASGI app: the SDK's Streamable HTTP app, plus auth and session-end tracking."""
+    server = build_server(registry, _key_of, stateless_era=False)
+    auth = verifier = None
+    if options.token:
+        auth = AuthSettings(issuer_url=base_url, resource_server_url=None)  # type: ignore[arg-type]
+        verifier = StaticTokenVerifier(options.token)
+    app = server.streamable_http_app(
+        streamable_http_path=MCP_PATH,
+        transport_security=security_settings(options),
+        host=options.host,
+        auth=auth,
+        token_verifier=verifier,
+        session_idle_timeout=DEFAULT_SESSION_IDLE_TIMEOUT,
+    )
+    return SessionEndWatcher(app, registry.close_soon)
+
+
+async def serve_http(options: ServeOptions, settings: Settings) -> int:
+    """Serve MCP over Streamable HTTP until SIGTERM/SIGINT; returns the exit code."""
+
+    def factory(key: str) -> BrowserTools:
+        return BrowserTools(
+            conversation_id=uuid.uuid4().hex, settings=settings, tools=options.tools
+        )
+
+    registry = ConversationRegistry(factory, idle_timeout_s=DEFAULT_SESSION_IDLE_TIMEOUT)
+    try:
+        sock = _bind(options.host, options.port)
+    except OSError as exc:
+        print(
+            f"agent-browser-tools: cannot bind {options.host}:{options.port}: {exc}",
+            file=sys.stderr,
+        )
+        return 2
+    port = sock.getsockname()[1]
+    base_url = f"http://{_url_host(options.host)}:{port}"
+    app = build_app(options, registry, base_url)
+    config = uvicorn.Config(
+        app,
+        log_level="warning",
+        access_log=False,
+        lifespan="on",
+        timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_S,
+    )
+    server = _QuietSignalsServer(config)
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, lambda: setattr(server, "should_exit", True))
+    reaper = loop.create_task(registry.reap_forever(REAP_INTERVAL_S))
+    print(
+        f"agent-browser-tools: MCP over HTTP at {base_url}{MCP_PATH}", file=sys.stderr, flush=True
+    )
+    try:
+        await server.serve(sockets=[sock])
+    finally:
+        reaper.cancel()
+        await registry.close_all()
+    return 0

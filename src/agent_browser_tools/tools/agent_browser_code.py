@@ -1,0 +1,213 @@
+"""`agent_browser_code`: sandboxed JavaScript cells over the persistent browser.
+
+A cell is an async JavaScript body run in a fresh QuickJS worker process (`sandbox/`). Its
+`browser()` calls run in this process through the direct tool's executor, bound to one browser
+identity fixed before the code starts; its output is what it `emit`s (or returns) plus the
+images it selects with `emitImage`. JavaScript state never outlives the cell; the browser does.
+
+Outcome categories:
+
+- uncaught exception, a syntax error, the 64 MiB heap cap (`InternalError: out of memory`), a
+  deadlocked body, or a crashed worker -> `script-error` (with the JS message and line);
+- deadline -> `timeout` (the worker is killed; an active inner call is cancelled and journaled
+  as target-unknown); cancellation of the calling task -> the same clean-up, then re-raised
+  (`aborted` is recorded on the host object);
+- output/bridge violations -> `validation-error`: emitted JSON over 64 KiB, an invalid image
+  handle, a worker message over 1 MiB or 8 MiB of IPC in total, an invalid `browser()`
+  request shape (the outer result fails even when the code handled the observation), an
+  `outputPath` that cannot be written or aliases a browser artifact;
+- a selected image that vanished or changed on disk -> `artifact-missing`.
+
+Counting: `callCount` is every attempted `browser()` call; `rejectedCallCount` the ones refused
+without dispatch (over the 25-call cap, invalid shape, another session/namespace, `close
+--all`, deadline, still queued when the body finished); `failedCallCount` every call whose
+observation has `success: false`, rejected ones included.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from agent_browser_tools.results.categories import FailureCategory
+from agent_browser_tools.results.observation import Observation
+from agent_browser_tools.results.redaction import redact_data, redact_text
+from agent_browser_tools.results.tool_result import TextBlock, ToolResult
+from agent_browser_tools.runtime import Runtime
+from agent_browser_tools.sandbox.bridge import BridgeOutcome, run_cell
+from agent_browser_tools.tools import code_present
+from agent_browser_tools.tools.code_cell import CodeCellHost, resolve_identity
+
+NAME = "agent_browser_code"
+MAX_CODE_BYTES = 65_536
+DEFAULT_TIMEOUT_MS = 120_000
+MAX_TIMEOUT_MS = 300_000
+ALLOWED = "code, session, namespace, timeoutMs and outputPath"
+
+DESCRIPTION = (
+    "Run an async JavaScript body for loops, branches and aggregation over the same browser "
+    "agent_browser uses. Globals: await browser({args, stdin?, timeoutMs?}) returns the call's "
+    "observation (check .success before .data); emit(value) selects JSON output (else the "
+    "return value is used); emitImage(obs.imageObservations[0]) attaches a screenshot from this "
+    "cell. At most 25 calls and 64 KiB of emitted JSON; JavaScript variables do not persist "
+    "between calls; no imports, timers, filesystem, network or process APIs."
+)
+
+FIELD_HINTS = {
+    "args": "put commands inside the code as await browser({ args: [...] }), or use "
+    "agent_browser for a single command",
+    "stdin": "pass stdin per call inside the code: browser({ args, stdin })",
+    "sessionMode": "a cell uses the session fixed by `session`/`namespace`; start a fresh "
+    'managed browser first with agent_browser and sessionMode: "fresh"',
+    "script": "the field is `code`",
+}
+
+
+class CodeInput(BaseModel):
+    """`agent_browser_code` input."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+    code: str = Field(
+        min_length=1,
+        max_length=MAX_CODE_BYTES,
+        description="Async JavaScript body; use await browser({args}), emit(value), return.",
+    )
+    session: str | None = Field(
+        default=None, min_length=1, description="Native session name (default: the current one)."
+    )
+    namespace: str | None = Field(
+        default=None, description='Native namespace; "" selects the default namespace.'
+    )
+    timeoutMs: int = Field(
+        default=DEFAULT_TIMEOUT_MS,
+        gt=0,
+        le=MAX_TIMEOUT_MS,
+        description="Whole-cell deadline in milliseconds (default 120000, max 300000).",
+    )
+    outputPath: str | None = Field(
+        default=None, min_length=1, description="Save the result data to this file."
+    )
+
+
+def explain(exc: ValidationError) -> str:
+    problems: list[str] = []
+    for error in exc.errors():
+        where = ".".join(str(part) for part in error["loc"]) or "input"
+        if error["type"] == "extra_forbidden":
+            hint = FIELD_HINTS.get(str(error["loc"][0]))
+            problems.append(f"unknown field `{where}`" + (f" ({hint})" if hint else ""))
+        elif error["type"] == "missing":
+            problems.append(f"missing required field `{where}`")
+        else:
+            problems.append(f"`{where}`: {error['msg']}")
+    return f"{NAME} input rejected: {'; '.join(problems)}. {NAME} accepts only {ALLOWED}."
+
+
+def rejected(message: str) -> ToolResult:
+    """A failure before any code runs."""
+    obs = Observation(
+        success=False, failure_category=FailureCategory.VALIDATION_ERROR, error=message
+    )
+    category = "Result category: failure; failureCategory: validation-error; isError: true."
+    details = {**obs.to_dict(), "validationError": message}
+    text = f"Error: {message}\n{category}"
+    return ToolResult(content=(TextBlock(text=text),), details=details, is_error=True)
+
+
+async def run(rt: Runtime, params: Mapping[str, Any]) -> ToolResult:
+    """Execute one code cell and return its `ToolResult`."""
+    try:
+        inp = CodeInput.model_validate(params)
+    except ValidationError as exc:
+        return rejected(explain(exc))
+    size = len(inp.code.encode("utf-8"))
+    if size > MAX_CODE_BYTES:
+        return rejected(
+            f"code is {size} UTF-8 bytes, over the {MAX_CODE_BYTES}-byte limit; shorten it or "
+            "split the work across cells."
+        )
+    ident = resolve_identity(rt, inp.session, inp.namespace)
+    loop = asyncio.get_running_loop()
+    started = time.perf_counter()
+    deadline = loop.time() + inp.timeoutMs / 1000
+    host = CodeCellHost(rt, ident, deadline)
+    try:
+        outcome = await run_cell(inp.code, host, deadline=deadline)
+    except asyncio.CancelledError:
+        host.aborted = True
+        raise
+    elapsed_ms = (time.perf_counter() - started) * 1000
+    return _result(rt, inp, host, outcome, elapsed_ms)
+
+
+def _verdict(host: CodeCellHost, out: BridgeOutcome, timeout_ms: int) -> Observation:
+    """The outer success/failure before images and the output file."""
+    if out.status == "timeout":
+        error = (
+            f"the cell did not finish within timeoutMs={timeout_ms}; the sandbox was stopped. "
+            "Browser actions already made are not rolled back; split the work or raise timeoutMs."
+        )
+        return Observation(success=False, failure_category=FailureCategory.TIMEOUT, error=error)
+    if out.status == "violation":
+        error = f"the cell broke an output/bridge limit: {out.violation}."
+        return Observation(
+            success=False, failure_category=FailureCategory.VALIDATION_ERROR, error=error
+        )
+    if out.status == "crashed":
+        error = out.crash or "the sandbox worker failed"
+        return Observation(
+            success=False, failure_category=FailureCategory.SCRIPT_ERROR, error=error
+        )
+    if out.status == "error":
+        return Observation(
+            success=False,
+            failure_category=FailureCategory.SCRIPT_ERROR,
+            error=redact_text(code_present.script_error_text(out.error)),
+        )
+    if host.invalid_inputs:
+        error = "invalid browser() input: " + "; ".join(host.invalid_inputs[:5])
+        return Observation(
+            success=False, failure_category=FailureCategory.VALIDATION_ERROR, error=error
+        )
+    obs = Observation(success=True)
+    if out.emits:
+        obs.data = redact_data(out.emits[0] if len(out.emits) == 1 else list(out.emits))
+    elif out.has_value:
+        obs.data = redact_data(out.value)
+    return obs
+
+
+def _result(
+    rt: Runtime, inp: CodeInput, host: CodeCellHost, out: BridgeOutcome, elapsed_ms: float
+) -> ToolResult:
+    obs = _verdict(host, out, inp.timeoutMs)
+    images = None
+    if obs.success and host.selected:
+        images = code_present.load_selected(rt, host)
+        if images.error is not None:
+            obs = Observation(success=False, failure_category=images.category, error=images.error)
+    output_file = None
+    if obs.success and inp.outputPath is not None:
+        output_file = code_present.save_output(rt, inp.outputPath, obs, host)
+        if output_file.get("status") == "failed":
+            obs = Observation(
+                success=False,
+                failure_category=FailureCategory.VALIDATION_ERROR,
+                error=f"outputPath was not written: {output_file.get('error')}",
+            )
+    code_present.add_recovery(rt, host, obs)
+    return code_present.build_result(
+        rt,
+        host=host,
+        out=out,
+        obs=obs,
+        images=images if obs.success else None,
+        output_file=output_file,
+        timeout_ms=inp.timeoutMs,
+        elapsed_ms=elapsed_ms,
+    )
