@@ -54,7 +54,10 @@ PRELUDE = r"""
     return bytes;
   }
 
+  // The binding cannot convert QuickJS rope strings (lazy `a + b` results) to Python, so every
+  // string handed to `send` is built by JSON.stringify or Array.join, which produce flat ones.
   function post(message) { send(stringify(message)); }
+  function sendParts(parts) { send(parts.join("")); }
 
   function jsonText(value, what) {
     let text;
@@ -77,7 +80,7 @@ PRELUDE = r"""
     return new PromiseCtor(function (resolve) {
       pending.set(id, resolve);
       if (text === null) post({ type: "call", id: id, request: null, encodeError: encodeError });
-      else send('{"type":"call","id":' + id + ',"request":' + text + "}");
+      else sendParts(['{"type":"call","id":', String(id), ',"request":', text, "}"]);
     });
   }
 
@@ -91,7 +94,7 @@ PRELUDE = r"""
     }
     emitBytes += size;
     emitCount += 1;
-    send('{"type":"emit","value":' + text + "}");
+    sendParts(['{"type":"emit","value":', text, "}"]);
   }
 
   function emitImage(handle) {
@@ -134,7 +137,7 @@ PRELUDE = r"""
       post({ type: "error", error: describe(err) });
       return;
     }
-    send('{"type":"done","hasValue":true,"value":' + text + "}");
+    sendParts(['{"type":"done","hasValue":true,"value":', text, "}"]);
   }
 
   function fail(err) {

@@ -1,0 +1,81 @@
+"""The tool registry: what the model sees, enabling, allowlists and the context budgets."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from agent_browser_tools import playbook
+from agent_browser_tools.api import BrowserTools
+from agent_browser_tools.settings import Settings
+
+ALWAYS_ON_BUDGET = 6_000
+INSTRUCTIONS_BUDGET = 3_000
+
+
+def _tools(tmp_path: Path, tools: list[str] | None = None, **env: str) -> BrowserTools:
+    settings = Settings.load(
+        env={"HOME": str(tmp_path), "PATH": "/usr/bin", **env,
+             "AGENT_BROWSER_TOOLS_STATE_DIR": str(tmp_path / "state")},
+        cwd=tmp_path,
+    )
+    return BrowserTools(settings=settings, tools=tools, persist=False)
+
+
+def _names(tools: BrowserTools) -> list[str]:
+    return [spec.name for spec in tools.listed_tools()]
+
+
+def test_web_search_is_listed_only_when_a_credential_resolves(tmp_path: Path) -> None:
+    assert "agent_browser_web_search" not in _names(_tools(tmp_path))
+    assert "agent_browser_web_search" in _names(_tools(tmp_path, EXA_API_KEY="exa-test-key"))
+
+
+def test_always_on_list_and_instructions_fit_their_budgets(tmp_path: Path) -> None:
+    tools = _tools(tmp_path, EXA_API_KEY="exa-test-key", BRAVE_API_KEY="brave-test-key")
+    size = len(json.dumps(tools.tool_specs()))
+    assert size <= ALWAYS_ON_BUDGET, size
+    assert len(playbook.INSTRUCTIONS) <= INSTRUCTIONS_BUDGET
+
+
+async def test_advanced_tools_start_inactive_and_unknown_ones_are_refused(tmp_path: Path) -> None:
+    tools = _tools(tmp_path)
+    assert "agent_browser_qa" not in _names(tools)
+    refused = await tools.call("agent_browser_qa", {"url": "http://x.test"})
+    assert refused.is_error and "enable it first" in refused.text
+    inventory = await tools.call("agent_browser_tools", {})
+    rows = {row["name"]: row["status"] for row in inventory.details["inventory"]}
+    assert rows["agent_browser"] == "active" and rows["agent_browser_qa"] != "active"
+    bad = await tools.call("agent_browser_tools", {"enable": ["teleport"]})
+    assert bad.is_error and bad.details["failureCategory"] == "validation-error"
+
+
+async def test_allowlist_excludes_tools_and_enabling_cannot_bypass_it(tmp_path: Path) -> None:
+    tools = _tools(tmp_path, tools=["agent_browser", "agent_browser_tools"])
+    assert _names(tools) == ["agent_browser", "agent_browser_tools"]
+    result = await tools.call("agent_browser_tools", {"enable": ["qa"]})
+    assert result.is_error and "allowlist" in result.text
+    assert "agent_browser_qa" not in _names(tools)
+    direct = await tools.call("agent_browser_qa", {"url": "http://x.test"})
+    assert direct.is_error and "unavailable" in direct.text
+
+
+@pytest.mark.parametrize("flavor", ["openai", "anthropic"])
+def test_tool_specs_have_the_function_tool_shapes(tmp_path: Path, flavor: str) -> None:
+    specs = _tools(tmp_path).tool_specs(flavor)  # type: ignore[arg-type]
+    for spec in specs:
+        if flavor == "openai":
+            assert spec["type"] == "function"
+            assert set(spec["function"]) == {"name", "description", "parameters"}
+            assert spec["function"]["parameters"]["type"] == "object"
+        else:
+            assert set(spec) == {"name", "description", "input_schema"}
+            assert spec["input_schema"]["type"] == "object"
+
+
+def test_command_reference_is_generated_from_the_taxonomy() -> None:
+    reference = playbook.command_reference()
+    for command in ("`open`", "`snapshot`", "`get url`", "`network requests`", "`batch`"):
+        assert command in reference
