@@ -95,8 +95,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         server.close()
     for name, record in records.items():
         path = options.out / f"{name}.json"
-        path.write_text(json.dumps(record, indent=1, ensure_ascii=False) + "\n", "utf-8")
-        print(f"{path.relative_to(REPO)}: {len(record['snapshot'])} chars, {len(record['refs'])} refs")
+        path.write_text(json.dumps(record, ensure_ascii=False) + "\n", "utf-8")
+        print(
+            f"{path.relative_to(REPO)}: {len(record['snapshot'])} chars, {len(record['refs'])} refs"
+        )
     return 0
 
 

@@ -65,7 +65,9 @@ class EngineSession:
         try:
             envelope = json.loads(proc.stdout)
         except json.JSONDecodeError as exc:
-            raise RuntimeError(f"{args}: not JSON: {proc.stdout[:300]!r} {proc.stderr[:300]!r}") from exc
+            raise RuntimeError(
+                f"{args}: not JSON: {proc.stdout[:300]!r} {proc.stderr[:300]!r}"
+            ) from exc
         if not isinstance(envelope, dict) or not envelope.get("success"):
             raise RuntimeError(f"{args} failed: {str(envelope)[:500]}")
         return envelope

@@ -28,6 +28,7 @@ from agent_browser_tools.state.stale_refs import guard_batch, guard_direct, guar
 from agent_browser_tools.taxonomy import PageEffect
 from agent_browser_tools.tools import artifact_flow, direct_finish
 from agent_browser_tools.tools.direct_finish import finish, rejected
+from agent_browser_tools.tools.hooks import Hooks
 
 NAME = "agent_browser"
 ALLOWED = "args, stdin, outputPath, timeoutMs and sessionMode"
@@ -45,8 +46,19 @@ def _caller_wants_json(params: Mapping[str, Any]) -> bool:
     return chosen == "true"
 
 
-async def run(rt: Runtime, params: Mapping[str, Any]) -> Any:
-    """Execute one `agent_browser` call and return its `ToolResult`."""
+async def run(
+    rt: Runtime,
+    params: Mapping[str, Any],
+    *,
+    hooks: Hooks | None = None,
+    lock_held: bool = False,
+) -> Any:
+    """Execute one `agent_browser` call and return its `ToolResult`.
+
+    `hooks` let advanced tools add metadata/verdicts; `lock_held=True` when the caller already
+    holds this identity's lock (a compound action that must not interleave with others).
+    """
+    hooks = hooks or Hooks()
     wants_json = _caller_wants_json(params)
     try:
         inp = parse_input(params)
@@ -58,6 +70,8 @@ async def run(rt: Runtime, params: Mapping[str, Any]) -> Any:
         plan = _plan(rt, inp, native_default, nonce)
     except ArgvRejected as exc:
         return rejected(str(exc), params, wants_json)
+    if lock_held:
+        return await _run_locked(rt, inp, plan, params, wants_json, hooks)
     for _attempt in range(3):
         async with rt.lock_for(plan.session.key, whole_namespace=_closes_namespace(plan)):
             # State may have moved while waiting for the lock: plan again with the same nonce
@@ -69,15 +83,35 @@ async def run(rt: Runtime, params: Mapping[str, Any]) -> Any:
             if fresh_plan.session.key != plan.session.key:
                 plan = fresh_plan
                 continue
-            plan = fresh_plan
-            blocked = _guard(rt, plan)
-            if blocked is not None:
-                return finish(rt, plan, blocked, None)
-            alias = artifact_flow.preflight(plan, rt.cwd, inp.outputPath)
-            if alias is not None:
-                return rejected(alias, params, wants_json)
-            return await _execute(rt, plan, inp.outputPath)
+            return await _run_locked(rt, inp, fresh_plan, params, wants_json, hooks)
     return rejected("the browser session kept changing while waiting; retry", params, wants_json)
+
+
+async def _run_locked(
+    rt: Runtime,
+    inp: Any,
+    plan: ExecutionPlan,
+    params: Mapping[str, Any],
+    wants_json: bool,
+    hooks: Hooks,
+) -> Any:
+    blocked = _guard(rt, plan)
+    if blocked is not None:
+        if hooks.post is not None:
+            await hooks.post(rt, plan, blocked)
+        return finish(rt, plan, blocked, None, extra_details=hooks.details)
+    alias = artifact_flow.preflight(plan, rt.cwd, inp.outputPath)
+    if alias is not None:
+        return rejected(alias, params, wants_json)
+    return await _execute(rt, plan, inp.outputPath, hooks)
+
+
+def preview_plan(rt: Runtime, params: Mapping[str, Any]) -> ExecutionPlan:
+    """The plan a call would get now (raises `ValidationError` / `ArgvRejected`); used by
+    compound tools to learn the browser identity whose lock they must hold."""
+    inp = parse_input(params)
+    native_default = native_session_default(rt.settings.env, rt.cwd)
+    return _plan(rt, inp, native_default, f"{rt.conversation_id}:{rt.log.state.last_seq}")
 
 
 def _closes_namespace(plan: ExecutionPlan) -> bool:
@@ -138,11 +172,13 @@ def _guard(rt: Runtime, plan: ExecutionPlan) -> Observation | None:
     return obs
 
 
-async def _execute(rt: Runtime, plan: ExecutionPlan, output_path: str | None) -> Any:
+async def _execute(
+    rt: Runtime, plan: ExecutionPlan, output_path: str | None, hooks: Hooks
+) -> Any:
     call_id = rt.next_call_id()
     key = plan.session.key
     if key is not None:
-        rt.log.intent(call_id, NAME, key, tuple(redact_argv(plan.effective_args)))
+        rt.log.intent(call_id, hooks.tool, key, tuple(redact_argv(plan.effective_args)))
     try:
         raw = await rt.spawn(
             plan.effective_args, timeout_ms=plan.timeout.timeout_ms, stdin=plan.stdin
@@ -153,14 +189,14 @@ async def _execute(rt: Runtime, plan: ExecutionPlan, output_path: str | None) ->
         obs = Observation(
             success=False, failure_category=FailureCategory.MISSING_BINARY, error=str(exc)
         )
-        return finish(rt, plan, obs, None)
+        return finish(rt, plan, obs, None, extra_details=hooks.details)
     except asyncio.CancelledError:
         if key is not None:
             summary = "The call was cancelled while the command ran; the page state is unknown."
             rt.log.complete(call_id, key, False, (TargetUnknown(summary=summary),))
         raise
     envelope = parse_outcome(raw, plan.output_mode)
-    return await direct_finish.conclude(rt, plan, call_id, raw, envelope, output_path)
+    return await direct_finish.conclude(rt, plan, call_id, raw, envelope, output_path, hooks)
 
 
 OBSERVATION_KEYS = frozenset(

@@ -30,6 +30,7 @@ from agent_browser_tools.state.effects import (
 )
 from agent_browser_tools.state.models import Effect, ManagedSessionSelected
 from agent_browser_tools.tools import artifact_flow, direct_observe, page_change
+from agent_browser_tools.tools.hooks import Hooks
 from agent_browser_tools.tools.sessions_lifecycle import settle_fresh
 
 STDERR_DETAIL_LIMIT = 4_000
@@ -165,6 +166,7 @@ async def conclude(
     raw: RawOutcome,
     envelope: Envelope,
     output_path: str | None = None,
+    hooks: Hooks | None = None,
 ) -> ToolResult:
     """Everything after the engine answered a spawned call."""
     key = plan.session.key
@@ -191,7 +193,12 @@ async def conclude(
     unknown = key is not None and rt.log.state.session(key).target_unknown
     direct_observe.add_recovery(plan, obs, target_unknown=unknown)
     _process_details(obs, raw, envelope)
-    return finish(rt, plan, obs, raw, images=images, output_path=output_path)
+    if hooks is not None and hooks.post is not None:
+        await hooks.post(rt, plan, obs)
+    extra = hooks.details if hooks is not None else None
+    return finish(
+        rt, plan, obs, raw, images=images, output_path=output_path, extra_details=extra
+    )
 
 
 def _process_details(obs: Observation, raw: RawOutcome, envelope: Envelope) -> None:
@@ -217,6 +224,7 @@ def finish(
     *,
     images: list[ImageBlock] | None = None,
     output_path: str | None = None,
+    extra_details: Mapping[str, Any] | None = None,
 ) -> ToolResult:
     """Render the observation and assemble details."""
     hidden = obs.extra.pop("_details", {})
@@ -242,6 +250,7 @@ def finish(
         "usedImplicitSession": plan.session.used_implicit_session,
         **observation,
         **hidden,
+        **(extra_details or {}),
     }
     if plan.session.key is not None:
         details["sessionName"] = plan.session.key.session

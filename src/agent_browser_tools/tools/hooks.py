@@ -1,0 +1,30 @@
+"""Extension points for tools built on the direct executor (advanced tools, code cells).
+
+An advanced tool compiles its flat input to native argv and runs it through the same
+executor as `agent_browser`, so it gets the same guards, journal and categories. `Hooks`
+lets it add its own metadata and verdicts without re-implementing any of that.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from agent_browser_tools.planning.plan import ExecutionPlan
+    from agent_browser_tools.results.observation import Observation
+    from agent_browser_tools.runtime import Runtime
+
+PostHook = Callable[["Runtime", "ExecutionPlan", "Observation"], Awaitable[None]]
+
+
+@dataclass(frozen=True)
+class Hooks:
+    """`post` runs inside the identity lock after the observation is built (it may spawn
+    read-only helper commands through `rt.spawn`); `details` is merged into the result's
+    details; `tool` names the tool in journal rows and messages."""
+
+    tool: str = "agent_browser"
+    post: PostHook | None = None
+    details: Mapping[str, Any] = field(default_factory=dict)
