@@ -9,7 +9,9 @@ becomes `PORT` so re-running yields the same files.
 Captures: `snapshot -i` of dense.html (500 table rows), grid.html (500-row ARIA grid in page
 chrome), long.html and form.html; the full (non `-i`) tree of dense.html, whose landmarks
 (`banner`, `complementary`, `main`) `-i` drops; and dense.html's `snapshot -i` again after
-typing into its row filter, for ref-diff tests.
+typing into its row filter, for ref-diff tests. Also `probes.json`: what the wrapper's read-only
+search and viewport probes (`results/snapshot_probes.py`) return on grid.html, dense.html and a
+scrolled long.html.
 
 Hermetic: private 0700 socket dir, one session, `close` and `close --all` at the end.
 
@@ -31,6 +33,11 @@ sys.path.insert(0, str(REPO))
 
 from tests.support.engine_session import EngineSession, find_engine  # noqa: E402
 from tests.support.fixture_server import start_fixture_server  # noqa: E402
+
+from agent_browser_tools.results.snapshot_probes import (  # noqa: E402
+    VIEWPORT_PROBE_JS,
+    search_probe_js,
+)
 
 DEFAULT_OUT = REPO / "tests" / "fixtures" / "snapshots"
 SESSION = "snapcap"
@@ -81,6 +88,33 @@ def capture(session: EngineSession, base: str) -> dict[str, dict[str, Any]]:
     return out
 
 
+#: (probe name, page, search text or None for the viewport probe)
+PROBES: tuple[tuple[str, str, str | None], ...] = (
+    ("search_grid_export_failed", "grid.html", "export failed"),
+    ("search_grid_promo", "grid.html", "promo"),
+    ("search_dense_edit_3", "dense.html", "Edit 3"),
+    ("viewport_long_scrolled", "long.html", None),
+)
+#: Scroll state set before the viewport probe, so the probe has offsets to report.
+SCROLL_SETUP = "window.scrollTo(0, 1200); document.getElementById('scroller').scrollTop = 140; 1"
+
+
+def capture_probes(session: EngineSession, base: str) -> dict[str, Any]:
+    """Each probe's `data.result` (map refs with the page's `*_i.json` capture: mapping goes
+    by role and name, which do not depend on the session's ref numbering)."""
+    out: dict[str, Any] = {}
+    for name, page, search in PROBES:
+        session.run("open", f"{base}/{page}")
+        if search is None:
+            session.run("eval", "--stdin", stdin=SCROLL_SETUP)
+            script = VIEWPORT_PROBE_JS
+        else:
+            script = search_probe_js(search)
+        result = session.run("eval", "--stdin", stdin=script)["data"]["result"]
+        out[name] = {"page": page, "search": search, "result": result}
+    return out
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--engine", help="engine binary (default: the resolved pinned engine)")
@@ -91,14 +125,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         with EngineSession(find_engine(options.engine), SESSION) as session:
             records = capture(session, server.base_url)
+            records["probes"] = capture_probes(session, server.base_url)
     finally:
         server.close()
     for name, record in records.items():
         path = options.out / f"{name}.json"
         path.write_text(json.dumps(record, ensure_ascii=False) + "\n", "utf-8")
-        print(
-            f"{path.relative_to(REPO)}: {len(record['snapshot'])} chars, {len(record['refs'])} refs"
-        )
+        print(f"{path.relative_to(REPO)}: {path.stat().st_size} bytes")
     return 0
 
 

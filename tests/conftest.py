@@ -9,6 +9,9 @@ from __future__ import annotations
 # Fake engine: ``fake_engine`` gives a scriptable stand-in binary for faults and argv checks.
 from tests.support.fake import fake_engine
 
+# BrowserTools on the real engine: ``browser_tools`` (closed at teardown).
+from tests.support.tools import browser_tools
+
 # Real engine + fixture site: the fixtures ``fixture_site``, ``engine_binary``,
 # ``engine_env`` and ``real_session``, and the leak guard hooks that fail the run when an
 # engine daemon or Chromium started by it is still alive at the end.
@@ -22,6 +25,7 @@ from tests.support.real_engine import (
 )
 
 __all__ = [
+    "browser_tools",
     "engine_binary",
     "engine_env",
     "fake_engine",

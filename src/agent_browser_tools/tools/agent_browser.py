@@ -26,7 +26,7 @@ from agent_browser_tools.runtime import Runtime
 from agent_browser_tools.state.models import TargetUnknown
 from agent_browser_tools.state.stale_refs import guard_batch, guard_direct, guard_unknown_target
 from agent_browser_tools.taxonomy import PageEffect
-from agent_browser_tools.tools import artifact_flow, direct_finish
+from agent_browser_tools.tools import artifact_flow, direct_finish, network_filter
 from agent_browser_tools.tools.direct_finish import finish, rejected
 from agent_browser_tools.tools.hooks import Hooks
 
@@ -64,6 +64,7 @@ async def run(
         inp = parse_input(params)
     except ValidationError as exc:
         return rejected(explain_validation_error(exc, NAME, ALLOWED), params, wants_json)
+    inp, hooks = _wrapper_flags(inp, hooks)
     native_default = native_session_default(rt.settings.env, rt.cwd)
     nonce = f"{rt.conversation_id}:{rt.log.state.last_seq}"
     try:
@@ -112,6 +113,19 @@ def preview_plan(rt: Runtime, params: Mapping[str, Any]) -> ExecutionPlan:
     inp = parse_input(params)
     native_default = native_session_default(rt.settings.env, rt.cwd)
     return _plan(rt, inp, native_default, f"{rt.conversation_id}:{rt.log.state.last_seq}")
+
+
+def _wrapper_flags(inp: Any, hooks: Hooks) -> tuple[Any, Hooks]:
+    """Strip wrapper-only flags before planning; their work happens in a post hook.
+
+    `details.args` keeps the caller's request; `effectiveArgs` shows what the engine ran.
+    """
+    clean, network = network_filter.split_network_flags(inp.args)
+    if network is None or hooks.post is not None:
+        return inp, hooks
+    details = {**hooks.details, "args": redact_argv(inp.args)}
+    post = network_filter.make_post(network, clean)
+    return inp.model_copy(update={"args": clean}), Hooks(hooks.tool, post, details)
 
 
 def _closes_namespace(plan: ExecutionPlan) -> bool:

@@ -1,0 +1,99 @@
+"""Wrapper-side `network requests --current-page | --current-origin | --current-url`.
+
+The engine's request buffer spans every page the session visited; these flags (stripped before
+spawn) keep only rows for the page the agent is looking at. The live page URL is read with one
+`get url` call, never assumed from memory, because the page may have moved.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+from agent_browser_tools.engine.envelope import OutputMode, parse_outcome
+from agent_browser_tools.planning.plan import ExecutionPlan
+from agent_browser_tools.results.diagnostics import request_rows
+from agent_browser_tools.results.observation import Observation
+from agent_browser_tools.results.redaction import redact_url
+from agent_browser_tools.runtime import Runtime
+from agent_browser_tools.state.stale_refs import normalize_url
+
+MODES = {"--current-page": "origin", "--current-origin": "origin", "--current-url": "url"}
+
+
+@dataclass(frozen=True)
+class NetworkFilter:
+    flag: str
+    mode: str  # "origin" | "url"
+
+
+def split_network_flags(args: Sequence[str]) -> tuple[list[str], NetworkFilter | None]:
+    """Strip the wrapper flags from a `network requests` call; other commands pass through."""
+    tokens = list(args)
+    words = [t for t in tokens if not t.startswith("-")]
+    if words[:2] != ["network", "requests"]:
+        return tokens, None
+    found = [t for t in tokens if t in MODES]
+    if not found:
+        return tokens, None
+    clean = [t for t in tokens if t not in MODES]
+    return clean, NetworkFilter(flag=found[-1], mode=MODES[found[-1]])
+
+
+def _origin(url: str) -> str:
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}"
+
+
+def _keep(row_url: str, current: str, mode: str) -> bool:
+    if mode == "url":
+        return normalize_url(row_url) == normalize_url(current)
+    return _origin(row_url) == _origin(current)
+
+
+async def _current_url(rt: Runtime, plan: ExecutionPlan) -> str | None:
+    key = plan.session.key
+    if key is None:
+        return None
+    args = ["--json"]
+    if key.namespace is not None:
+        args += ["--namespace", key.namespace]
+    raw = await rt.spawn([*args, "--session", key.session, "get", "url"],
+                         timeout_ms=rt.settings.process_timeout_ms)
+    envelope = parse_outcome(raw, OutputMode.JSON)
+    data = envelope.data if envelope.success else None
+    url = data.get("url") if isinstance(data, Mapping) else None
+    return url if isinstance(url, str) and url else None
+
+
+def make_post(flt: NetworkFilter, clean_args: Sequence[str]) -> Any:
+    """A post hook that filters the visible rows and records `networkRequestsPageFilter`."""
+
+    async def post(rt: Runtime, plan: ExecutionPlan, obs: Observation) -> None:
+        if not obs.success or not isinstance(obs.data, Mapping):
+            return
+        current = await _current_url(rt, plan)
+        rows = request_rows(obs.data)
+        info: dict[str, Any] = {
+            "cleanArgs": list(clean_args),
+            "mode": flt.flag.removeprefix("--"),
+            "totalRows": len(rows),
+        }
+        if current is None:
+            info.update(currentUrl=None, matchedRows=len(rows))
+            obs.warnings.append(
+                f"{flt.flag}: the current page URL could not be read; showing all requests."
+            )
+        else:
+            kept = [r for r in rows if _keep(str(r.get("url", "")), current, flt.mode)]
+            data = dict(obs.data)
+            for key in ("requests", "items", "entries"):
+                if isinstance(data.get(key), list):
+                    data[key] = kept
+            obs.data = data
+            info.update(currentUrl=redact_url(current), matchedRows=len(kept))
+        obs.extra["networkRequestsPageFilter"] = info
+
+    return post

@@ -1,0 +1,130 @@
+"""Results a model can use, on the real engine: artifacts, images, downloads, outputPath,
+network filters and native-text redaction."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from agent_browser_tools.api import BrowserTools
+from tests.support.fixture_server import (
+    AUTH_TOKEN_COOKIE,
+    JWT_LOCAL_STORAGE,
+    REPORT_TEXT,
+    SESSION_ID_COOKIE,
+    FixtureServer,
+)
+from tests.support.tools import ab, ref_for
+
+pytestmark = pytest.mark.real_engine
+
+
+async def test_screenshot_gives_an_inline_image_and_a_verified_artifact(
+    browser_tools: BrowserTools, fixture_site: FixtureServer, tmp_path: Path
+) -> None:
+    await ab(browser_tools, "open", fixture_site.url("/clean.html"))
+    shot = await ab(browser_tools, "screenshot", str(tmp_path / "shot.png"))
+    assert not shot.is_error, shot.text
+    assert shot.details["successCategory"] == "artifact-saved"
+    verification = shot.details["artifactVerification"]
+    assert verification["verifiedCount"] == 1 and verification["missingCount"] == 0
+    (image,) = shot.images
+    assert image.mime_type == "image/png" and len(image.data) > 1000
+    observation = shot.details["imageObservations"][0]
+    assert observation["pixels"]["width"] > 100 and observation["capture"] == "viewport"
+
+
+async def test_stale_preexisting_file_at_the_requested_path_is_not_verified(
+    browser_tools: BrowserTools, fixture_site: FixtureServer, tmp_path: Path
+) -> None:
+    """The engine reports the path it was asked for; an old file there proves nothing."""
+    await ab(browser_tools, "open", fixture_site.url("/clean.html"))
+    old = tmp_path / "old.pdf"
+    old.write_bytes(b"%PDF-old")
+    past = time.time() - 3600
+    os.utime(old, (past, past))
+    pdf = await ab(browser_tools, "pdf", str(old))
+    entry = pdf.details["artifacts"][0]
+    if entry["state"] == "verified":
+        assert old.stat().st_mtime > past + 60, "verified only because the engine rewrote it"
+    else:
+        assert entry["state"] == "unverified" and entry["status"] == "stale"
+
+
+async def test_anchor_and_blob_downloads_are_verified(
+    browser_tools: BrowserTools, fixture_site: FixtureServer, tmp_path: Path
+) -> None:
+    await ab(browser_tools, "open", fixture_site.url("/downloads.html"))
+    snap = await ab(browser_tools, "snapshot", "-i")
+    report = tmp_path / "dl" / "report.txt"
+    anchor = await ab(browser_tools, "download", ref_for(snap, "link", "Download report"),
+                      str(report))
+    assert anchor.details["artifactVerification"]["verifiedCount"] == 1, anchor.text
+    assert report.read_text() == REPORT_TEXT
+    blob_path = tmp_path / "dl" / "export.csv"
+    blob = await ab(browser_tools, "download", "#export", str(blob_path))
+    assert blob.details["artifactVerification"]["verifiedCount"] == 1, blob.text
+    assert blob_path.read_text().startswith("id,name,qty")
+
+
+async def test_output_path_saves_data_as_pretty_json(
+    browser_tools: BrowserTools, fixture_site: FixtureServer, tmp_path: Path
+) -> None:
+    await ab(browser_tools, "open", fixture_site.url("/clean.html"))
+    result = await browser_tools.call(
+        "agent_browser",
+        {"args": ["eval", "--stdin"], "stdin": "({title: document.title})",
+         "outputPath": "@logs/page.json"},
+    )
+    saved = tmp_path / "logs" / "page.json"
+    assert result.details["outputFile"]["status"] == "saved", result.text
+    assert "Output file: logs/page.json" in result.text
+    assert saved.read_text().endswith("\n")
+    assert "Clean Page" in json.loads(saved.read_text())["result"].__str__()
+
+
+async def test_output_path_may_not_alias_the_screenshot(
+    browser_tools: BrowserTools, fixture_site: FixtureServer, tmp_path: Path
+) -> None:
+    await ab(browser_tools, "open", fixture_site.url("/clean.html"))
+    target = str(tmp_path / "same.png")
+    result = await browser_tools.call(
+        "agent_browser", {"args": ["screenshot", target], "outputPath": target}
+    )
+    assert result.details["failureCategory"] == "validation-error"
+    assert not Path(target).exists(), "nothing may be dispatched"
+
+
+async def test_network_requests_current_origin_filter(
+    browser_tools: BrowserTools, fixture_site: FixtureServer
+) -> None:
+    await ab(browser_tools, "open", fixture_site.url("/clean.html"))
+    await ab(browser_tools, "eval", "--stdin",
+             stdin="fetch('http://localhost:1/elsewhere').catch(() => 0); 1")
+    result = await ab(browser_tools, "network", "requests", "--current-origin")
+    info = result.details["networkRequestsPageFilter"]
+    assert "--current-origin" not in result.details["effectiveArgs"]
+    assert info["currentUrl"] == fixture_site.url("/clean.html")
+    urls = [row["url"] for row in result.details["data"]["requests"]]
+    assert urls and all(u.startswith(fixture_site.base_url) for u in urls)
+    ids = [a["id"] for a in result.details["nextActions"]]
+    assert "clear-network-requests-before-repro" in ids
+
+
+async def test_native_text_cookie_and_storage_reads_are_redacted(
+    browser_tools: BrowserTools, fixture_site: FixtureServer
+) -> None:
+    await ab(browser_tools, "open", fixture_site.url("/storage.html"))
+    cookies = await ab(browser_tools, "--json", "false", "cookies")
+    storage = await ab(browser_tools, "--json", "false", "storage", "local")
+    structured = await ab(browser_tools, "storage", "local")
+    everything = json.dumps([r.details for r in (cookies, storage, structured)]) + "".join(
+        r.text for r in (cookies, storage, structured)
+    )
+    for secret in (SESSION_ID_COOKIE, AUTH_TOKEN_COOKIE, JWT_LOCAL_STORAGE):
+        assert secret not in everything
+    assert "theme" in storage.text and "dark" in storage.text, "benign values stay visible"
