@@ -389,7 +389,8 @@ async def test_successful_fresh_launch_replaces_and_closes_the_previous_session(
     assert result.details["managedSessionOutcome"]["outcome"] == "replaced"
     assert ["--json", "--session", MANAGED, "close"] in fake_engine.argvs()
     await _call(tools, {"args": ["get", "url"]})
-    assert fake_engine.argvs()[-1] == ["--json", "--session", fresh, "get", "url"]
+    # The fresh browser's launch flags are repeated so the engine keeps its launch identity.
+    assert fake_engine.argvs()[-1] == ["--json", "--session", fresh, "--headed", "get", "url"]
 
 
 # --- launch-scoped flags ----------------------------------------------------------------------

@@ -318,15 +318,6 @@ async def test_a_launch_flag_needs_a_fresh_session_once_the_implicit_one_runs(
 
 
 @real_engine
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "engine 0.39.4 relaunches the browser (about:blank, default UA) when a later call "
-        "carries any launch option (here AGENT_BROWSER_DOWNLOAD_PATH; also "
-        "AGENT_BROWSER_EXECUTABLE_PATH or --download-path) without the first call's launch "
-        "flags; the wrapper does not re-send the fresh session's --user-agent"
-    ),
-)
 async def test_fresh_launch_flags_survive_a_launch_option_in_the_env(
     engine_env: EngineEnv, tmp_path: Path, fixture_site: FixtureServer
 ) -> None:

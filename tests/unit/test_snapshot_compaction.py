@@ -43,8 +43,16 @@ LARGE = ("dense_i", "dense_full", "grid_i")
 SMALL = ("long_i", "form_i")
 BUDGET = 15_000
 OMITTED_TITLE = "Omitted high-value controls"
-INDIVIDUAL_ROLES = ("searchbox", "textbox", "combobox", "checkbox", "radio", "tab", "option",
-                    "menuitem")
+INDIVIDUAL_ROLES = (
+    "searchbox",
+    "textbox",
+    "combobox",
+    "checkbox",
+    "radio",
+    "tab",
+    "option",
+    "menuitem",
+)
 
 
 @cache
@@ -124,8 +132,8 @@ def test_grid_lists_every_distinct_control_outside_the_grid_rows() -> None:
         ("tab", "Archived orders"),
         ("button", "Bulk delete"),
         ("link", "Contact"),
-        *((("radio", n) for n in ("All", "Open", "Shipped", "Cancelled"))),
-        *((("option", n) for n in ("Newest", "Oldest", "Total"))),
+        *(("radio", n) for n in ("All", "Open", "Shipped", "Cancelled")),
+        *(("option", n) for n in ("Newest", "Oldest", "Total")),
     }
     by_role_name = {(v["role"], v["name"]): k for k, v in refs.items()}
     for key in wanted:
@@ -150,7 +158,7 @@ def test_main_content_comes_before_navigation_and_sidebar_chrome(
     for marker in chrome_markers:
         if marker in compact:
             assert compact.index(main_marker) < compact.index(marker), marker
-    table_line = next(line for line in compact.splitlines() if "Row 1\"" in line or "#1001" in line)
+    table_line = next(line for line in compact.splitlines() if 'Row 1"' in line or "#1001" in line)
     assert compact.index(table_line) < min(compact.index(m) for m in chrome_markers if m in compact)
 
 
@@ -195,8 +203,9 @@ def test_omitted_list_is_bounded_and_counts_what_it_cannot_name() -> None:
     assert result.unlisted_control_count > 0
     assert re.search(r"… \d+ more not listed \(link \d+\)", omitted)
     # Checkboxes outrank links, so every checkbox is named.
-    assert all(f"@e{1000 + i}" in result.text or f"ref=e{1000 + i}" in result.text
-               for i in range(26))
+    assert all(
+        f"@e{1000 + i}" in result.text or f"ref=e{1000 + i}" in result.text for i in range(26)
+    )
 
 
 def test_sections_rank_dialog_main_nearby_chrome_junk() -> None:
@@ -250,7 +259,7 @@ def test_tiny_budget_still_fits() -> None:
         st.tuples(
             st.integers(min_value=0, max_value=3),
             st.sampled_from(["button", "link", "textbox", "cell", "navigation", "main", "row"]),
-            st.text(alphabet="ab 12\"\\", max_size=12),
+            st.text(alphabet='ab 12"\\', max_size=12),
         ),
         min_size=1,
         max_size=300,

@@ -139,7 +139,28 @@ def plan_session(
         )
     key = SessionKey(session=current, namespace=namespace)
     _reject_ignored_launch_flags(launch, state, key, current)
-    return SessionPlan(key, ("--session", current), True, "managed", launch)
+    inject = ("--session", current, *_relaunch_guard(launch, state, key))
+    return SessionPlan(key, inject, True, "managed", launch)
+
+
+def _relaunch_guard(
+    launch: tuple[str, ...], state: ConversationState, key: SessionKey
+) -> tuple[str, ...]:
+    """Repeat the managed browser's recorded launch flags on follow-ups that omit them.
+
+    The engine treats launch settings as part of a daemon's identity: when environment or
+    config also carries launch settings (e.g. `AGENT_BROWSER_DOWNLOAD_PATH`), a follow-up
+    without the first call's `--user-agent X` silently relaunches a blank browser. Sending
+    the same flags keeps the identity, and the page, stable.
+    """
+    entry = state.session(key)
+    if launch or not entry.active or not entry.launch_flags:
+        return ()
+    tokens: list[str] = []
+    for flag in entry.launch_flags:
+        name, sep, value = flag.partition("=")
+        tokens += [name, value] if sep else [name]
+    return tuple(tokens)
 
 
 def _reject_ignored_launch_flags(

@@ -16,10 +16,19 @@ from urllib.parse import urlsplit
 from agent_browser_tools.results.redaction import redact_url
 
 MAX_ROWS = 40
-_ICON_PATH = re.compile(
-    r"(^|/)(favicon[^/]*|apple-touch-icon[^/]*|[^/]*icon[^/]*\.(ico|png|svg))$", re.I
+# Icon file names: `favicon*`, `apple-touch-icon*`, or `icon`/`icons` as a whole name token
+# (`app-icon-192.png`, `icons.svg`), never a substring such as `silicon.png`.
+_ICON_NAME = re.compile(
+    r"^(favicon|apple-touch-icon|mstile)([-_.@][^/]*)?\.(ico|png|svg|gif|jpe?g|webp)$"
+    r"|^([^/]*[-_.@])?icons?([-_.@][^/]*)?\.(ico|png|svg|gif|jpe?g|webp)$",
+    re.I,
 )
-_API_HINT = re.compile(r"(^|/)(api|graphql|rpc|v\d+)(/|$)|\.json(\?|$)", re.I)
+_ICON_KINDS = frozenset({"", "image", "other", "icon", "favicon"})
+_ACTIONABLE_KINDS = frozenset(
+    {"document", "script", "stylesheet", "xhr", "fetch", "websocket", "eventsource"}
+)
+_API_HINT = re.compile(r"(^|/)(api|graphql|rpc|v\d+)(/|$)|\.json$", re.I)
+_ERROR_FIELDS = ("error", "errorText", "failureText")
 
 Verdict = Literal["ok", "pending", "actionable", "benign"]
 
@@ -32,31 +41,57 @@ class NetworkFailure:
 
 def _status(row: Mapping[str, Any]) -> int | None:
     status = row.get("status")
-    return status if isinstance(status, int) else None
+    if isinstance(status, bool):
+        return None
+    if isinstance(status, int):
+        return status
+    if isinstance(status, str) and status.isdigit():
+        return int(status)
+    return None
+
+
+def _error_text(row: Mapping[str, Any]) -> str | None:
+    for name in _ERROR_FIELDS:
+        value = row.get(name)
+        if isinstance(value, str) and value:
+            return value
+    return None
 
 
 def _failed(row: Mapping[str, Any]) -> bool:
     status = _status(row)
-    return (status is not None and status >= 400) or bool(row.get("failed") or row.get("error"))
+    failed = row.get("failed") is True or _error_text(row) is not None
+    return (status is not None and status >= 400) or failed
+
+
+def _kind(row: Mapping[str, Any]) -> str:
+    return str(row.get("resourceType") or row.get("type") or "").lower()
 
 
 def classify_network_request_failure(row: Mapping[str, Any]) -> NetworkFailure:
-    """Decide whether one request row is fine, pending, an actionable failure or benign."""
+    """Decide whether one request row is fine, pending, an actionable failure or benign.
+
+    Benign means a low-impact icon miss: the file name is an icon's (`favicon.ico`,
+    `apple-touch-icon.png`, `app-icon-192.png`), the resource type is image/other/unknown, and
+    the server did not answer 5xx. Documents, scripts, styles, XHR/fetch and API paths are
+    always actionable, whatever their file name.
+    """
     status = _status(row)
     if not _failed(row):
         if status is None:
             return NetworkFailure("pending", "no response status recorded")
         return NetworkFailure("ok", f"HTTP {status}")
-    url = str(row.get("url") or "")
-    path = urlsplit(url).path
-    kind = str(row.get("resourceType") or row.get("type") or "").lower()
-    what = f"HTTP {status}" if status is not None else str(row.get("error") or "failed")
-    if kind in ("document", "script", "stylesheet", "xhr", "fetch", "websocket"):
+    path = urlsplit(str(row.get("url") or "")).path
+    name = path.rsplit("/", 1)[-1]
+    kind = _kind(row)
+    what = f"HTTP {status}" if status is not None else (_error_text(row) or "failed")
+    if kind in _ACTIONABLE_KINDS:
         return NetworkFailure("actionable", f"{kind} request failed ({what})")
-    if _ICON_PATH.search(path) and kind in ("", "image", "other", "icon"):
-        return NetworkFailure("benign", f"icon request failed ({what}); low impact")
     if _API_HINT.search(path):
         return NetworkFailure("actionable", f"API request failed ({what})")
+    server_error = status is not None and status >= 500
+    if _ICON_NAME.match(name) and kind in _ICON_KINDS and not server_error:
+        return NetworkFailure("benign", f"icon request failed ({what}); low impact")
     if kind in ("image", "media", "font"):
         return NetworkFailure("actionable", f"{kind} failed to load ({what})")
     return NetworkFailure("actionable", f"request failed ({what})")
@@ -91,7 +126,7 @@ def network_lines(data: Mapping[str, Any]) -> list[str]:
     lines = [f"{len(rows)} request(s); {sum(1 for r in rows if _failed(r))} failed"]
     for row in ranked[:MAX_ROWS]:
         status = _status(row)
-        shown = status if status is not None else (row.get("error") or "pending")
+        shown = status if status is not None else (_error_text(row) or "pending")
         kind = row.get("resourceType") or row.get("type") or "?"
         url = redact_url(str(row.get("url", "")))
         lines.append(

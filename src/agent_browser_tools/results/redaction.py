@@ -41,7 +41,7 @@ _KEY_PREFIX = re.compile(
 _URL = re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s\"'<>]+")
 _ASSIGNMENT = re.compile(
     r"\b([A-Za-z0-9_-]*(?:password|passwd|secret|token|api[_-]?key|apikey)[A-Za-z0-9_-]*)"
-    r"(\s*[=:]\s*)([^\s\"',;&]+)",
+    r"(\s*[=:]\s*)([^\s\"',;&]{6,})",
     re.IGNORECASE,
 )
 

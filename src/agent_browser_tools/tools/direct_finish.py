@@ -30,6 +30,7 @@ from agent_browser_tools.state.effects import (
 )
 from agent_browser_tools.state.models import Effect, ManagedSessionSelected
 from agent_browser_tools.tools import artifact_flow, direct_observe, page_change
+from agent_browser_tools.taxonomy import PageEffect
 from agent_browser_tools.tools.hooks import Hooks
 from agent_browser_tools.tools.sessions_lifecycle import settle_fresh
 
@@ -90,7 +91,11 @@ def _wants_probe(plan: ExecutionPlan, envelope: Envelope) -> bool:
     spec = plan.match.spec if plan.match is not None else None
     if spec is None:
         return False
-    return spec.navigation_summary if envelope.success else spec.failure_probe
+    if envelope.success:
+        # Anything that may navigate (keys, taps, locator clicks, evals) is probed too: an
+        # unobserved navigation would let old refs pass the stale-ref guard on the new page.
+        return spec.navigation_summary or spec.page_effect is PageEffect.MAY_NAVIGATE
+    return spec.failure_probe
 
 
 def _effects(plan: ExecutionPlan, envelope: Envelope, probe: Probe | None) -> list[Effect]:
