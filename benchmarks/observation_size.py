@@ -92,9 +92,12 @@ class Row:
 
 def measure(page: str, data: dict[str, Any]) -> Row:
     text, refs = data["snapshot"], data["refs"]
-    started = time.perf_counter()
-    result = compact_snapshot(text, refs, budget=BUDGET)
-    millis = (time.perf_counter() - started) * 1000
+    timings = []
+    for _ in range(3):  # best of three: the first call also pays for warm-up
+        started = time.perf_counter()
+        result = compact_snapshot(text, refs, budget=BUDGET)
+        timings.append((time.perf_counter() - started) * 1000)
+    millis = min(timings)
     visible = len(result.text) + (len(SPILL_LINE) + 1 if result.compacted else 0)
     seen = set(result.shown_ref_ids) | set(result.high_value_ref_ids)
     groups = group_controls(collect_controls(parse_snapshot(text), refs))

@@ -73,15 +73,44 @@ def command_body(path: Sequence[str], data: Any) -> list[str]:
     return [_compact(visible)] if visible else []
 
 
+STEP_PREVIEW_CHARS = 300
+
+
+def _step_preview(step: Mapping[str, Any]) -> str | None:
+    """A short rendering of one successful step's result (full data stays in details)."""
+    command = [str(t) for t in step.get("command", [])]
+    words = [t for t in command if not t.startswith("-")]
+    body = command_body(tuple(words[:2]), step.get("result"))
+    if not body:
+        return None
+    text = " | ".join(line for line in body if line)
+    return text if len(text) <= STEP_PREVIEW_CHARS else text[:STEP_PREVIEW_CHARS] + "..."
+
+
 def _batch_lines(steps: Sequence[Mapping[str, Any]]) -> list[str]:
-    lines = []
+    """Dispatch-only mutations first (they prove nothing happened), then each step."""
+    lines: list[str] = []
+    mutations = [s for s in steps if s.get("success") and s.get("dispatchOnly")]
+    if mutations:
+        names = ", ".join(f"{s.get('step')}. {' '.join(map(str, s['command']))}" for s in mutations)
+        lines.append(
+            f"Dispatched without an observed change: {names}. Verify the page (snapshot -i, "
+            "get url/text) before relying on them; fixed waits are not postconditions."
+        )
+    failed = next((s for s in steps if not s.get("success")), None)
+    if failed is not None:
+        command = " ".join(str(t) for t in failed.get("command", []))
+        lines.append(
+            f"First failed step: {failed.get('step')}. {command} "
+            f"[{failed.get('failureCategory')}]: {failed.get('error')}"
+        )
     for step in steps:
         mark = "ok  " if step.get("success") else "FAIL"
         command = " ".join(str(t) for t in step.get("command", []))
-        detail = step.get("error") if not step.get("success") else step.get("text")
+        detail = step.get("error") if not step.get("success") else _step_preview(step)
         line = f"{mark} {step.get('step')}. {command}"
         if detail:
-            line += f": {detail}"
+            line += f" -> {detail}"
         lines.append(line)
     return lines
 
@@ -109,10 +138,11 @@ def render_prose(
         else:
             lines += command_body(path, observation.data)
     else:
-        lines.append(f"Error: {observation.error}")
         steps = observation.extra.get("batchSteps")
         if isinstance(steps, list):
             lines += _batch_lines(steps)
+        else:
+            lines.append(f"Error: {observation.error}")
     body = "\n".join(lines)
     lines = []
     nav = observation.extra.get("navigationSummary")

@@ -33,7 +33,12 @@ NAME_CANDIDATE_ROLES = ("button", "link")
 SELECT_ROLES = ("combobox", "listbox")
 MAX_CANDIDATES = 3
 
-DIRECT_ARGV = {"click": ("click",), "check": ("check",), "hover": ("hover",), "text": ("get", "text")}
+DIRECT_ARGV = {
+    "click": ("click",),
+    "check": ("check",),
+    "hover": ("hover",),
+    "text": ("get", "text"),
+}
 """Native command that does what a `find` action does, but on a concrete ref. `fill` is absent
 on purpose: its argv would have to carry the fill text."""
 
@@ -144,7 +149,7 @@ def numbered(base: str, index: int, total: int) -> str:
     return f"{base}-{index + 1}" if total > 1 else base
 
 
-def _describe(ref: str, info: RefInfo) -> dict[str, Any]:
+def describe_ref(ref: str, info: RefInfo) -> dict[str, Any]:
     out: dict[str, Any] = {"ref": "@" + ref}
     if info.role:
         out["role"] = info.role
@@ -165,7 +170,7 @@ def visible_ref_fallback(
     direct = DIRECT_ARGV.get(target.action)
     candidates = []
     for ref, info in matches[:MAX_CANDIDATES]:
-        candidate = _describe(ref, info)
+        candidate = describe_ref(ref, info)
         if direct is not None:
             candidate["args"] = [*prefix, *direct, "@" + ref]
         candidate["reason"] = (
@@ -204,7 +209,7 @@ def rich_input_recovery(
         return None
     candidates = []
     for ref, info in editable:
-        candidate = _describe(ref, info)
+        candidate = describe_ref(ref, info)
         candidate["focusArgs"] = [*prefix, "focus", "@" + ref]
         candidate["clickArgs"] = [*prefix, "click", "@" + ref]
         candidate["reason"] = "Exact editable role/name match in a fresh snapshot -i."
@@ -229,7 +234,7 @@ def name_candidate_fallback(
         return None
     candidates = []
     for ref, info in found[:MAX_CANDIDATES]:
-        candidate = _describe(ref, info)
+        candidate = describe_ref(ref, info)
         role = (info.role or "").lower()
         name = info.name or ""
         candidate["args"] = [*prefix, "find", "role", role, "click", "--name", name, "--exact"]

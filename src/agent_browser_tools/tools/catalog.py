@@ -9,7 +9,7 @@ from pydantic import BaseModel
 from agent_browser_tools import playbook
 from agent_browser_tools.planning.inputs import AgentBrowserInput
 from agent_browser_tools.settings import Settings
-from agent_browser_tools.tools import agent_browser, capabilities, web_search
+from agent_browser_tools.tools import action, agent_browser, capabilities, web_search
 from agent_browser_tools.tools.registry import Toolkit, ToolSpec
 
 NOT_YET = "not implemented in this release"
@@ -41,6 +41,9 @@ def compact_schema(model: type[BaseModel]) -> dict[str, Any]:
 
 def _advanced(capability: str) -> ToolSpec:
     name, description = playbook.ADVANCED[capability]
+    if capability == "action":
+        schema = compact_schema(action.ActionInput)
+        return ToolSpec(name, description, schema, action.run, capability)
     empty: dict[str, Any] = {"type": "object", "properties": {}, "additionalProperties": True}
     return ToolSpec(name, description, empty, None, capability, NOT_YET)
 

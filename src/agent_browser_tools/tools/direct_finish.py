@@ -198,6 +198,11 @@ async def conclude(
     unknown = key is not None and rt.log.state.session(key).target_unknown
     direct_observe.add_recovery(plan, obs, target_unknown=unknown)
     _process_details(obs, raw, envelope)
+    if plan.path[:1] == ("find",) and obs.failure_category is FailureCategory.SELECTOR_NOT_FOUND:
+        # Imported here: the recovery snapshot runs through the executor, which imports us.
+        from agent_browser_tools.tools.action import recover_find_miss
+
+        await recover_find_miss(rt, plan, obs)
     if hooks is not None and hooks.post is not None:
         await hooks.post(rt, plan, obs)
     extra = hooks.details if hooks is not None else None

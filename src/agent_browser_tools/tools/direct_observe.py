@@ -56,6 +56,9 @@ def _step(index: int, row: BatchRow, match: CommandMatch | None) -> dict[str, An
     if row.success:
         step["successCategory"] = SuccessCategory.COMPLETED.value
         step["result"] = redact_data(_visible(row.result), path=path)
+        spec = match.spec if match is not None else None
+        if spec is not None and spec.page_change_summary and not spec.read_only:
+            step["dispatchOnly"] = True
     else:
         error = scrub_exact(redact_text(row.error or "failed"), argv_secrets(row.command))
         step["error"] = error

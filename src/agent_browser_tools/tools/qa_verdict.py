@@ -165,7 +165,9 @@ def _judge_network(verdict: QaVerdict, result: Any) -> None:
         verdict.warnings.append(f"benign icon miss: {line}")
 
 
-def _judge_artifact(verdict: QaVerdict, step_no: int, artifacts: Sequence[Mapping[str, Any]]) -> None:
+def _judge_artifact(
+    verdict: QaVerdict, step_no: int, artifacts: Sequence[Mapping[str, Any]]
+) -> None:
     entry = next((a for a in artifacts if a.get("step") == step_no), None)
     if entry is None or entry.get("state") != "verified":
         state = entry.get("status", entry.get("state")) if entry else "not reported"
@@ -232,6 +234,9 @@ def evaluate(
         result = row.get("result")
         if step.role == "error-baseline":
             baseline = _error_rows(result)
+            if baseline is None:
+                verdict.failed_checks.append("page-error baseline could not be read")
+                verdict.findings.add("step")
         _judge_row(verdict, step, index + 1, result, baseline, artifacts)
     if not verdict.checks_run and not verdict.failed_checks:
         verdict.failed_checks.append("no QA check ran")
