@@ -9,9 +9,6 @@ from __future__ import annotations
 # Fake engine: ``fake_engine`` gives a scriptable stand-in binary for faults and argv checks.
 from tests.support.fake import fake_engine
 
-# BrowserTools on the real engine: ``browser_tools`` (closed at teardown).
-from tests.support.tools import browser_tools
-
 # Real engine + fixture site: the fixtures ``fixture_site``, ``engine_binary``,
 # ``engine_env`` and ``real_session``, and the leak guard hooks that fail the run when an
 # engine daemon or Chromium started by it is still alive at the end.
@@ -23,6 +20,9 @@ from tests.support.real_engine import (
     pytest_sessionstart,
     real_session,
 )
+
+# BrowserTools on the real engine: ``browser_tools`` (closed at teardown).
+from tests.support.tools import browser_tools
 
 __all__ = [
     "browser_tools",

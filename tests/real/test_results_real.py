@@ -128,3 +128,50 @@ async def test_native_text_cookie_and_storage_reads_are_redacted(
     for secret in (SESSION_ID_COOKIE, AUTH_TOKEN_COOKIE, JWT_LOCAL_STORAGE):
         assert secret not in everything
     assert "theme" in storage.text and "dark" in storage.text, "benign values stay visible"
+
+
+async def test_dense_snapshot_is_compacted_with_a_spill_and_parseable_json(
+    browser_tools: BrowserTools, fixture_site: FixtureServer
+) -> None:
+    await ab(browser_tools, "open", fixture_site.url("/dense.html"))
+    prose = await ab(browser_tools, "snapshot", "-i")
+    assert len(prose.text) <= 16_000
+    compaction = prose.details["snapshotCompaction"]
+    assert compaction["compacted"] is True
+    spill = Path(prose.details["fullOutputPath"])
+    assert spill.stat().st_mode & 0o777 == 0o600
+    assert f"Full snapshot: {spill}" in prose.text
+    assert "Edit 500" in spill.read_text(), "the spill holds the whole tree"
+    assert len(prose.details["refSnapshot"]["refs"]) > 1000, "refs stay complete in details"
+    as_json = await ab(browser_tools, "--json", "snapshot", "-i")
+    parsed = json.loads(as_json.text)
+    assert len(as_json.text) <= 16_000
+    assert parsed["success"] is True and parsed["observationPath"]
+
+
+async def test_wrapper_snapshot_search_filter_and_diff(
+    browser_tools: BrowserTools, fixture_site: FixtureServer
+) -> None:
+    await ab(browser_tools, "open", fixture_site.url("/dense.html"))
+    await ab(browser_tools, "snapshot", "-i")
+    found = await ab(browser_tools, "snapshot", "-i", "--search", "Edit 42", "--diff")
+    assert "--search" not in found.details["effectiveArgs"]
+    assert "--diff" not in found.details["effectiveArgs"]
+    info = found.details["snapshotFilter"]
+    assert info["search"] == "Edit 42" and info["matchedRefs"] >= 1
+    assert found.details["snapshotDiff"]["addedRefs"] == []
+    assert "Edit 42" in found.text and len(found.text) < 16_000
+    buttons = await ab(browser_tools, "snapshot", "-i", "--filter", "role=searchbox")
+    assert buttons.details["snapshotFilter"]["role"] == "searchbox"
+    bad = await ab(browser_tools, "snapshot", "--search", "x")
+    assert bad.details["failureCategory"] == "validation-error" and "-i" in bad.text
+
+
+async def test_viewport_probe_reports_scroll_position(
+    browser_tools: BrowserTools, fixture_site: FixtureServer
+) -> None:
+    await ab(browser_tools, "open", fixture_site.url("/long.html"))
+    await ab(browser_tools, "scroll", "down", "800")
+    result = await ab(browser_tools, "snapshot", "--viewport")
+    viewport = result.details["snapshotViewport"]
+    assert viewport["scrollY"] > 0 and viewport["documentHeight"] > viewport["innerHeight"]

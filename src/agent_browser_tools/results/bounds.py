@@ -57,3 +57,42 @@ def bound_visible(body: str, tail: str, observation: dict[str, Any], spill_dir: 
     cut = body[: max(room, 0)]
     text = "\n".join(part for part in (cut, notice, tail) if part)
     return Bounded(text[:VISIBLE_LIMIT] if len(tail) > VISIBLE_LIMIT else text, spilled, error)
+
+
+_BULKY_KEYS = ("data", "batchSteps", "batchFailure", "artifacts", "snapshotFilter")
+
+
+def bound_json(
+    observation: dict[str, Any], spill_dir: Path, *, compact_text: str | None = None
+) -> Bounded:
+    """Caller-requested JSON that stays parseable within the limit.
+
+    An oversized observation is spilled whole; the visible JSON keeps every decision field
+    (categories, error, next actions, warnings) and replaces bulky payloads with a compact
+    form (`data.snapshot` for compacted snapshots) plus `observationPath`.
+    """
+    text = json.dumps(observation, ensure_ascii=False, default=str)
+    if len(text) <= VISIBLE_LIMIT:
+        return Bounded(text)
+    try:
+        path: str | None = str(spill_observation(spill_dir, observation))
+        error = None
+    except OSError as exc:
+        path, error = None, str(exc)
+    reduced = {k: v for k, v in observation.items() if k not in _BULKY_KEYS}
+    reduced["dataOmitted"] = True
+    if path:
+        reduced["observationPath"] = path
+    else:
+        reduced["spillError"] = error
+    fixed = json.dumps(reduced, ensure_ascii=False, default=str)
+    room = VISIBLE_LIMIT - len(fixed) - 64
+    while compact_text is not None and room > 200:
+        # Escaping (newlines, quotes) makes the JSON longer than the text: shrink until it fits.
+        reduced["data"] = {"snapshot": compact_text[:room], "compacted": True}
+        text = json.dumps(reduced, ensure_ascii=False, default=str)
+        if len(text) <= VISIBLE_LIMIT:
+            return Bounded(text, path, error)
+        room = int(room * 0.9)
+    reduced.pop("data", None)
+    return Bounded(json.dumps(reduced, ensure_ascii=False, default=str), path, error)

@@ -31,6 +31,8 @@ class Observation:
     next_actions: list[NextAction] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     extra: dict[str, Any] = field(default_factory=dict)
+    context: dict[str, Any] = field(default_factory=dict)
+    """Rendering hints that are not part of the observation (e.g. a compacted snapshot)."""
 
     @property
     def result_category(self) -> ResultCategory:

@@ -27,6 +27,15 @@ def _compact(data: Any) -> str:
     return json.dumps(data, ensure_ascii=False, default=str)
 
 
+def _snapshot_header(data: Any) -> list[str]:
+    if not isinstance(data, Mapping):
+        return []
+    refs = data.get("refs")
+    count = len(refs) if isinstance(refs, Mapping) else 0
+    where = data.get("origin") or data.get("url") or "the current page"
+    return [f"Snapshot: {count} refs on {where}"]
+
+
 def _tab_lines(data: Mapping[str, Any]) -> list[str]:
     tabs = data.get("tabs")
     if not isinstance(tabs, list):
@@ -135,6 +144,9 @@ def render_prose(
         steps = observation.extra.get("batchSteps")
         if isinstance(steps, list):
             lines += _batch_lines(steps)
+        elif isinstance(observation.context.get("snapshot_text"), str):
+            lines += _snapshot_header(observation.data)
+            lines.append(observation.context["snapshot_text"])
         else:
             lines += command_body(path, observation.data)
     else:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Protocol
 
+from agent_browser_tools.results.redaction import redact_text, redact_url
 from agent_browser_tools.state.models import (
     ActivationEvent,
     CompletionEvent,
@@ -17,7 +18,9 @@ from agent_browser_tools.state.models import (
     Effect,
     IntentEvent,
     JournalEvent,
+    RefsRecorded,
     SessionKey,
+    TargetObserved,
 )
 from agent_browser_tools.state.reducers import apply_event, fold
 
@@ -74,7 +77,26 @@ class ConversationLog:
             call_id=call_id,
             key=key,
             success=success,
-            effects=tuple(effects),
+            effects=tuple(scrub_effect(effect) for effect in effects),
         )
         self.journal.append(event)
         self.state = apply_event(self.state, event)
+
+
+def scrub_effect(effect: Effect) -> Effect:
+    """Redact URLs, titles and ref names before they are journaled (and folded into state).
+
+    Page URLs can carry credentials or API keys in userinfo and query strings; the journal must
+    never hold them. Live and restored state see the same scrubbed values, so they agree.
+    """
+    if isinstance(effect, TargetObserved):
+        title = redact_text(effect.title) if effect.title else effect.title
+        return effect.model_copy(update={"url": redact_url(effect.url), "title": title})
+    if isinstance(effect, RefsRecorded):
+        refs = {
+            ref: info.model_copy(update={"name": redact_text(info.name) if info.name else None})
+            for ref, info in effect.refs.items()
+        }
+        url = redact_url(effect.target_url) if effect.target_url else None
+        return effect.model_copy(update={"refs": refs, "target_url": url})
+    return effect

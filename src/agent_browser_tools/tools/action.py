@@ -5,7 +5,7 @@ The tool is a compiler, not a second executor: every call becomes ordinary nativ
 and runs through the `agent_browser` executor, so it gets the same guards, journal, categories
 and recovery. Only two things are its own:
 
-- an accessible select (role combobox/listbox + name, or label + values) first resolves exactly
+- an accessible select (role combobox/listbox + name, or label + values; `action_select`) resolves
   one current `@ref` from a fresh `snapshot -i` taken under the identity lock, then selects
   that ref under the same lock, so no other call can recycle refs in between. The engine has no
   `find ... select`, and guessing among several controls would select the wrong one;
@@ -25,7 +25,6 @@ from typing import Any, Literal, NoReturn
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from agent_browser_tools.planning.argv_rules import ArgvRejected
 from agent_browser_tools.planning.inputs import explain_validation_error
 from agent_browser_tools.planning.plan import ExecutionPlan
 from agent_browser_tools.results import next_actions as na
@@ -33,10 +32,11 @@ from agent_browser_tools.results import selector_recovery as sr
 from agent_browser_tools.results.categories import FailureCategory
 from agent_browser_tools.results.observation import Observation
 from agent_browser_tools.results.redaction import redact_argv, redact_text
-from agent_browser_tools.results.tool_result import TextBlock, ToolResult
+from agent_browser_tools.results.tool_result import ToolResult
 from agent_browser_tools.runtime import Runtime
 from agent_browser_tools.state.models import RefInfo, SessionPageState
 from agent_browser_tools.tools import agent_browser, direct_finish
+from agent_browser_tools.tools.action_select import accessible_select
 from agent_browser_tools.tools.hooks import Hooks, PostHook
 
 NAME = "agent_browser_action"
@@ -293,7 +293,10 @@ async def run(rt: Runtime, params: Mapping[str, Any]) -> ToolResult:
     except ActionRejected as exc:
         return _rejected(f"{NAME} input rejected: {exc}")
     if compiled.args is None:
-        return await _accessible_select(rt, inp, compiled)
+        base = {k: v for k, v in _call(inp, ()).items() if k != "args"}
+        return await accessible_select(
+            rt, compiled, base, lambda args, ref: _hooks(compiled, args, ref)
+        )
     hooks = _hooks(compiled, compiled.args, compiled.selector)
     result: ToolResult = await agent_browser.run(rt, _call(inp, compiled.args), hooks=hooks)
     return result

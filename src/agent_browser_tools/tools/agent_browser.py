@@ -26,7 +26,12 @@ from agent_browser_tools.runtime import Runtime
 from agent_browser_tools.state.models import TargetUnknown
 from agent_browser_tools.state.stale_refs import guard_batch, guard_direct, guard_unknown_target
 from agent_browser_tools.taxonomy import PageEffect
-from agent_browser_tools.tools import artifact_flow, direct_finish, network_filter
+from agent_browser_tools.tools import (
+    artifact_flow,
+    direct_finish,
+    network_filter,
+    snapshot_flow,
+)
 from agent_browser_tools.tools.direct_finish import finish, rejected
 from agent_browser_tools.tools.hooks import Hooks
 
@@ -64,7 +69,10 @@ async def run(
         inp = parse_input(params)
     except ValidationError as exc:
         return rejected(explain_validation_error(exc, NAME, ALLOWED), params, wants_json)
-    inp, hooks = _wrapper_flags(inp, hooks)
+    try:
+        inp, hooks = _wrapper_flags(inp, hooks)
+    except ValueError as exc:
+        return rejected(str(exc), params, wants_json)
     native_default = native_session_default(rt.settings.env, rt.cwd)
     nonce = f"{rt.conversation_id}:{rt.log.state.last_seq}"
     try:
@@ -116,16 +124,21 @@ def preview_plan(rt: Runtime, params: Mapping[str, Any]) -> ExecutionPlan:
 
 
 def _wrapper_flags(inp: Any, hooks: Hooks) -> tuple[Any, Hooks]:
-    """Strip wrapper-only flags before planning; their work happens in a post hook.
+    """Strip wrapper-only flags before planning; their work happens after the engine answers.
 
     `details.args` keeps the caller's request; `effectiveArgs` shows what the engine ran.
+    Raises ValueError (a preparation failure) for misused snapshot flags.
     """
-    clean, network = network_filter.split_network_flags(inp.args)
-    if network is None or hooks.post is not None:
+    clean, snapshot = snapshot_flow.split_flags(list(inp.args))
+    clean, network = network_filter.split_network_flags(clean)
+    if snapshot is None and network is None:
         return inp, hooks
     details = {**hooks.details, "args": redact_argv(inp.args)}
-    post = network_filter.make_post(network, clean)
-    return inp.model_copy(update={"args": clean}), Hooks(hooks.tool, post, details)
+    post = hooks.post
+    if network is not None and post is None:
+        post = network_filter.make_post(network, clean)
+    updated = Hooks(hooks.tool, post, details, snapshot=snapshot)
+    return inp.model_copy(update={"args": clean}), updated
 
 
 def _closes_namespace(plan: ExecutionPlan) -> bool:

@@ -9,7 +9,14 @@ from pydantic import BaseModel
 from agent_browser_tools import playbook
 from agent_browser_tools.planning.inputs import AgentBrowserInput
 from agent_browser_tools.settings import Settings
-from agent_browser_tools.tools import action, agent_browser, capabilities, web_search
+from agent_browser_tools.tools import (
+    action,
+    agent_browser,
+    capabilities,
+    qa,
+    qa_compile,
+    web_search,
+)
 from agent_browser_tools.tools.registry import Toolkit, ToolSpec
 
 NOT_YET = "not implemented in this release"
@@ -44,6 +51,9 @@ def _advanced(capability: str) -> ToolSpec:
     if capability == "action":
         schema = compact_schema(action.ActionInput)
         return ToolSpec(name, description, schema, action.run, capability)
+    if capability == "qa":
+        schema = compact_schema(qa_compile.QaInput)
+        return ToolSpec(name, description, schema, qa.run, capability)
     empty: dict[str, Any] = {"type": "object", "properties": {}, "additionalProperties": True}
     return ToolSpec(name, description, empty, None, capability, NOT_YET)
 

@@ -13,13 +13,18 @@ from typing import Any
 from agent_browser_tools.engine.envelope import EngineFailure, Envelope, OutputMode, parse_outcome
 from agent_browser_tools.engine.runner import RawOutcome
 from agent_browser_tools.planning.plan import ExecutionPlan
-from agent_browser_tools.results.bounds import bound_visible
+from agent_browser_tools.results.bounds import bound_json, bound_visible
 from agent_browser_tools.results.categories import FailureCategory
 from agent_browser_tools.results.observation import Observation
 from agent_browser_tools.results.output_file import resolve_output_path
 from agent_browser_tools.results.output_file import save as save_output
 from agent_browser_tools.results.present import render_json, render_prose
-from agent_browser_tools.results.redaction import redact_argv, redact_native_text, redact_text
+from agent_browser_tools.results.redaction import (
+    redact_argv,
+    redact_native_text,
+    redact_text,
+    redact_url,
+)
 from agent_browser_tools.results.tool_result import ImageBlock, TextBlock, ToolResult
 from agent_browser_tools.runtime import Runtime
 from agent_browser_tools.state.effects import (
@@ -29,8 +34,8 @@ from agent_browser_tools.state.effects import (
     text_mode_effects,
 )
 from agent_browser_tools.state.models import Effect, ManagedSessionSelected
-from agent_browser_tools.tools import artifact_flow, direct_observe, page_change
 from agent_browser_tools.taxonomy import PageEffect
+from agent_browser_tools.tools import artifact_flow, direct_observe, page_change, snapshot_flow
 from agent_browser_tools.tools.hooks import Hooks
 from agent_browser_tools.tools.sessions_lifecycle import settle_fresh
 
@@ -71,7 +76,9 @@ async def run_probe(rt: Runtime, plan: ExecutionPlan) -> Probe | None:
         if row.success and isinstance(row.result, Mapping):
             url = url or _str(row.result.get("url"))
             title = title or _str(row.result.get("title"))
-    return Probe(url=url, title=title) if url else None
+    if not url:
+        return None
+    return Probe(url=redact_url(url), title=redact_text(title) if title else None)
 
 
 def _str(value: Any) -> str | None:
@@ -184,6 +191,11 @@ async def conclude(
     probe = await run_probe(rt, plan) if _wants_probe(plan, envelope) and not pending else None
     effects = [] if pending else _effects(plan, envelope, probe)
     page_change.annotate(plan, obs, prior, probe, effects)
+    if plan.path == ("snapshot",) and obs.success and plan.output_mode is OutputMode.JSON:
+        snapshot_flow.compact(rt, obs)
+        if hooks is not None and hooks.snapshot is not None:
+            previous = prior.ref_snapshot.refs if prior and prior.ref_snapshot else None
+            await snapshot_flow.apply_views(rt, plan, obs, hooks.snapshot, previous)
     entries = artifact_flow.verify(plan, envelope, raw, rt.cwd)
     images = artifact_flow.attach(plan, obs, entries, rt.settings.inline_image_max_bytes)
     if key is not None and obs.success and plan.session.used_implicit_session:
@@ -243,7 +255,7 @@ def finish(
     if plan.output_mode is OutputMode.TEXT and plan.checked.inspection and obs.success:
         body, tail = str(obs.data or ""), ""
     elif plan.caller_json:
-        body, tail = render_json(obs), ""
+        body, tail = "", ""
     else:
         native = (
             obs.data if plan.output_mode is OutputMode.TEXT and isinstance(obs.data, str) else None
@@ -251,7 +263,15 @@ def finish(
         body, tail = render_prose(obs, plan.path, native_text=native)
     if output_line and not plan.caller_json:
         tail = "\n".join(part for part in (output_line, tail) if part)
-    bounded = bound_visible(body, tail, observation, rt.spill_dir)
+    if plan.caller_json and not (plan.checked.inspection and obs.success):
+        compact_text = obs.context.get("snapshot_text")
+        bounded = bound_json(
+            observation,
+            rt.spill_dir,
+            compact_text=compact_text if isinstance(compact_text, str) else None,
+        )
+    else:
+        bounded = bound_visible(body, tail, observation, rt.spill_dir)
     details: dict[str, Any] = {
         "args": redact_argv(plan.args),
         "effectiveArgs": redact_argv(plan.effective_args),

@@ -220,7 +220,11 @@ def add_recovery(plan: ExecutionPlan, obs: Observation, *, target_unknown: bool)
             obs.next_actions.append(
                 na.verify_page_target(prefix, "verify-page-target-after-timeout")
             )
-        elif plan.match is not None and plan.match.spec.read_only:
+        elif (
+            plan.match is not None
+            and plan.match.spec.read_only
+            and redact_argv(plan.args) == list(plan.args)
+        ):
             obs.next_actions.append(
                 na.retry_with_longer_timeout(plan.args, plan.stdin, plan.timeout.timeout_ms * 2)
             )

@@ -28,3 +28,4 @@ class Hooks:
     tool: str = "agent_browser"
     post: PostHook | None = None
     details: Mapping[str, Any] = field(default_factory=dict)
+    snapshot: Any = None  # wrapper-side snapshot flags (`snapshot_flow.SnapshotFlags`)

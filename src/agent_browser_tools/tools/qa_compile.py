@@ -57,7 +57,7 @@ class QaInput(BaseModel):
     )
     screenshotPath: str | None = Field(default=None, description="Save a verified screenshot.")
     checkNetwork: bool | None = Field(
-        default=None, description="Fail on actionable failed requests (default: url on, attached off)."
+        default=None, description="Fail on failed requests (default: url on, attached off)."
     )
     checkConsole: bool | None = Field(
         default=None, description="Fail on console errors (default: url on, attached off)."
@@ -159,7 +159,7 @@ def _check_combination(inp: QaInput) -> None:
     if inp.url is not None and inp.attached:
         raise QaRejected("url and attached: true are exclusive; choose one form")
     if inp.url is None and not inp.attached:
-        raise QaRejected('give either url (open and check) or attached: true (current page)')
+        raise QaRejected("give either url (open and check) or attached: true (current page)")
     if inp.attached and inp.sessionMode != "auto":
         raise QaRejected('attached QA only accepts sessionMode "auto" (it checks the current page)')
     for name in ("url", "expectedSelector", "screenshotPath"):
@@ -192,7 +192,9 @@ def _prelude(inp: QaInput, enabled: dict[str, bool]) -> list[QaStep]:
     steps: list[QaStep] = []
     attached = bool(inp.attached)
     if not attached and enabled["checkNetwork"]:
-        steps.append(_step("clear-network", "clear network requests", "network", "requests", "--clear"))
+        steps.append(
+            _step("clear-network", "clear network requests", "network", "requests", "--clear")
+        )
     if not attached and enabled["checkConsole"]:
         steps.append(_step("clear-console", "clear console", "console", "--clear"))
     if enabled["checkErrors"]:
@@ -215,7 +217,11 @@ def _checks(inp: QaInput, texts: list[str], enabled: dict[str, bool]) -> list[Qa
         _step(
             "expect-text",
             f'expected text "{_short(text)}"',
-            "wait", "--fn", visible_text_predicate(text), "--timeout", timeout,
+            "wait",
+            "--fn",
+            visible_text_predicate(text),
+            "--timeout",
+            timeout,
         )
         for text in texts
     ]

@@ -155,9 +155,7 @@ def _judge_network(verdict: QaVerdict, result: Any) -> None:
     lines = summarize_network_failures(rows)
     if lines["actionable"]:
         actionable = lines["actionable"]
-        verdict.failed_checks.append(
-            f"{len(actionable)} failed request(s): {_listed(actionable)}"
-        )
+        verdict.failed_checks.append(f"{len(actionable)} failed request(s): {_listed(actionable)}")
         verdict.findings.add("network")
         failed = [r for r in rows if classify_network_request_failure(r).verdict == "actionable"]
         verdict.request_id = select_request_id(failed)

@@ -1,0 +1,136 @@
+"""Snapshots in the direct tool: compaction, wrapper-side views and their probes.
+
+Every successful snapshot is checked against the visible budget: small ones are shown
+verbatim; oversized ones are compacted main-content-first with an `Omitted high-value
+controls` section, and the full redacted tree is spilled (`details.fullOutputPath`). Wrapper
+flags (`--search`, `--filter role=`, `--viewport`, `--diff`) were stripped before spawn; their
+views are computed here, with at most one read-only `eval --stdin` probe each. Probes never
+change page state and a failed probe only adds a warning.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Mapping
+from typing import Any
+
+from agent_browser_tools.engine.envelope import OutputMode, parse_outcome
+from agent_browser_tools.planning.plan import ExecutionPlan
+from agent_browser_tools.private_fs import ensure_private_dir, write_private_file
+from agent_browser_tools.results import snapshot_views as views
+from agent_browser_tools.results.bounds import VISIBLE_LIMIT
+from agent_browser_tools.results.observation import Observation
+from agent_browser_tools.results.redaction import redact_data
+from agent_browser_tools.results.snapshot_compaction import compact_snapshot
+from agent_browser_tools.runtime import Runtime
+from agent_browser_tools.state.models import RefInfo
+
+HEADER_RESERVE = 600
+SnapshotFlags = views.SnapshotFlags
+
+
+def split_flags(args: list[str]) -> tuple[list[str], SnapshotFlags | None]:
+    """Strip wrapper snapshot flags; raises ValueError with the fix for misuse."""
+    words = [t for t in args if not t.startswith("-")]
+    if words[:1] != ["snapshot"]:
+        return args, None
+    clean, flags = views.split_snapshot_flags(args)
+    return (clean, flags) if flags.any else (args, None)
+
+
+def _refs(data: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    refs = data.get("refs")
+    return {str(k): dict(v) for k, v in refs.items() if isinstance(v, Mapping)} if isinstance(
+        refs, Mapping
+    ) else {}
+
+
+async def _probe(rt: Runtime, plan: ExecutionPlan, script: str) -> Any:
+    """One read-only `eval --stdin` in the same session; None when it fails."""
+    key = plan.session.key
+    if key is None:
+        return None
+    args = ["--json"]
+    if key.namespace is not None:
+        args += ["--namespace", key.namespace]
+    args += ["--session", key.session, *plan.session.inject[2:], "eval", "--stdin"]
+    raw = await rt.spawn(args, timeout_ms=rt.settings.process_timeout_ms, stdin=script)
+    envelope = parse_outcome(raw, OutputMode.JSON)
+    if not envelope.success or not isinstance(envelope.data, Mapping):
+        return None
+    return redact_data(envelope.data.get("result"))
+
+
+def _spill_snapshot(rt: Runtime, text: str) -> str | None:
+    try:
+        directory = ensure_private_dir(rt.spill_dir)
+        path = directory / f"snapshot-{uuid.uuid4().hex[:12]}.txt"
+        write_private_file(path, text.encode("utf-8"))
+    except OSError:
+        return None
+    return str(path)
+
+
+def compact(rt: Runtime, obs: Observation) -> None:
+    """Fit the snapshot text in the visible budget (spilling the full tree if needed)."""
+    data = obs.data
+    if not isinstance(data, Mapping) or not isinstance(data.get("snapshot"), str):
+        return
+    result = compact_snapshot(data["snapshot"], _refs(data), budget=VISIBLE_LIMIT - HEADER_RESERVE)
+    if not result.compacted:
+        return
+    path = _spill_snapshot(rt, data["snapshot"])
+    where = f"Full snapshot: {path}" if path else "Full snapshot could not be saved."
+    obs.context["snapshot_text"] = f"{result.text}\n{where}"
+    obs.extra["snapshotCompaction"] = result.details()
+    if path:
+        obs.extra["fullOutputPath"] = path
+    obs.data = {**data, "highValueControlRefIds": list(result.high_value_ref_ids)}
+
+
+async def apply_views(
+    rt: Runtime,
+    plan: ExecutionPlan,
+    obs: Observation,
+    flags: SnapshotFlags,
+    previous: Mapping[str, RefInfo] | None,
+) -> None:
+    """Render search/filter, viewport and diff views for a successful snapshot."""
+    data = obs.data if isinstance(obs.data, Mapping) else {}
+    refs = _refs(data)
+    raw_text = data.get("snapshot")
+    text: str = raw_text if isinstance(raw_text, str) else ""
+    lines: list[str] = [*flags.notes]
+    clean = [t for t in plan.args if t not in ("--viewport", "--diff")]
+    if flags.search is not None or flags.role is not None:
+        filtered = views.filter_snapshot(text, refs, search=flags.search, role=flags.role)
+        probe = await _probe(rt, plan, views.search_probe_js(flags.search)) if flags.search else None
+        details = views.snapshot_filter_details(filtered, clean, probe_result=probe, refs=refs)
+        obs.extra["snapshotFilter"] = details
+        matches = details.get("renderedTextMatches", [])
+        lines += views.render_search_matches(
+            filtered,
+            matches,
+            details.get("renderedTextTotalMatches", 0),
+            bool(details.get("renderedTextTruncated")),
+        )
+        lines.append(filtered.text)
+        if flags.search and probe is None:
+            obs.warnings.append("The rendered-text search probe failed; ref matches only.")
+    if flags.viewport:
+        viewport = views.parse_viewport_probe(await _probe(rt, plan, views.VIEWPORT_PROBE_JS))
+        if viewport is None:
+            obs.warnings.append("The viewport probe failed; no scroll position is reported.")
+        else:
+            obs.extra["snapshotViewport"] = viewport
+            lines.append("Viewport: " + json.dumps(viewport, ensure_ascii=False)[:600])
+    if flags.diff:
+        before = {k: {"role": v.role, "name": v.name} for k, v in (previous or {}).items()}
+        diff = views.diff_refs(before if previous is not None else None, refs)
+        obs.extra["snapshotDiff"] = diff
+        lines += views.render_diff(diff, before if previous is not None else None, refs)
+    if flags.search is None and flags.role is None:
+        compacted = obs.context.get("snapshot_text")
+        lines.append(compacted if isinstance(compacted, str) else text)
+    obs.context["snapshot_text"] = "\n".join(line for line in lines if line)
