@@ -61,8 +61,9 @@ async def test_anchor_and_blob_downloads_are_verified(
     await ab(browser_tools, "open", fixture_site.url("/downloads.html"))
     snap = await ab(browser_tools, "snapshot", "-i")
     report = tmp_path / "dl" / "report.txt"
-    anchor = await ab(browser_tools, "download", ref_for(snap, "link", "Download report"),
-                      str(report))
+    anchor = await ab(
+        browser_tools, "download", ref_for(snap, "link", "Download report"), str(report)
+    )
     assert anchor.details["artifactVerification"]["verifiedCount"] == 1, anchor.text
     assert report.read_text() == REPORT_TEXT
     blob_path = tmp_path / "dl" / "export.csv"
@@ -77,8 +78,11 @@ async def test_output_path_saves_data_as_pretty_json(
     await ab(browser_tools, "open", fixture_site.url("/clean.html"))
     result = await browser_tools.call(
         "agent_browser",
-        {"args": ["eval", "--stdin"], "stdin": "({title: document.title})",
-         "outputPath": "@logs/page.json"},
+        {
+            "args": ["eval", "--stdin"],
+            "stdin": "({title: document.title})",
+            "outputPath": "@logs/page.json",
+        },
     )
     saved = tmp_path / "logs" / "page.json"
     assert result.details["outputFile"]["status"] == "saved", result.text
@@ -103,8 +107,12 @@ async def test_network_requests_current_origin_filter(
     browser_tools: BrowserTools, fixture_site: FixtureServer
 ) -> None:
     await ab(browser_tools, "open", fixture_site.url("/clean.html"))
-    await ab(browser_tools, "eval", "--stdin",
-             stdin="fetch('http://localhost:1/elsewhere').catch(() => 0); 1")
+    await ab(
+        browser_tools,
+        "eval",
+        "--stdin",
+        stdin="fetch('http://localhost:1/elsewhere').catch(() => 0); 1",
+    )
     result = await ab(browser_tools, "network", "requests", "--current-origin")
     info = result.details["networkRequestsPageFilter"]
     assert "--current-origin" not in result.details["effectiveArgs"]

@@ -46,12 +46,19 @@ def _env(engine_env: EngineEnv, state: Path) -> dict[str, str]:
     return {**engine_env.env, "AGENT_BROWSER_TOOLS_STATE_DIR": str(state)}
 
 
-def _run_then_kill(env: dict[str, str], conversation: str, steps: list[dict[str, Any]],
-                   *, kill_after_s: float | None = None) -> list[dict[str, Any]]:
+def _run_then_kill(
+    env: dict[str, str],
+    conversation: str,
+    steps: list[dict[str, Any]],
+    *,
+    kill_after_s: float | None = None,
+) -> list[dict[str, Any]]:
     """Run steps in a separate process, then SIGKILL it (after READY, or after a delay)."""
     proc = subprocess.Popen(
         [sys.executable, "-c", WORKER, conversation, json.dumps(steps)],
-        env=env, stdout=subprocess.PIPE, text=True,
+        env=env,
+        stdout=subprocess.PIPE,
+        text=True,
     )
     assert proc.stdout is not None
     lines: list[dict[str, Any]] = []
@@ -79,11 +86,15 @@ def test_old_ref_is_still_stale_after_a_killed_server_restarts(
     engine_env: EngineEnv, fixture_site: FixtureServer, tmp_path: Path
 ) -> None:
     env = _env(engine_env, tmp_path / "state")
-    rows = _run_then_kill(env, "resume-1", [
-        {"args": ["open", fixture_site.url("/form.html")]},
-        {"args": ["snapshot", "-i"]},
-        {"args": ["open", fixture_site.url("/page-a.html")]},
-    ])
+    rows = _run_then_kill(
+        env,
+        "resume-1",
+        [
+            {"args": ["open", fixture_site.url("/form.html")]},
+            {"args": ["snapshot", "-i"]},
+            {"args": ["open", fixture_site.url("/page-a.html")]},
+        ],
+    )
     old_ref = _ref(rows[1]["details"], "textbox", "Full name")
 
     async def resumed() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import subprocess
 import sys
@@ -33,8 +34,15 @@ HOLDER = textwrap.dedent(
 
 def _spawn(tmp_path: Path, session: str, hold: float, name: str) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
-        [sys.executable, "-c", HOLDER, str(tmp_path / "state"), session, str(hold),
-         str(tmp_path / name)]
+        [
+            sys.executable,
+            "-c",
+            HOLDER,
+            str(tmp_path / "state"),
+            session,
+            str(hold),
+            str(tmp_path / name),
+        ]
     )
 
 
@@ -48,7 +56,7 @@ def test_same_identity_is_serialized_across_processes(tmp_path: Path) -> None:
     for proc in procs:
         assert proc.wait(timeout=30) == 0
     spans = sorted(_interval(tmp_path, f"p{i}") for i in range(3))
-    for (_, first_end), (second_start, _) in zip(spans, spans[1:], strict=False):
+    for (_, first_end), (second_start, _) in itertools.pairwise(spans):
         assert second_start >= first_end - 0.01, spans
 
 

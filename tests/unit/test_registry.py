@@ -17,8 +17,12 @@ INSTRUCTIONS_BUDGET = 3_000
 
 def _tools(tmp_path: Path, tools: list[str] | None = None, **env: str) -> BrowserTools:
     settings = Settings.load(
-        env={"HOME": str(tmp_path), "PATH": "/usr/bin", **env,
-             "AGENT_BROWSER_TOOLS_STATE_DIR": str(tmp_path / "state")},
+        env={
+            "HOME": str(tmp_path),
+            "PATH": "/usr/bin",
+            **env,
+            "AGENT_BROWSER_TOOLS_STATE_DIR": str(tmp_path / "state"),
+        },
         cwd=tmp_path,
     )
     return BrowserTools(settings=settings, tools=tools, persist=False)

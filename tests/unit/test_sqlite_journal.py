@@ -41,7 +41,9 @@ def test_state_survives_a_restart_and_files_are_private(tmp_path: Path) -> None:
         True,
         [
             TargetObserved(url="http://x.test/a", title="A"),
-            RefsRecorded(refs={"e1": RefInfo(role="button", name="Go")}, target_url="http://x.test/a"),
+            RefsRecorded(
+                refs={"e1": RefInfo(role="button", name="Go")}, target_url="http://x.test/a"
+            ),
         ],
     )
     log.record_activation(("qa",))
@@ -90,7 +92,9 @@ def test_conversations_are_separate_listed_and_pruned(tmp_path: Path) -> None:
 def test_a_newer_schema_is_refused_with_a_clear_message(tmp_path: Path) -> None:
     _log(tmp_path)[1].close()
     conn = sqlite3.connect(tmp_path / DB_NAME)
-    conn.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(SCHEMA_VERSION + 1),))
+    conn.execute(
+        "UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(SCHEMA_VERSION + 1),)
+    )
     conn.commit()
     conn.close()
     with pytest.raises(JournalError, match="newer agent-browser-tools"):
@@ -122,7 +126,7 @@ def test_an_unreadable_event_names_the_prune_fix(tmp_path: Path) -> None:
     log.intent("call-1", "agent_browser", KEY, ("get", "url"))
     journal.close()
     conn = sqlite3.connect(tmp_path / DB_NAME)
-    conn.execute("UPDATE events SET payload = '{\"kind\": \"mystery\"}'")
+    conn.execute('UPDATE events SET payload = \'{"kind": "mystery"}\'')
     conn.commit()
     conn.close()
     with pytest.raises(JournalError, match="state prune --conversation c1"):

@@ -41,9 +41,11 @@ def split_flags(args: list[str]) -> tuple[list[str], SnapshotFlags | None]:
 
 def _refs(data: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
     refs = data.get("refs")
-    return {str(k): dict(v) for k, v in refs.items() if isinstance(v, Mapping)} if isinstance(
-        refs, Mapping
-    ) else {}
+    return (
+        {str(k): dict(v) for k, v in refs.items() if isinstance(v, Mapping)}
+        if isinstance(refs, Mapping)
+        else {}
+    )
 
 
 async def _probe(rt: Runtime, plan: ExecutionPlan, script: str) -> Any:
@@ -105,7 +107,9 @@ async def apply_views(
     clean = [t for t in plan.args if t not in ("--viewport", "--diff")]
     if flags.search is not None or flags.role is not None:
         filtered = views.filter_snapshot(text, refs, search=flags.search, role=flags.role)
-        probe = await _probe(rt, plan, views.search_probe_js(flags.search)) if flags.search else None
+        probe = (
+            await _probe(rt, plan, views.search_probe_js(flags.search)) if flags.search else None
+        )
         details = views.snapshot_filter_details(filtered, clean, probe_result=probe, refs=refs)
         obs.extra["snapshotFilter"] = details
         matches = details.get("renderedTextMatches", [])
