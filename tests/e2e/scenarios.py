@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 from typing import Any
 
@@ -97,7 +98,7 @@ async def check_progress(client: Client) -> None:
     )
     assert not waited.is_error, text_of(waited)
     assert ticks, "no progress notification for a 3 s call"
-    assert all(b[0] > a[0] for a, b in zip(ticks, ticks[1:], strict=False))
+    assert all(b[0] > a[0] for a, b in itertools.pairwise(ticks))
 
 
 ALLOW_ALWAYS_ON = "--tools=agent_browser,agent_browser_tools"

@@ -13,6 +13,7 @@ import sys
 from collections.abc import Iterator
 from typing import Any
 
+import anyio
 import httpx2
 import pytest
 
@@ -21,11 +22,14 @@ from tests.support.fixture_server import FixtureServer
 from tests.support.mcp_server import (
     SERVE_ARGS,
     HttpServer,
+    ab,
+    details_of,
     eventually,
     http_client,
     http_server,
     live_sessions,
     serve_env,
+    text_of,
 )
 from tests.support.real_engine import EngineEnv, track_socket_dir
 
@@ -69,6 +73,60 @@ async def test_cancelling_a_call_kills_its_engine_child(
 ) -> None:
     async with http_client(url) as client:
         await scenarios.cancel_kills_engine_child(client, fixture_site, engine_env.socket_dir)
+
+
+PAGES = [
+    ("page-a.html", "Page A"),
+    ("page-b.html", "Page B"),
+    ("links.html", "Links"),
+    ("clean.html", "Clean Page"),
+]
+CONVERSATIONS = 4
+ROUNDS = 12  # 4 calls a round, plus 2 at the end: 50 calls per conversation
+
+
+async def _converse(url: str, site: FixtureServer, n: int, sessions: dict[int, str]) -> int:
+    """One conversation's 50 calls; every read must see this conversation's own page."""
+    calls = 0
+    async with http_client(url) as client:
+        target = ""
+        for step in range(ROUNDS):
+            path, title = PAGES[(n + step) % len(PAGES)]
+            target = site.url(f"{path}?conversation={n}&step={step}")
+            opened = await ab(client, "open", target)
+            assert not opened.is_error, text_of(opened)
+            sessions.setdefault(n, str(details_of(opened)["sessionName"]))
+            assert text_of(await ab(client, "get", "url")).strip() == target
+            assert text_of(await ab(client, "get", "title")).strip() == title
+            snapshot = await ab(client, "snapshot", "-i")
+            assert not snapshot.is_error and target in text_of(snapshot)
+            calls += 4
+        assert text_of(await ab(client, "get", "url")).strip() == target
+        assert not (await ab(client, "get", "title")).is_error
+        calls += 2
+    return calls
+
+
+async def test_four_parallel_conversations_on_one_server(
+    url: str, fixture_site: FixtureServer, engine_env: EngineEnv
+) -> None:
+    """4 MCP sessions x 50 calls in parallel: own browser each, no cross-talk, no leftovers."""
+    sessions: dict[int, str] = {}
+    counts: list[int] = []
+
+    async def run(n: int) -> None:
+        counts.append(await _converse(url, fixture_site, n, sessions))
+
+    async with anyio.create_task_group() as tg:
+        for n in range(CONVERSATIONS):
+            tg.start_soon(run, n)
+    assert counts == [50] * CONVERSATIONS
+    assert len(set(sessions.values())) == CONVERSATIONS  # one managed browser each
+    left = await eventually(
+        lambda: not set(sessions.values()) & live_sessions(engine_env.socket_dir),
+        CLOSE_WINDOW_S,
+    )
+    assert left, f"browsers outlived their sessions: {live_sessions(engine_env.socket_dir)}"
 
 
 async def test_browse_over_http_and_close_on_session_end(
@@ -138,5 +196,19 @@ async def test_token_is_required_when_configured(env: dict[str, str]) -> None:
             wrong = {**POST_HEADERS, "Authorization": "Bearer nope"}
             assert (await http.post(guarded.url, json=INIT, headers=wrong)).status_code == 401
         async with http_client(guarded.url, token="s3cret-token") as client:
-            assert scenarios.ALWAYS_ON <= {t.name for t in (await client.list_tools()).tools}
+            assert {t.name for t in (await client.list_tools()).tools} >= scenarios.ALWAYS_ON
 
+
+async def test_shutdown_closes_the_browsers_of_open_sessions(
+    env: dict[str, str], fixture_site: FixtureServer, engine_env: EngineEnv
+) -> None:
+    """SIGTERM with a session still open: the server closes its browser and exits 0."""
+    with http_server(env) as own:
+        assert own.url is not None
+        async with http_client(own.url) as client:
+            opened = await ab(client, "open", fixture_site.url("page-b.html"))
+            assert not opened.is_error, text_of(opened)
+            session = str(details_of(opened)["sessionName"])
+            assert session in live_sessions(engine_env.socket_dir)
+            assert own.stop() == 0, own.log
+    assert session not in live_sessions(engine_env.socket_dir)

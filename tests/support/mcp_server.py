@@ -156,9 +156,9 @@ def engine_children(socket_dir: Path, *needles: str) -> list[ProcInfo]:
     for proc in scan_browser_processes():
         if proc.kind != "engine" or proc.state == "Z":
             continue
-        if all(n in proc.argv for n in needles):
-            if _environ(proc.pid).get("AGENT_BROWSER_SOCKET_DIR") == str(socket_dir):
-                found.append(proc)
+        same_dir = _environ(proc.pid).get("AGENT_BROWSER_SOCKET_DIR") == str(socket_dir)
+        if same_dir and all(n in proc.argv for n in needles):
+            found.append(proc)
     return found
 
 

@@ -152,6 +152,30 @@ async def _drain_pipes(proto: _EngineProtocol, pid: int) -> None:
         _kill_group(pid, signal.SIGKILL)
 
 
+async def _supervise(
+    transport: asyncio.SubprocessTransport,
+    proto: _EngineProtocol,
+    pid: int,
+    stdin: str | None,
+    timeout_ms: int,
+) -> bool:
+    """Feed stdin, wait for exit under the watchdog, drain pipes; True when it timed out."""
+    if stdin is not None:
+        pipe = transport.get_pipe_transport(0)
+        assert isinstance(pipe, asyncio.WriteTransport)
+        with contextlib.suppress(OSError):
+            pipe.write(stdin.encode("utf-8"))
+            pipe.write_eof()
+    timed_out = False
+    try:
+        await asyncio.wait_for(asyncio.shield(proto.exited), timeout_ms / 1000.0)
+    except TimeoutError:
+        timed_out = True
+        await _terminate(pid, proto.exited)
+    await _drain_pipes(proto, pid)
+    return timed_out
+
+
 def _spawn_failure(
     argv: tuple[str, ...], exc: OSError, started: float, timeout_ms: int
 ) -> RawOutcome:
@@ -200,20 +224,8 @@ async def run_engine(
     except OSError as exc:
         return _spawn_failure(argv_t, exc, started, timeout_ms)
     pid = transport.get_pid()
-    timed_out = False
     try:
-        if stdin is not None:
-            pipe = transport.get_pipe_transport(0)
-            assert isinstance(pipe, asyncio.WriteTransport)
-            with contextlib.suppress(OSError):
-                pipe.write(stdin.encode("utf-8"))
-                pipe.write_eof()
-        try:
-            await asyncio.wait_for(asyncio.shield(proto.exited), timeout_ms / 1000.0)
-        except TimeoutError:
-            timed_out = True
-            await _terminate(pid, proto.exited)
-        await _drain_pipes(proto, pid)
+        timed_out = await _supervise(transport, proto, pid, stdin, timeout_ms)
     except BaseException:
         # Cancellation (or any other interruption): never leave the child running.
         await asyncio.shield(_terminate(pid, proto.exited))

@@ -31,8 +31,8 @@ def annotate(
         return
     spec = plan.match.spec
     before = prior.target.url if prior is not None and prior.target is not None else None
-    observed_url = next((e.url for e in effects if isinstance(e, TargetObserved)), None)
-    title = next((e.title for e in effects if isinstance(e, TargetObserved)), None)
+    observed = next((e for e in effects if isinstance(e, TargetObserved)), None)
+    changed = False
     if probe is not None:
         changed = (
             before is not None
@@ -46,40 +46,50 @@ def annotate(
         }
     if not (spec.page_change_summary or spec.page_effect is not PageEffect.NONE):
         return
-    command = spec.name
-    navigated = spec.page_effect is PageEffect.NAVIGATES and observed_url is not None
-    if probe is not None and obs.extra["navigationSummary"]["urlChanged"]:
-        navigated = True
-    summary: dict[str, Any]
-    if navigated:
-        summary = {
+    summary = _summary(
+        spec.name,
+        spec.page_effect,
+        spec.page_change_summary and not spec.read_only,
+        observed,
+        changed,
+    )
+    if summary is None:
+        return
+    if not summary["observed"]:
+        obs.warnings.append(UNVERIFIED_WARNING)
+    obs.extra["pageChangeSummary"] = summary
+
+
+def _summary(
+    command: str,
+    effect: PageEffect,
+    mutating: bool,
+    observed: TargetObserved | None,
+    url_changed: bool,
+) -> dict[str, Any] | None:
+    """The compact change summary: observed navigation beats an unverified mutation."""
+    base = {"command": command, "nextActionIds": ["inspect-after-mutation"]}
+    navigated = observed is not None and (
+        url_changed
+        or effect in (PageEffect.NAVIGATES, PageEffect.HISTORY, PageEffect.TARGET_SWITCH)
+    )
+    if navigated and observed is not None:
+        where = observed.title or observed.url
+        summary: dict[str, Any] = {
+            **base,
             "changeType": "navigation",
             "observed": True,
-            "command": command,
-            "summary": f"{command}: now on {title or observed_url}",
-            "url": observed_url,
-            "nextActionIds": ["inspect-after-mutation"],
+            "summary": f"{command}: now on {where}",
+            "url": observed.url,
         }
-        if title:
-            summary["title"] = title
-    elif spec.page_effect in (PageEffect.HISTORY, PageEffect.TARGET_SWITCH) and observed_url:
-        summary = {
-            "changeType": "navigation",
-            "observed": True,
-            "command": command,
-            "summary": f"{command}: page is {title or observed_url}",
-            "url": observed_url,
-            "nextActionIds": ["inspect-after-mutation"],
-        }
-    elif spec.page_change_summary and not spec.read_only:
-        summary = {
+        if observed.title:
+            summary["title"] = observed.title
+        return summary
+    if mutating:
+        return {
+            **base,
             "changeType": "mutation",
             "observed": False,
-            "command": command,
             "summary": f"{command} dispatched; no application change was observed.",
-            "nextActionIds": ["inspect-after-mutation"],
         }
-        obs.warnings.append(UNVERIFIED_WARNING)
-    else:
-        return
-    obs.extra["pageChangeSummary"] = summary
+    return None

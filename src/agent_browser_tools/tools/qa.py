@@ -183,7 +183,7 @@ def _refuse(plan: ExecutionPlan, reason: str, remembered: str | None) -> Observa
             params={"args": [*prefix, "tab", "list"]},
         ),
     ]
-    if remembered and remembered not in BLANK_URLS:
+    if remembered and remembered not in BLANK_URLS and redact_url(remembered) == remembered:
         obs.next_actions.append(
             NextAction(
                 id="qa-remembered-url",
@@ -294,7 +294,9 @@ def _next_actions(
         )
     if found & {"new-errors", "unverified-errors"}:
         actions.append(browser("read-page-errors", "Read the page errors in full.", "errors"))
-    if "unverified-errors" in found and not compiled.attached:
+    url = str(rerun.get("url", ""))
+    if "unverified-errors" in found and not compiled.attached and redact_url(url) == url:
+        # Only echo the caller's URL back when it carries nothing redaction would hide.
         actions.append(
             NextAction(
                 id="rerun-qa-in-fresh-session",
