@@ -12,8 +12,10 @@ Three layers, each with one job:
 
 from __future__ import annotations
 
+import json
 import math
 import re
+import shlex
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -22,6 +24,9 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 from agent_browser_tools import taxonomy
 
 REDACTED = "[REDACTED]"
+# `[` in URL userinfo makes `urlsplit` read a bracketed IPv6 host and raise; percent-encoded,
+# as a WHATWG URL setter would store it, the masked URL stays parseable.
+URL_USERINFO_REDACTED = "%5BREDACTED%5D"
 
 SENSITIVE_KEY = re.compile(
     r"(pass(word|wd)?|secret|token|api[-_]?key|apikey|authorization|auth|cookie|credential|"
@@ -34,6 +39,7 @@ SENSITIVE_QUERY = re.compile(
     re.IGNORECASE,
 )
 _BEARER = re.compile(r"\b(Bearer|Basic|Token)\s+[A-Za-z0-9._~+/=-]{6,}", re.IGNORECASE)
+_BEARER_PARTS = re.compile(r"\b(Bearer|Basic|Token)\s+([A-Za-z0-9._~+/=-]{6,})", re.IGNORECASE)
 _JWT = re.compile(r"\beyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\b")
 _KEY_PREFIX = re.compile(
     r"\b(sk|pk|rk|ghp|gho|ghu|ghs|xox[abpr]|AKIA|AIza|glpat|npm)[-_][A-Za-z0-9_-]{10,}\b"
@@ -41,7 +47,7 @@ _KEY_PREFIX = re.compile(
 _URL = re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s\"'<>]+")
 _ASSIGNMENT = re.compile(
     r"\b([A-Za-z0-9_-]*(?:password|passwd|secret|token|api[_-]?key|apikey)[A-Za-z0-9_-]*)"
-    r"(\s*[=:]\s*)([^\s\"',;&]{6,})",
+    r"([\"']?\s*[=:]\s*[\"']?)([^\s\"',;&]{6,})",
     re.IGNORECASE,
 )
 
@@ -56,7 +62,8 @@ def redact_url(url: str) -> str:
     if "@" in netloc:
         userinfo, host = netloc.rsplit("@", 1)
         user = userinfo.split(":", 1)[0]
-        netloc = f"{user}:{REDACTED}@{host}" if ":" in userinfo else f"{REDACTED}@{host}"
+        mask = URL_USERINFO_REDACTED
+        netloc = f"{user}:{mask}@{host}" if ":" in userinfo else f"{mask}@{host}"
     query = parts.query
     if query:
         pairs = parse_qsl(query, keep_blank_values=True)
@@ -95,7 +102,17 @@ def redact_text(text: str) -> str:
 
 
 def redact_argv(argv: Sequence[str]) -> list[str]:
-    """Echo-safe argv: sensitive flag values and operands masked, other tokens scrubbed."""
+    """Echo-safe argv: sensitive flag values and operands masked, other tokens scrubbed.
+
+    Argv nested in a token (raw `batch` row strings, or the command after a stray leading
+    binary name) gets the same rules: its secret literals are masked inside the token.
+    """
+    out = _redact_flat(argv)
+    nested = [secret for row in _nested_rows(argv) for secret in _flat_secrets(row)]
+    return [scrub_exact(token, nested) for token in out] if nested else out
+
+
+def _redact_flat(argv: Sequence[str]) -> list[str]:
     out: list[str] = []
     tokens = list(argv)
     mask_next = False
@@ -130,9 +147,20 @@ def _redact_operands(argv: list[str]) -> list[str]:
         local = match.spec.local_flag(name)
         if local is not None and local.sensitive and value:
             secrets.add(value)
-    if not secrets:
-        return argv
-    return [REDACTED if token in secrets else token for token in argv]
+    # `--password=<value>`: upstream rejects the form (quoting the token), so no flag pair.
+    out = list(argv)
+    for index, token in enumerate(argv):
+        if _sensitive_local_assignment(match, token):
+            out[index] = f"{token.split('=', 1)[0]}={REDACTED}"
+        elif token in secrets:
+            out[index] = REDACTED
+    return out
+
+
+def _sensitive_local_assignment(match: taxonomy.CommandMatch, token: str) -> bool:
+    name, sep, value = token.partition("=")
+    local = match.spec.local_flag(name) if sep and name.startswith("-") else None
+    return local is not None and local.sensitive and bool(value)
 
 
 def redact_data(value: Any, *, path: Sequence[str] = ()) -> Any:
@@ -246,13 +274,82 @@ def _storage_line(line: str) -> str:
 
 
 def scrub_exact(text: str, literals: Sequence[str]) -> str:
-    """Remove exact secret literals (taken from argv) from error text."""
-    for literal in sorted((item for item in literals if len(item) >= 4), key=len, reverse=True):
+    """Remove exact secret literals (taken from argv) from error text.
+
+    A literal is also removed in its JSON-escaped spelling, since messages often quote argv
+    with `json.dumps` (a headers object inside a quoted argv list, say).
+    """
+    variants = {form for item in literals for form in (item, json.dumps(item)[1:-1])}
+    for literal in sorted((item for item in variants if len(item) >= 4), key=len, reverse=True):
         text = text.replace(literal, REDACTED)
     return text
 
 
 def argv_secrets(argv: Sequence[str]) -> list[str]:
-    """The literal values `redact_argv` would mask in `argv` (for exact scrubbing)."""
-    masked = redact_argv(argv)
-    return [orig for orig, shown in zip(argv, masked, strict=True) if shown == REDACTED]
+    """The literal values `redact_argv` masks in `argv` (for exact scrubbing of error text).
+
+    Includes `--flag=value` values, literals of nested argv (raw batch rows, argv after a
+    stray binary name), and the parts a message may quote on their own: string values of a
+    JSON object (a headers map), bearer/basic credentials and URL userinfo passwords.
+    """
+    found = _flat_secrets(argv)
+    for row in _nested_rows(argv):
+        found += _flat_secrets(row)
+    out: list[str] = []
+    for literal in found:
+        for item in (literal, *_embedded_secrets(literal)):
+            if item and item not in out:
+                out.append(item)
+    return out
+
+
+def _flat_secrets(argv: Sequence[str]) -> list[str]:
+    found: list[str] = []
+    for orig, shown in zip(argv, _redact_flat(argv), strict=True):
+        if shown == REDACTED:
+            found.append(orig)
+        elif shown.endswith("=" + REDACTED) and orig != shown and "=" in orig:
+            found.append(orig.split("=", 1)[1])
+    return found
+
+
+def _nested_rows(argv: Sequence[str]) -> list[list[str]]:
+    """Argv carried inside `argv`: the command after a leading binary name; raw batch rows."""
+    tokens = list(argv)
+    rows: list[list[str]] = []
+    if tokens and (tokens[0] == "agent-browser" or tokens[0].endswith("/agent-browser")):
+        tokens = tokens[1:]
+        rows.append(tokens)
+    _globals, rest = taxonomy.split_global_flags(tokens)
+    match = taxonomy.resolve_command(rest) if rest else None
+    if match is not None and match.spec.path == ("batch",):
+        rows += [_split_row(raw) for raw in match.operands if not raw.startswith("--")]
+    return rows
+
+
+def _split_row(raw: str) -> list[str]:
+    """A raw batch row as argv; an unparsable row (unbalanced quote) is split leniently."""
+    try:
+        return shlex.split(raw)
+    except ValueError:
+        return [token.strip("\"'") for token in raw.split()]
+
+
+def _embedded_secrets(literal: str) -> list[str]:
+    parts: list[str] = []
+    try:
+        value = json.loads(literal)
+    except ValueError:
+        value = None
+    if isinstance(value, Mapping):
+        parts += [item for item in value.values() if isinstance(item, str)]
+    for text in (literal, *parts):
+        parts += [m.group(2) for m in _BEARER_PARTS.finditer(text)]
+        for url in _URL.findall(text):
+            try:
+                password = urlsplit(url).password
+            except ValueError:
+                password = None
+            if password:
+                parts.append(password)
+    return parts

@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from typing import Any
+from urllib.parse import urldefrag
 
 from pydantic import ValidationError
 
@@ -79,7 +80,7 @@ async def run(rt: Runtime, params: Mapping[str, Any]) -> ToolResult:
     if inp.outputPath is not None:
         call["outputPath"] = inp.outputPath
     rerun = inp.model_dump(exclude_none=True)
-    hooks = Hooks(tool=NAME, post=_post(compiled, rerun, None), details=compiled.details())
+    hooks = Hooks(tool=NAME, post=_post(compiled, rerun), details=compiled.details())
     if not compiled.attached:
         result: ToolResult = await agent_browser.run(rt, call, hooks=hooks)
         return result
@@ -102,7 +103,8 @@ async def _run_attached(
         if refusal is not None:
             _refusal_verdict(refusal, compiled)
             return finish(rt, plan, refusal, None, extra_details=hooks.details)
-        checked = dataclasses.replace(hooks, post=_post(compiled, rerun, live_url))
+        note = _drift_note(rt, plan, live_url)
+        checked = dataclasses.replace(hooks, post=_post(compiled, rerun, live_url, note))
         result: ToolResult = await agent_browser.run(rt, call, hooks=checked, lock_held=True)
         return result
 
@@ -161,6 +163,20 @@ async def _live_url(rt: Runtime, plan: ExecutionPlan) -> str | None:
     return url if isinstance(url, str) else None
 
 
+def _drift_note(rt: Runtime, plan: ExecutionPlan, live_url: str | None) -> str | None:
+    """A warning when the live page is not the one this conversation last observed."""
+    key = plan.session.key
+    target = rt.log.state.session(key).target if key is not None else None
+    if live_url is None or target is None:
+        return None
+    if urldefrag(target.url).url == urldefrag(live_url).url:
+        return None
+    return (
+        f"Checked the live page {redact_url(live_url)}, not the last observed page "
+        f"{redact_url(target.url)}; the session moved since it was last seen."
+    )
+
+
 def _refuse(plan: ExecutionPlan, reason: str, remembered: str | None) -> Observation:
     prefix = _prefix(plan)
     obs = Observation(
@@ -212,9 +228,16 @@ def _refusal_verdict(obs: Observation, compiled: CompiledQa) -> None:
 # ----- verdict ----------------------------------------------------------------------------
 
 
-def _post(compiled: CompiledQa, rerun: dict[str, Any], live_url: str | None) -> PostHook:
+def _post(
+    compiled: CompiledQa,
+    rerun: dict[str, Any],
+    live_url: str | None = None,
+    note: str | None = None,
+) -> PostHook:
     async def post(rt: Runtime, plan: ExecutionPlan, obs: Observation) -> None:
         apply_verdict(plan, obs, compiled, rerun, live_url)
+        if note is not None:
+            obs.warnings.append(note)
 
     return post
 

@@ -33,6 +33,7 @@ from mcp.server.auth.provider import AccessToken
 from mcp.server.auth.settings import AuthSettings
 from mcp.server.streamable_http_manager import DEFAULT_SESSION_IDLE_TIMEOUT
 from mcp.server.transport_security import TransportSecuritySettings
+from pydantic import AnyHttpUrl
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from agent_browser_tools.api import BrowserTools
@@ -121,7 +122,9 @@ class SessionEndWatcher:
 
 
 class _QuietSignalsServer(uvicorn.Server):
-    """Uvicorn without its own signal capture (it re-raises signals after serving)."""
+    """Uvicorn without its own signal capture, which re-raises the signal after serving and so
+    would end the process before the browsers are closed; `serve_http` routes signals to
+    `handle_exit` itself."""
 
     @contextlib.contextmanager
     def capture_signals(self) -> Iterator[None]:
@@ -152,7 +155,8 @@ def build_app(options: ServeOptions, registry: ConversationRegistry, base_url: s
     server = build_server(registry, _key_of, stateless_era=False)
     auth = verifier = None
     if options.token:
-        auth = AuthSettings(issuer_url=base_url, resource_server_url=None)  # type: ignore[arg-type]
+        # Resource-server-only bearer checks: no OAuth routes, no metadata endpoints.
+        auth = AuthSettings(issuer_url=AnyHttpUrl(base_url), resource_server_url=None)
         verifier = StaticTokenVerifier(options.token)
     app = server.streamable_http_app(
         streamable_http_path=MCP_PATH,
@@ -195,7 +199,9 @@ async def serve_http(options: ServeOptions, settings: Settings) -> int:
     server = _QuietSignalsServer(config)
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, lambda: setattr(server, "should_exit", True))
+        # `handle_exit` also ends open SSE streams (sse-starlette hooks it), so uvicorn's
+        # graceful shutdown does not wait on every session's standing GET stream.
+        loop.add_signal_handler(sig, server.handle_exit, sig, None)
     reaper = loop.create_task(registry.reap_forever(REAP_INTERVAL_S))
     print(
         f"agent-browser-tools: MCP over HTTP at {base_url}{MCP_PATH}", file=sys.stderr, flush=True

@@ -1,0 +1,89 @@
+"""What an agent pays before its first browser call: server start-up and the always-on text.
+
+Prints, each with its budget:
+
+  (a) time from spawning `agent-browser-tools serve` (stdio) to the answer of the first
+      `tools/list`, through the official MCP client (initialize handshake included), median of
+      `--runs` runs (budget <= 1.0 s);
+  (b) the size in characters of the always-on tool list as the model loads it: the listed
+      tools' names, descriptions and input schemas as JSON (budget <= 6,000);
+  (c) the size of the server `instructions` (budget <= 3,000).
+
+No browser is started: `tools/list` needs none. Each run gets a private state dir, and the
+server process is gone before the next run starts.
+
+Run from the repo root:
+    /work/venv/bin/python benchmarks/server_startup.py [--runs 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+
+import anyio
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters
+
+STARTUP_BUDGET_S = 1.0
+TOOL_LIST_BUDGET = 6_000
+INSTRUCTIONS_BUDGET = 3_000
+
+
+async def one_run(env: dict[str, str]) -> tuple[float, str, str]:
+    """Seconds from spawn to the `tools/list` answer, plus the listing JSON and instructions."""
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "agent_browser_tools.hosts.cli", "serve"],
+        env=env,
+    )
+    started = time.perf_counter()
+    async with Client(params, mode="legacy") as client:
+        listed = await client.list_tools()
+        elapsed = time.perf_counter() - started
+        tools = [
+            {"name": t.name, "description": t.description, "inputSchema": t.input_schema}
+            for t in listed.tools
+        ]
+        return elapsed, json.dumps(tools, separators=(",", ":")), client.instructions or ""
+
+
+def verdict(value: float, budget: float) -> str:
+    return "ok" if value <= budget else "OVER BUDGET"
+
+
+async def main(runs: int) -> int:
+    timings = []
+    listing = instructions = ""
+    with tempfile.TemporaryDirectory(prefix="abt-bench-") as tmp:
+        for index in range(runs):
+            env = dict(os.environ, AGENT_BROWSER_TOOLS_STATE_DIR=f"{tmp}/state-{index}")
+            env.pop("AGENT_BROWSER_TOOLS_HTTP_TOKEN", None)
+            elapsed, listing, instructions = await one_run(env)
+            timings.append(elapsed)
+    median = statistics.median(timings)
+    print(
+        f"spawn -> tools/list (stdio, median of {runs}): {median:.3f} s "
+        f"(budget <= {STARTUP_BUDGET_S:.1f} s) {verdict(median, STARTUP_BUDGET_S)}"
+    )
+    print(f"  runs: {', '.join(f'{t:.3f}' for t in timings)} s")
+    print(
+        f"always-on tool list (names + descriptions + schemas, JSON): {len(listing):,} chars "
+        f"(budget <= {TOOL_LIST_BUDGET:,}) {verdict(len(listing), TOOL_LIST_BUDGET)}"
+    )
+    print(
+        f"instructions: {len(instructions):,} chars (budget <= {INSTRUCTIONS_BUDGET:,}) "
+        f"{verdict(len(instructions), INSTRUCTIONS_BUDGET)}"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=5)
+    sys.exit(anyio.run(main, parser.parse_args().runs))
