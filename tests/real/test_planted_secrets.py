@@ -122,13 +122,13 @@ def _sqlite_rows(path: Path) -> str:
     """Every row of every table, as text (reads through the WAL like any reader)."""
     conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
     try:
-        tables = [row[0] for row in conn.execute("SELECT name FROM sqlite_master")]
+        query = "SELECT name FROM sqlite_master WHERE type = 'table'"
+        tables = [row[0] for row in conn.execute(query)]
         dumped = [repr(conn.execute(f'SELECT * FROM "{name}"').fetchall()) for name in tables]
         dumped += list(conn.iterdump())
-    except sqlite3.DatabaseError:
-        return ""
     finally:
         conn.close()
+    assert "events" in tables, f"{path} has no journal events table"
     return "\n".join(dumped)
 
 
@@ -254,6 +254,8 @@ async def _plant_and_read(rec: Recorder, s: Secrets, site: FixtureServer, clean:
     with_auth = [r for r in rows if "Authorization" in r.get("headers", {})]
     assert with_auth and with_auth[-1]["headers"]["Authorization"] == "[REDACTED]"
     await rec.ok("network", "request", with_auth[-1]["requestId"])
+    await rec.ok("--json", "false", "network", "request", with_auth[-1]["requestId"])
+    await rec.ok("--json", "false", "network", "requests")
     await rec.ok("--json", "network", "requests", outputPath="exports/requests.json")
 
     user_password = s.new("set credentials password")
@@ -273,11 +275,16 @@ async def _plant_and_read(rec: Recorder, s: Secrets, site: FixtureServer, clean:
 async def _reads(rec: Recorder) -> None:
     """Structured, caller-JSON and native-text reads, plus `outputPath` exports."""
     cookies = await rec.ok("cookies", outputPath="exports/cookies.json")
-    assert len(cookies.details["data"]["cookies"]) >= 5
+    seen = {c["name"]: c["value"] for c in cookies.details["data"]["cookies"]}
+    planted = {"server_session", "session_id", "auth_token", "pref_id", "ui_pref"}
+    assert planted <= set(seen) and {seen[name] for name in planted} == {"[REDACTED]"}
     await rec.ok("--json", "cookies")
     await rec.ok("--json", "false", "cookies", outputPath="exports/cookies.txt")
     storage = await rec.ok("storage", "local", outputPath="exports/local.json")
-    assert storage.details["data"]["data"]["theme"] == "dark", "benign values stay visible"
+    entries = storage.details["data"]["data"]
+    assert entries["theme"] == "dark", "benign values stay visible"
+    for key in ("jwt", "api_key", "profile_cache", "widget_cfg"):
+        assert entries[key] == "[REDACTED]", key
     await rec.ok("--json", "storage", "local")
     await rec.ok("--json", "false", "storage", "local", outputPath="exports/local.txt")
     await rec.ok("--json", "false", "storage", "local", "api_key")
@@ -306,6 +313,8 @@ async def _evals(rec: Recorder, s: Secrets) -> None:
     assert spilled.details.get("observationPath"), "the oversized result must spill"
     spilled_json = await rec.ok("--json", "eval", "--stdin", stdin=big)
     assert spilled_json.details.get("observationPath")
+    await rec.ok("--json", "false", "eval", "--stdin", stdin=script)
+    await rec.ok("get", "url")  # native text cannot show where a may-navigate eval landed
 
 
 async def _batch_and_auth(rec: Recorder, s: Secrets, clean: str) -> None:
@@ -350,6 +359,19 @@ async def _batch_and_auth(rec: Recorder, s: Secrets, clean: str) -> None:
     steps = batch.details["batchSteps"]
     assert [step["success"] for step in steps] == [True] * 4 + [False] + [True] * 4
     await rec.call("--json", "batch", stdin=json.dumps(rows[:6]))
+    # Native batch text has no row boundaries: cookie/storage lines of every row are masked.
+    native_rows = [
+        ["cookies", "set", "native_pref", s.new("native batch cookies set")],
+        ["storage", "local", "set", "native_key", s.new("native batch storage local set")],
+        ["auth", "save", "abt-eq2", "--url", clean, "--password=" + s.new("native --password=")],
+        ["cookies"],
+        ["storage", "local"],
+        ["storage", "local", "native_key"],
+        ["eval", f"({{apiKey: '{s.new('native batch eval apiKey literal')}'}})"],
+    ]
+    native = await rec.call("--json", "false", "batch", stdin=json.dumps(native_rows))
+    assert "native_pref=[REDACTED]" in native.text, native.text
+    await rec.ok("get", "url")
     for name in ("abt-stdin", "abt-flag"):
         await rec.ok("auth", "delete", name)
 

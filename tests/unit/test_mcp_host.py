@@ -22,6 +22,7 @@ from agent_browser_tools import playbook
 from agent_browser_tools.api import BrowserTools
 from agent_browser_tools.hosts.mcp import conversations, convert
 from agent_browser_tools.hosts.mcp.conversations import ConversationRegistry
+from agent_browser_tools.hosts.mcp.http import security_settings
 from agent_browser_tools.hosts.mcp.options import ServeRefused, is_loopback, resolve_options
 from agent_browser_tools.hosts.mcp.server import Ctx, build_server
 from agent_browser_tools.results.tool_result import ImageBlock, TextBlock, ToolResult
@@ -101,6 +102,17 @@ def test_option_rules() -> None:
         _resolve(http=False, port=9000)
     stdio = _resolve(http=False, conversation="c1", env={"AGENT_BROWSER_TOOLS_HTTP_TOKEN": "x"})
     assert (stdio.conversation, stdio.token) == ("c1", None)
+
+
+def test_host_and_origin_allowlists() -> None:
+    loopback = security_settings(_resolve())
+    assert loopback.enable_dns_rebinding_protection
+    assert {"127.0.0.1:*", "localhost:*", "[::1]:*"} <= set(loopback.allowed_hosts)
+    assert "http://localhost:*" in loopback.allowed_origins
+    assert not any("evil" in host for host in loopback.allowed_hosts)
+    lan = security_settings(_resolve(host="192.168.1.5", token="t", allowed_hosts=("box.lan",)))
+    assert {"192.168.1.5:*", "box.lan:*"} <= set(lan.allowed_hosts)
+    assert "https://box.lan:*" in lan.allowed_origins
 
 
 # --- the server, in-process ------------------------------------------------------------

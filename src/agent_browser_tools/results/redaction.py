@@ -259,6 +259,21 @@ def redact_native_text(text: str, path: Sequence[str], *, single_key: bool = Fal
     return "\n".join(_storage_line(line) for line in text.split("\n"))
 
 
+def redact_native_batch_text(text: str, row_paths: Sequence[Sequence[str]]) -> str:
+    """Native `batch` output: rows' text is concatenated with no per-row boundary.
+
+    The batch argv, not the text, picks the rules: when any row touches cookies (or storage),
+    every line gets the cookie (or storage) line rule, so a `name=value` cookie line cannot
+    pass as ordinary output of another row.
+    """
+    heads = {tuple(path[:1]) for path in row_paths}
+    out = text
+    for head in (("cookies",), ("storage",)):
+        if head in heads:
+            out = redact_native_text(out, head)
+    return redact_text(out)
+
+
 def _cookie_line(line: str) -> str:
     name, sep, value = line.partition("=")
     if not sep or not value.strip():
@@ -303,6 +318,10 @@ def argv_secrets(argv: Sequence[str]) -> list[str]:
     return out
 
 
+def _credential(value: str) -> bool:
+    return bool(_BEARER.search(value) or _JWT.search(value)) or looks_token_like(value)
+
+
 def _flat_secrets(argv: Sequence[str]) -> list[str]:
     found: list[str] = []
     for orig, shown in zip(argv, _redact_flat(argv), strict=True):
@@ -342,7 +361,11 @@ def _embedded_secrets(literal: str) -> list[str]:
     except ValueError:
         value = None
     if isinstance(value, Mapping):
-        parts += [item for item in value.values() if isinstance(item, str)]
+        parts += [
+            item
+            for key, item in value.items()
+            if isinstance(item, str) and (SENSITIVE_KEY.search(str(key)) or _credential(item))
+        ]
     for text in (literal, *parts):
         parts += [m.group(2) for m in _BEARER_PARTS.finditer(text)]
         for url in _URL.findall(text):

@@ -40,6 +40,7 @@ __all__ = ["BridgeOutcome", "CellHost", "JsError", "Limits", "run_cell", "user_l
 
 STDERR_KEEP_BYTES = 8 * 1024
 EXIT_GRACE_S = 1.0
+ERROR_TEXT_LIMIT = 2_000
 WORKER_PATH = Path(__file__).with_name("worker.py")
 
 
@@ -244,10 +245,10 @@ class _Cell:
         raw: dict[str, Any] = found if isinstance(found, dict) else {}
         stack = str(raw.get("stack", ""))
         self.out.error = JsError(
-            name=str(raw.get("name", "Error")),
-            message=str(raw.get("message", "")),
+            name=str(raw.get("name", "Error"))[:ERROR_TEXT_LIMIT],
+            message=str(raw.get("message", ""))[:ERROR_TEXT_LIMIT],
             line=user_line(stack),
-            stack=stack,
+            stack=stack[:ERROR_TEXT_LIMIT],
         )
 
     async def _serve(self) -> None:
@@ -298,9 +299,8 @@ class _Cell:
             self._drop(call_id, request)
         if self.proc is None:
             return
-        if self.proc.returncode is None:
-            with contextlib.suppress(asyncio.TimeoutError):
-                await asyncio.wait_for(self.proc.wait(), EXIT_GRACE_S)
+        # Whatever the worker would still do after its last message (interpreter teardown)
+        # is of no use: the process group is killed and reaped at once.
         self.kill()
         await self.proc.wait()
         if self.stderr_task is not None:
@@ -343,9 +343,7 @@ async def run_cell(
             await cell.settle()
     except TimeoutError:
         cell.out.status = "timeout"
-        cell.kill()
     finally:
-        if cell.out.status not in ("done", "error"):
-            cell.kill()
+        cell.kill()
         await asyncio.shield(cell.shutdown())
     return cell.out

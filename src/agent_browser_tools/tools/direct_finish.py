@@ -20,10 +20,13 @@ from agent_browser_tools.results.output_file import resolve_output_path
 from agent_browser_tools.results.output_file import save as save_output
 from agent_browser_tools.results.present import render_json, render_prose
 from agent_browser_tools.results.redaction import (
+    argv_secrets,
     redact_argv,
+    redact_native_batch_text,
     redact_native_text,
     redact_text,
     redact_url,
+    scrub_exact,
 )
 from agent_browser_tools.results.tool_result import ImageBlock, TextBlock, ToolResult
 from agent_browser_tools.runtime import Runtime
@@ -33,6 +36,7 @@ from agent_browser_tools.state.effects import (
     success_effects,
     text_mode_effects,
 )
+from agent_browser_tools.state.journal import scrub_effect
 from agent_browser_tools.state.models import Effect, ManagedSessionSelected
 from agent_browser_tools.taxonomy import PageEffect
 from agent_browser_tools.tools import artifact_flow, direct_observe, page_change, snapshot_flow
@@ -43,13 +47,18 @@ STDERR_DETAIL_LIMIT = 4_000
 
 
 def rejected(message: str, params: Mapping[str, Any], wants_json: bool) -> ToolResult:
-    """A validation failure before any planning or spawn."""
+    """A validation failure before any planning or spawn.
+
+    Validation messages quote the refused argv, so they get the argv's own redaction.
+    """
+    args = params.get("args") if isinstance(params, Mapping) else None
+    tokens = [str(a) for a in args] if isinstance(args, list) else None
+    message = scrub_exact(redact_text(message), argv_secrets(tokens or ()))
     obs = Observation(
         success=False, failure_category=FailureCategory.VALIDATION_ERROR, error=message
     )
-    args = params.get("args") if isinstance(params, Mapping) else None
     details: dict[str, Any] = {
-        "args": redact_argv([str(a) for a in args]) if isinstance(args, list) else None,
+        "args": redact_argv(tokens) if tokens is not None else None,
         "validationError": message,
         **obs.to_dict(),
     }
@@ -154,15 +163,28 @@ def _observe(plan: ExecutionPlan, envelope: Envelope) -> Observation:
         single = (
             plan.match is not None and plan.path[:1] == ("storage",) and bool(plan.match.operands)
         )
-        text = redact_native_text(envelope.text or "", plan.path, single_key=single)
+        if plan.is_batch:
+            paths = [m.spec.path for m in plan.row_matches or () if m is not None]
+            text = redact_native_batch_text(envelope.text or "", paths)
+        else:
+            text = redact_native_text(envelope.text or "", plan.path, single_key=single)
+        # Upstream may quote a row's argv (`unknown flag '--password=…'`) in its output.
+        literals = _argv_literals(plan)
+        text = scrub_exact(text, literals)
         if envelope.success:
             return Observation(success=True, data=text, success_category=_text_category(plan))
-        obs = Observation(success=False, data=text or None, error=redact_text(envelope.error or ""))
+        error = scrub_exact(redact_text(envelope.error or ""), literals)
+        obs = Observation(success=False, data=text or None, error=error)
         obs.failure_category = direct_observe.classify_text_failure(plan, envelope, obs.error or "")
         return obs
     if plan.is_batch and envelope.rows is not None:
         return direct_observe.observe_batch(plan, envelope)
     return direct_observe.observe_direct(plan, envelope)
+
+
+def _argv_literals(plan: ExecutionPlan) -> list[str]:
+    rows = plan.checked.batch.rows if plan.checked.batch is not None else ()
+    return [s for argv in (plan.effective_args, *rows) for s in argv_secrets(argv)]
 
 
 def _text_category(plan: ExecutionPlan) -> Any:
@@ -189,7 +211,8 @@ async def conclude(
     obs = _observe(plan, envelope)
     pending = obs.failure_category is FailureCategory.CONFIRMATION_REQUIRED
     probe = await run_probe(rt, plan) if _wants_probe(plan, envelope) and not pending else None
-    effects = [] if pending else _effects(plan, envelope, probe)
+    # Scrubbed now, not only when journaled: summaries built from effects quote their URLs.
+    effects = [] if pending else [scrub_effect(e) for e in _effects(plan, envelope, probe)]
     page_change.annotate(plan, obs, prior, probe, effects)
     if plan.path == ("snapshot",) and obs.success and plan.output_mode is OutputMode.JSON:
         snapshot_flow.compact(rt, obs)

@@ -31,6 +31,7 @@ from typing import Any
 import anyio
 
 from agent_browser_tools.api import BrowserTools
+from agent_browser_tools.results.categories import FailureCategory, ResultCategory
 from agent_browser_tools.results.tool_result import ToolResult, text_result
 
 logger = logging.getLogger(__name__)
@@ -54,21 +55,21 @@ class ServerClosing(RuntimeError):
 def _interrupted(name: str) -> ToolResult:
     message = f"{name} was interrupted because the server is shutting down."
     details = {
-        "resultCategory": "failure",
-        "failureCategory": "cancelled",
+        "resultCategory": ResultCategory.FAILURE.value,
+        "failureCategory": FailureCategory.ABORTED.value,
         "error": message,
     }
-    text = f"Error: {message}\nResult category: failure; failureCategory: cancelled."
+    text = f"Error: {message}\nResult category: failure; failureCategory: aborted."
     return text_result(text, details, is_error=True)
 
 
-async def _cancel_and_wait(task: asyncio.Task[ToolResult]) -> None:
-    """Cancel `task` once and wait for it, shielded from further cancellation, bounded."""
-    task.cancel()
-    with anyio.CancelScope(shield=True):
-        await asyncio.wait({task}, timeout=CANCEL_GRACE_S)
-    if task.done() and not task.cancelled() and task.exception() is not None:
-        logger.debug("cancelled call ended with %r", task.exception())
+async def _cancel_and_wait(*tasks: asyncio.Task[ToolResult]) -> None:
+    """Cancel each task once and wait for them, shielded from further cancellation, bounded."""
+    for task in tasks:
+        task.cancel()
+    if tasks:
+        with anyio.CancelScope(shield=True):
+            await asyncio.wait(tasks, timeout=CANCEL_GRACE_S)
 
 
 class Conversation:
@@ -88,7 +89,7 @@ class Conversation:
         self.last_used = time.monotonic()
         task = asyncio.get_running_loop().create_task(self.tools.call(name, params))
         self._calls.add(task)
-        task.add_done_callback(self._calls.discard)
+        task.add_done_callback(self._settled)
         started = time.monotonic()
         try:
             while not task.done():
@@ -104,10 +105,14 @@ class Conversation:
             return _interrupted(name)
         return task.result()
 
+    def _settled(self, task: asyncio.Task[ToolResult]) -> None:
+        self._calls.discard(task)
+        if not task.cancelled() and task.exception() is not None:  # retrieved: no GC warning
+            logger.debug("tool call raised %r", task.exception())
+
     async def aclose(self) -> None:
         """Stop the calls in flight, then close the browsers this conversation launched."""
-        for task in list(self._calls):
-            await _cancel_and_wait(task)
+        await _cancel_and_wait(*self._calls)
         budget_s = self.tools.settings.session_close_timeout_ms / 1000.0 + CLOSE_SLACK_S
         with anyio.CancelScope(shield=True), anyio.move_on_after(budget_s) as scope:
             await self.tools.aclose()

@@ -34,7 +34,7 @@ STDIO_KEY = "stdio"
 TRANSPORT_EXIT_GRACE_S = 1.0
 
 
-async def _run_transport(options: ServeOptions, registry: ConversationRegistry) -> None:
+async def _run_transport(registry: ConversationRegistry) -> None:
     def key_of(ctx: Ctx) -> str:
         return STDIO_KEY
 
@@ -55,7 +55,7 @@ async def serve_stdio(options: ServeOptions, settings: Settings) -> int:
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
-    transport = loop.create_task(_run_transport(options, registry))
+    transport = loop.create_task(_run_transport(registry))
     stopper = loop.create_task(stop.wait())
     try:
         await asyncio.wait({transport, stopper}, return_when=asyncio.FIRST_COMPLETED)

@@ -1,0 +1,112 @@
+"""Redaction rules added for the planted-secrets acceptance test (issue 4)."""
+
+from __future__ import annotations
+
+import json
+from urllib.parse import urlsplit
+
+from agent_browser_tools.results.redaction import (
+    REDACTED,
+    argv_secrets,
+    redact_argv,
+    redact_native_batch_text,
+    redact_text,
+    redact_url,
+    scrub_exact,
+)
+from agent_browser_tools.tools.direct_finish import rejected
+
+SECRET = "abtSecret01_Qw3rTyUi0pAsDf"
+
+
+# ----- URLs ---------------------------------------------------------------------------------
+
+
+def test_masked_userinfo_keeps_the_url_parseable_and_is_stable() -> None:
+    masked = redact_url(f"http://user:{SECRET}@127.0.0.1:8080/clean.html?x=1")
+    assert SECRET not in masked
+    parts = urlsplit(masked)  # `[REDACTED]@host` would raise: it reads as an IPv6 literal
+    assert (parts.hostname, parts.port, parts.username) == ("127.0.0.1", 8080, "user")
+    assert redact_url(masked) == masked
+    assert urlsplit(redact_url(f"http://{SECRET}@example.test/")).hostname == "example.test"
+
+
+# ----- quoted assignments -------------------------------------------------------------------
+
+
+def test_quoted_credential_assignments_are_masked() -> None:
+    for text in (
+        json.dumps({"password": SECRET, "theme": "dark"}),
+        f"({{apiKey: '{SECRET}'}})",
+        f'{{"access_token":"{SECRET}"}}',
+    ):
+        out = redact_text(text)
+        assert SECRET not in out and REDACTED in out, text
+    assert (
+        redact_text('{"theme": "dark", "token": "short"}') == '{"theme": "dark", "token": "short"}'
+    )
+
+
+# ----- argv ---------------------------------------------------------------------------------
+
+
+def test_local_password_assignment_is_masked_even_when_short() -> None:
+    argv = ["auth", "save", "p", "--url", "http://x", "--password=abc12"]
+    assert redact_argv(argv)[-1] == f"--password={REDACTED}"
+    assert "abc12" in argv_secrets(argv)
+
+
+def test_raw_batch_rows_and_a_stray_binary_name_are_redacted_inside_tokens() -> None:
+    rows = ["batch", f"cookies set sid {SECRET}", "storage local set k v4lue123", "get url"]
+    shown = redact_argv(rows)
+    assert shown == [
+        "batch",
+        f"cookies set sid {REDACTED}",
+        "storage local set k [REDACTED]",
+        "get url",
+    ]
+    unparsable = ["batch", f"cookies set sid '{SECRET}"]
+    assert SECRET not in json.dumps(redact_argv(unparsable))
+    assert SECRET in argv_secrets(unparsable)
+    binary = ["agent-browser", "cookies", "set", "sid", SECRET]
+    assert redact_argv(binary)[-1] == REDACTED and SECRET in argv_secrets(binary)
+
+
+def test_argv_secrets_include_the_parts_a_message_may_quote_alone() -> None:
+    headers = json.dumps({"Authorization": f"Bearer {SECRET}", "Accept": "application/json"})
+    found = argv_secrets(["set", "headers", headers])
+    assert headers in found and SECRET in found and f"Bearer {SECRET}" in found
+    assert "application/json" not in found, "benign header values are not secrets"
+    proxy = argv_secrets(["--proxy=http://user:pw0rd99@127.0.0.1:9", "open", "http://a"])
+    assert "http://user:pw0rd99@127.0.0.1:9" in proxy and "pw0rd99" in proxy
+
+
+def test_scrub_exact_also_removes_the_json_escaped_spelling() -> None:
+    literal = json.dumps({"X-Api-Key": SECRET})
+    message = f"args {json.dumps(['--headers', literal])} hold only global flags"
+    assert literal not in message  # quoted, it is escaped
+    assert SECRET not in scrub_exact(message, [literal])
+
+
+# ----- native batch text --------------------------------------------------------------------
+
+
+def test_native_batch_text_gets_cookie_and_storage_rules_from_its_rows() -> None:
+    text = f"✓ Done\n\nsid={SECRET}\ntheme=dark\n\napi_key: {SECRET}\nmode: dark\n"
+    out = redact_native_batch_text(text, [("cookies", "set"), ("cookies",), ("storage", "local")])
+    assert SECRET not in out
+    assert "sid=[REDACTED]" in out and "mode: dark" in out
+    plain = "a=b\nnote: fine\n"
+    assert redact_native_batch_text(plain, [("get", "url")]) == plain
+
+
+# ----- validation messages ------------------------------------------------------------------
+
+
+def test_rejected_calls_redact_the_argv_their_message_quotes() -> None:
+    params = {"args": ["agent-browser", "cookies", "set", "sid", SECRET]}
+    message = f"do not include the binary name; send args {json.dumps(params['args'][1:])}"
+    result = rejected(message, params, wants_json=False)
+    assert SECRET not in result.text
+    assert SECRET not in json.dumps(result.details)
+    assert result.details["failureCategory"] == "validation-error"
