@@ -10,7 +10,9 @@ Prints, each with its budget:
   (c) the size of the server `instructions` (budget <= 3,000).
 
 No browser is started: `tools/list` needs none. Each run gets a private state dir, and the
-server process is gone before the next run starts.
+server process is gone before the next run starts. Wall time depends on what else the machine
+runs, so the load average and the server's own CPU time per run (user + sys over its whole
+life, start-up to exit, from `RUSAGE_CHILDREN`) are printed too.
 
 Run from the repo root:
     /work/venv/bin/python benchmarks/server_startup.py [--runs 5]
@@ -21,6 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import statistics
 import sys
 import tempfile
@@ -57,21 +60,33 @@ def verdict(value: float, budget: float) -> str:
     return "ok" if value <= budget else "OVER BUDGET"
 
 
+def children_cpu_s() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 async def main(runs: int) -> int:
-    timings = []
+    timings: list[float] = []
+    cpu: list[float] = []
     listing = instructions = ""
     with tempfile.TemporaryDirectory(prefix="abt-bench-") as tmp:
         for index in range(runs):
             env = dict(os.environ, AGENT_BROWSER_TOOLS_STATE_DIR=f"{tmp}/state-{index}")
             env.pop("AGENT_BROWSER_TOOLS_HTTP_TOKEN", None)
+            before = children_cpu_s()
             elapsed, listing, instructions = await one_run(env)
             timings.append(elapsed)
+            cpu.append(children_cpu_s() - before)
     median = statistics.median(timings)
     print(
         f"spawn -> tools/list (stdio, median of {runs}): {median:.3f} s "
         f"(budget <= {STARTUP_BUDGET_S:.1f} s) {verdict(median, STARTUP_BUDGET_S)}"
     )
     print(f"  runs: {', '.join(f'{t:.3f}' for t in timings)} s")
+    print(
+        f"  server CPU per run (user+sys, whole life): median {statistics.median(cpu):.3f} s; "
+        f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs"
+    )
     print(
         f"always-on tool list (names + descriptions + schemas, JSON): {len(listing):,} chars "
         f"(budget <= {TOOL_LIST_BUDGET:,}) {verdict(len(listing), TOOL_LIST_BUDGET)}"

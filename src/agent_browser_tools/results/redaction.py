@@ -104,12 +104,26 @@ def redact_text(text: str) -> str:
 def redact_argv(argv: Sequence[str]) -> list[str]:
     """Echo-safe argv: sensitive flag values and operands masked, other tokens scrubbed.
 
-    Argv nested in a token (raw `batch` row strings, or the command after a stray leading
-    binary name) gets the same rules: its secret literals are masked inside the token.
+    The command after a stray leading binary name gets the same rules, and so does each raw
+    `batch` row string: its secret literals are masked inside that row's token.
     """
-    out = _redact_flat(argv)
-    nested = [secret for row in _nested_rows(argv) for secret in _flat_secrets(row)]
-    return [scrub_exact(token, nested) for token in out] if nested else out
+    tokens = list(argv)
+    if tokens and _is_binary(tokens[0]):
+        return [tokens[0], *redact_argv(tokens[1:])]
+    out = _redact_flat(tokens)
+    rows = set(_raw_batch_rows(tokens))
+    for index, token in enumerate(tokens):
+        if token in rows:
+            out[index] = _scrub_row(out[index], _flat_secrets(_split_row(token)))
+    return out
+
+
+def _scrub_row(row: str, literals: Sequence[str]) -> str:
+    """Mask whole (optionally quoted) tokens of a raw batch row, not every substring."""
+    for literal in sorted(literals, key=len, reverse=True):
+        token = re.compile(rf"(?<![^\s'\"]){re.escape(literal)}(?![^\s'\"])")
+        row = token.sub(lambda _m: REDACTED, row)
+    return row
 
 
 def _redact_flat(argv: Sequence[str]) -> list[str]:
@@ -307,9 +321,12 @@ def argv_secrets(argv: Sequence[str]) -> list[str]:
     stray binary name), and the parts a message may quote on their own: string values of a
     JSON object (a headers map), bearer/basic credentials and URL userinfo passwords.
     """
-    found = _flat_secrets(argv)
-    for row in _nested_rows(argv):
-        found += _flat_secrets(row)
+    tokens = list(argv)
+    if tokens and _is_binary(tokens[0]):
+        tokens = tokens[1:]
+    found = _flat_secrets(tokens)
+    for row in _raw_batch_rows(tokens):
+        found += _flat_secrets(_split_row(row))
     out: list[str] = []
     for literal in found:
         for item in (literal, *_embedded_secrets(literal)):
@@ -332,18 +349,17 @@ def _flat_secrets(argv: Sequence[str]) -> list[str]:
     return found
 
 
-def _nested_rows(argv: Sequence[str]) -> list[list[str]]:
-    """Argv carried inside `argv`: the command after a leading binary name; raw batch rows."""
-    tokens = list(argv)
-    rows: list[list[str]] = []
-    if tokens and (tokens[0] == "agent-browser" or tokens[0].endswith("/agent-browser")):
-        tokens = tokens[1:]
-        rows.append(tokens)
-    _globals, rest = taxonomy.split_global_flags(tokens)
+def _is_binary(token: str) -> bool:
+    return token == "agent-browser" or token.endswith("/agent-browser")
+
+
+def _raw_batch_rows(argv: Sequence[str]) -> list[str]:
+    """The raw row strings of a `batch` argv (rows given as args rather than stdin)."""
+    _globals, rest = taxonomy.split_global_flags(argv)
     match = taxonomy.resolve_command(rest) if rest else None
-    if match is not None and match.spec.path == ("batch",):
-        rows += [_split_row(raw) for raw in match.operands if not raw.startswith("--")]
-    return rows
+    if match is None or match.spec.path != ("batch",):
+        return []
+    return [raw for raw in match.operands if not raw.startswith("--")]
 
 
 def _split_row(raw: str) -> list[str]:

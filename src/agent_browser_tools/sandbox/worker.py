@@ -26,9 +26,10 @@ import signal
 import sys
 from typing import Any, BinaryIO
 
-ADDRESS_SPACE_LIMIT = 1024 * 1024 * 1024
-"""RLIMIT_AS of the worker: defence in depth under the QuickJS heap cap (64 MiB), far above
-what the interpreter plus one context needs (about 40 MiB of address space)."""
+ADDRESS_SPACE_LIMIT = 512 * 1024 * 1024
+"""RLIMIT_AS of the worker: defence in depth under the QuickJS heap cap (64 MiB). The
+interpreter plus one context maps about 30 MiB; the rest leaves room for a full heap and
+the Python copies of one large outgoing message (the parent rejects it over 1 MiB)."""
 OPEN_FILES_LIMIT = 32
 
 
