@@ -13,6 +13,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from agent_browser_tools.hosts import state_cli
 from agent_browser_tools.hosts.doctor import run_doctor
 
 
@@ -30,6 +31,7 @@ def _parser() -> argparse.ArgumentParser:
     sub.add_parser("doctor", help="check engine, browser, state dir; run a live smoke test")
     sub.add_parser("demo", help="run the bundled demo: open, snapshot, fill, click, screenshot")
     sub.add_parser("tools", help="list the tools and their input schemas")
+    state_cli.add_parser(sub)
     _add_serve(sub)
     return parser
 
@@ -112,10 +114,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         from agent_browser_tools.demo import run_demo
 
         return asyncio.run(run_demo())
+    if args.command == "state":
+        return state_cli.run_state(args)
     if args.command == "tools":
         from agent_browser_tools.api import BrowserTools
 
-        print(json.dumps(BrowserTools(close_on_exit=False).tool_specs(), indent=2))
+        print(json.dumps(BrowserTools(close_on_exit=False, persist=False).tool_specs(), indent=2))
         return 0
     try:
         params = json.loads(args.params)

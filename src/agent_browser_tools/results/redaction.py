@@ -114,16 +114,29 @@ def redact_argv(argv: Sequence[str]) -> list[str]:
     rows = set(_raw_batch_rows(tokens))
     for index, token in enumerate(tokens):
         if token in rows:
-            out[index] = _scrub_row(out[index], _flat_secrets(_split_row(token)))
+            out[index] = _redact_row(token)
     return out
 
 
-def _scrub_row(row: str, literals: Sequence[str]) -> str:
-    """Mask whole (optionally quoted) tokens of a raw batch row, not every substring."""
-    for literal in sorted(literals, key=len, reverse=True):
-        token = re.compile(rf"(?<![^\s'\"]){re.escape(literal)}(?![^\s'\"])")
-        row = token.sub(lambda _m: REDACTED, row)
-    return row
+def _redact_row(raw: str) -> str:
+    """A raw batch row with each token replaced in place by its redacted form.
+
+    Tokens are located left to right. When a masked token cannot be found verbatim (its
+    quoting or escaping changed its spelling), the rest of the row is masked with it.
+    """
+    tokens = _split_row(raw)
+    parts: list[str] = []
+    position = 0
+    for orig, shown in zip(tokens, _redact_flat(tokens), strict=True):
+        at = raw.find(orig, position)
+        if at < 0:
+            if shown != orig:
+                return " ".join(part for part in ("".join(parts), REDACTED) if part)
+            continue
+        parts += [raw[position:at], shown]
+        position = at + len(orig)
+    parts.append(raw[position:])
+    return "".join(parts)
 
 
 def _redact_flat(argv: Sequence[str]) -> list[str]:
