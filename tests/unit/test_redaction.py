@@ -56,20 +56,32 @@ def test_local_password_assignment_is_masked_even_when_short() -> None:
     assert "abc12" in argv_secrets(argv)
 
 
-def test_raw_batch_rows_and_a_stray_binary_name_are_redacted_inside_tokens() -> None:
-    rows = ["batch", f"cookies set sid {SECRET}", "storage local set k v4lue123", "get url"]
+def test_raw_batch_rows_are_redacted_token_by_token_inside_their_strings() -> None:
+    rows = ["batch", f"cookies set sid {SECRET}", "auth save p --password=abc12", "get url"]
     shown = redact_argv(rows)
     assert shown == [
         "batch",
         f"cookies set sid {REDACTED}",
-        "storage local set k [REDACTED]",
+        f"auth save p --password={REDACTED}",
         "get url",
     ]
+    assert "abc12" in argv_secrets(rows) and SECRET in argv_secrets(rows)
+    quoted = redact_argv(["batch", f'cookies set sid "{SECRET} two"'])
+    assert quoted == ["batch", f'cookies set sid "{REDACTED}"']
+
+
+def test_unparsable_or_escaped_batch_rows_still_hide_the_value() -> None:
     unparsable = ["batch", f"cookies set sid '{SECRET}"]
     assert SECRET not in json.dumps(redact_argv(unparsable))
     assert SECRET in argv_secrets(unparsable)
+    escaped = redact_argv(["batch", "cookies set sid abc\\ defgh", "get url"])
+    assert escaped == ["batch", f"cookies set sid {REDACTED}", "get url"]
+
+
+def test_argv_after_a_stray_binary_name_is_redacted() -> None:
     binary = ["agent-browser", "cookies", "set", "sid", SECRET]
-    assert redact_argv(binary)[-1] == REDACTED and SECRET in argv_secrets(binary)
+    assert redact_argv(binary) == ["agent-browser", "cookies", "set", "sid", REDACTED]
+    assert SECRET in argv_secrets(binary)
 
 
 def test_argv_secrets_include_the_parts_a_message_may_quote_alone() -> None:

@@ -29,7 +29,8 @@ def _when(epoch: float) -> str:
     return dt.datetime.fromtimestamp(epoch).isoformat(timespec="seconds")
 
 
-def run_state(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
+def run_state(args: argparse.Namespace, out: TextIO | None = None) -> int:
+    out = out or sys.stdout
     settings = Settings.load()
     try:
         if args.state_command == "list":
