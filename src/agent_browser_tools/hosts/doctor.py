@@ -135,8 +135,9 @@ async def _smoke(engine: EngineBinary, settings: Settings) -> Check:
     return Check("smoke", True, f"opened a local page and read its title {got!r}; closed")
 
 
-def run_doctor(settings: Settings | None = None, out: TextIO = sys.stdout) -> int:
+def run_doctor(settings: Settings | None = None, out: TextIO | None = None) -> int:
     """Print every check; return 0 when all passed, 1 otherwise."""
+    out = out or sys.stdout
     checks: list[Check] = []
     try:
         settings = settings or Settings.load()
