@@ -131,3 +131,22 @@ def test_an_unreadable_event_names_the_prune_fix(tmp_path: Path) -> None:
     conn.close()
     with pytest.raises(JournalError, match="state prune --conversation c1"):
         _log(tmp_path)
+
+
+def test_sensitive_launch_values_are_not_journaled_or_repeated(tmp_path: Path) -> None:
+    from agent_browser_tools.planning.sessions import _relaunch_guard
+    from agent_browser_tools.state.models import SessionActivated
+
+    log, journal = _log(tmp_path)
+    token_url = "ws://127.0.0.1:9222/devtools?token=cdpSecretValue123"
+    log.intent("call-1", "agent_browser", KEY, ("open", "x"))
+    log.complete(
+        "call-1",
+        KEY,
+        True,
+        [SessionActivated(ownership="managed", launch_flags=(f"--cdp={token_url}", "--headed"))],
+    )
+    journal.close()
+    raw = (tmp_path / DB_NAME).read_bytes() + (tmp_path / (DB_NAME + "-wal")).read_bytes()
+    assert b"cdpSecretValue123" not in raw
+    assert _relaunch_guard((), log.state, KEY) == ("--headed",)

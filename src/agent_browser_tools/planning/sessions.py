@@ -158,6 +158,8 @@ def _relaunch_guard(
         return ()
     tokens: list[str] = []
     for flag in entry.launch_flags:
+        if "[REDACTED]" in flag:
+            continue  # a secret value is never journaled, so it cannot be repeated
         name, sep, value = flag.partition("=")
         tokens += [name, value] if sep else [name]
     return tuple(tokens)

@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Protocol
 
-from agent_browser_tools.results.redaction import redact_text, redact_url
+from agent_browser_tools import taxonomy
+from agent_browser_tools.results.redaction import REDACTED, redact_text, redact_url
 from agent_browser_tools.state.models import (
     ActivationEvent,
     CompletionEvent,
@@ -19,6 +20,7 @@ from agent_browser_tools.state.models import (
     IntentEvent,
     JournalEvent,
     RefsRecorded,
+    SessionActivated,
     SessionKey,
     TargetObserved,
 )
@@ -99,4 +101,20 @@ def scrub_effect(effect: Effect) -> Effect:
         }
         url = redact_url(effect.target_url) if effect.target_url else None
         return effect.model_copy(update={"refs": refs, "target_url": url})
+    if isinstance(effect, SessionActivated) and effect.launch_flags:
+        return effect.model_copy(update={"launch_flags": _scrub_flags(effect.launch_flags)})
     return effect
+
+
+def _scrub_flags(flags: tuple[str, ...]) -> tuple[str, ...]:
+    """Sensitive launch values (`--cdp` URLs with tokens, `--proxy` credentials, `--headers`)
+    are not journaled; such flags are then never repeated on follow-up calls."""
+    out = []
+    for flag in flags:
+        name, sep, value = flag.partition("=")
+        spec = taxonomy.global_flag(name)
+        if sep and spec is not None and spec.sensitive:
+            out.append(f"{name}={REDACTED}")
+        else:
+            out.append(f"{name}{sep}{redact_text(value)}" if sep else flag)
+    return tuple(out)
