@@ -147,6 +147,6 @@ def test_sensitive_launch_values_are_not_journaled_or_repeated(tmp_path: Path) -
         [SessionActivated(ownership="managed", launch_flags=(f"--cdp={token_url}", "--headed"))],
     )
     journal.close()
-    raw = (tmp_path / DB_NAME).read_bytes() + (tmp_path / (DB_NAME + "-wal")).read_bytes()
+    raw = b"".join(path.read_bytes() for path in tmp_path.glob(DB_NAME + "*"))
     assert b"cdpSecretValue123" not in raw
     assert _relaunch_guard((), log.state, KEY) == ("--headed",)
