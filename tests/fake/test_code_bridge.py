@@ -126,3 +126,34 @@ async def test_deadline_during_an_inner_call_leaves_the_target_unknown(
     assert actions == ["verify-page-target-after-timeout"]
     assert "verify-page-target-after-timeout" in result.text
     assert my_workers() == []
+
+
+async def test_an_internal_error_stops_the_cell_at_once(
+    fake_engine: FakeEngine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from agent_browser_tools.tools import agent_browser
+
+    async def broken(rt: Any, params: Any) -> dict[str, Any]:
+        raise RuntimeError("wrapper bug")
+
+    monkeypatch.setattr(agent_browser, "run_observation", broken)
+    rt = runtime(fake_engine, tmp_path)
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    result = await cell(rt, "await browser({ args: ['get', 'url'] }); return 1", timeoutMs=60_000)
+    assert loop.time() - started < 5
+    assert result.details["failureCategory"] == "upstream-error"
+    assert "wrapper bug" in result.details["error"]
+    assert result.details["failures"][0]["failureCategory"] == "upstream-error"
+    assert my_workers() == []
+
+
+async def test_deeply_nested_output_is_refused(fake_engine: FakeEngine, tmp_path: Path) -> None:
+    rt = runtime(fake_engine, tmp_path)
+    for depth, needle in ((150, "nests deeper than 100"), (1500, "nests deeper than")):
+        code = f"let a = []; for (let i = 0; i < {depth}; i++) a = [a]; emit(a)"
+        result = await cell(rt, code)
+        assert result.details["failureCategory"] == "validation-error", result.text
+        assert needle in result.details["error"]
+    nested = "let a = 1; for (let i = 0; i < 50; i++) a = [a]; return a"
+    assert not (await cell(rt, nested)).is_error

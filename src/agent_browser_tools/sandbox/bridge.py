@@ -41,6 +41,9 @@ __all__ = ["BridgeOutcome", "CellHost", "JsError", "Limits", "run_cell", "user_l
 STDERR_KEEP_BYTES = 8 * 1024
 EXIT_GRACE_S = 1.0
 ERROR_TEXT_LIMIT = 2_000
+MAX_OUTPUT_DEPTH = 100
+"""Emitted/returned JSON deeper than this is refused: the parent's redaction and rendering
+recurse over it."""
 WORKER_PATH = Path(__file__).with_name("worker.py")
 
 
@@ -124,7 +127,7 @@ class _Cell:
         """Read worker messages until the body settles, a cap breaks, or the worker dies."""
         assert self.proc is not None and self.proc.stdout is not None
         reader = self.proc.stdout
-        while self.out.violation is None:
+        while self.out.violation is None and self.out.status != "internal":
             try:
                 line = await reader.readuntil(b"\n")
             except asyncio.IncompleteReadError as exc:
@@ -145,7 +148,7 @@ class _Cell:
                 return
 
     async def _worker_gone(self) -> None:
-        if self.out.violation is not None:
+        if self.out.violation is not None or self.out.status == "internal":
             return
         assert self.proc is not None
         code = await self.proc.wait()
@@ -169,6 +172,9 @@ class _Cell:
             message = json.loads(line)
         except ValueError:
             self.violate("the worker sent a message that is not JSON")
+            return True
+        except RecursionError:
+            self.violate("a worker message nests deeper than Python's JSON reader allows")
             return True
         kind = message.get("type") if isinstance(message, dict) else None
         if kind == "call":
@@ -204,6 +210,9 @@ class _Cell:
         return False
 
     def _on_emit(self, value: Any) -> bool:
+        if _too_deep(value):
+            self.violate(f"emitted JSON nests deeper than {MAX_OUTPUT_DEPTH} levels")
+            return True
         self.emit_bytes += _size(value)
         if self.emit_bytes > self.limits.emit_bytes:
             self.violate(
@@ -218,6 +227,9 @@ class _Cell:
         self.out.status = "done"
         if message.get("hasValue") and not self.out.emits:
             value = message.get("value")
+            if _too_deep(value):
+                self.violate(f"the return value nests deeper than {MAX_OUTPUT_DEPTH} levels")
+                return True
             if _size(value) > self.limits.emit_bytes:
                 self.violate(
                     f"the cell's return value is {_size(value)} bytes of JSON, over the "
@@ -262,10 +274,18 @@ class _Cell:
             self.idle.clear()
             try:
                 observation = await self.host.call(call_id, request, encode_error)
+            except Exception as exc:  # a host bug must not leave the worker waiting forever
+                self._internal(f"browser() call {call_id} failed inside the wrapper: {exc!r}")
+                return
             finally:
                 self.active = None
                 self.idle.set()
             await self._reply(call_id, observation)
+
+    def _internal(self, reason: str) -> None:
+        self.out.status = "internal"
+        self.out.crash = reason[:ERROR_TEXT_LIMIT]
+        self.kill()
 
     async def _reply(self, call_id: int, observation: dict[str, Any]) -> None:
         envelope = {"type": "reply", "id": call_id, "observation": observation}
@@ -307,6 +327,20 @@ class _Cell:
             self.stderr_task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self.stderr_task
+
+
+def _too_deep(value: Any) -> bool:
+    """Whether JSON `value` nests deeper than `MAX_OUTPUT_DEPTH` (checked without recursion)."""
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > MAX_OUTPUT_DEPTH:
+            return True
+        if isinstance(item, dict):
+            stack.extend((child, depth + 1) for child in item.values())
+        elif isinstance(item, list):
+            stack.extend((child, depth + 1) for child in item)
+    return False
 
 
 def _opt_str(value: Any) -> str | None:

@@ -11,7 +11,7 @@ from agent_browser_tools.sandbox.prelude import WRAPPER_LINE_OFFSET
 MIB = 1024 * 1024
 PRELUDE_LINE_BASE = 100_000
 
-Status = Literal["done", "error", "timeout", "violation", "crashed"]
+Status = Literal["done", "error", "timeout", "violation", "crashed", "internal"]
 
 
 @dataclass(frozen=True)

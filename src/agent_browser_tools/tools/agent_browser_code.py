@@ -16,7 +16,9 @@ Outcome categories:
   handle, a worker message over 1 MiB or 8 MiB of IPC in total, an invalid `browser()`
   request shape (the outer result fails even when the code handled the observation), an
   `outputPath` that cannot be written or aliases a browser artifact;
-- a selected image that vanished or changed on disk -> `artifact-missing`.
+- a selected image that vanished or changed on disk -> `artifact-missing`;
+- an exception inside the wrapper while running an inner call -> `upstream-error` (the worker
+  is stopped at once instead of waiting for a reply until the deadline).
 
 Counting: `callCount` is every attempted `browser()` call; `rejectedCallCount` the ones refused
 without dispatch (over the 25-call cap, invalid shape, another session/namespace, `close
@@ -157,6 +159,11 @@ def _verdict(host: CodeCellHost, out: BridgeOutcome, timeout_ms: int) -> Observa
         error = f"the cell broke an output/bridge limit: {out.violation}."
         return Observation(
             success=False, failure_category=FailureCategory.VALIDATION_ERROR, error=error
+        )
+    if out.status == "internal":
+        error = f"the cell was stopped by an internal error: {out.crash}"
+        return Observation(
+            success=False, failure_category=FailureCategory.UPSTREAM_ERROR, error=error
         )
     if out.status == "crashed":
         error = out.crash or "the sandbox worker failed"

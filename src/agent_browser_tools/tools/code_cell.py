@@ -264,6 +264,10 @@ class CodeCellHost:
             record.failure_category = FailureCategory.ABORTED.value
             record.error = "cancelled at the cell deadline or by the caller"
             raise
+        except Exception as exc:
+            record.failure_category = FailureCategory.UPSTREAM_ERROR.value
+            record.error = f"internal error: {exc!r}"
+            raise
         finally:
             record.duration_ms = (time.perf_counter() - started) * 1000
         observation = self._register_images(observation)
