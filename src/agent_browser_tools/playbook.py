@@ -19,9 +19,12 @@ AGENT_BROWSER = (
 )
 
 AGENT_BROWSER_CODE = (
-    "Run JavaScript that drives the same persistent browser for loops, branches and "
-    "aggregation: `await browser({args})` returns the observation of one command; `emit(value)` "
-    "chooses the output. Fresh globals each call; no imports, files, network or timers."
+    "Run an async JavaScript body for loops, branches and aggregation over the same browser "
+    "agent_browser uses. Globals: await browser({args, stdin?, timeoutMs?}) returns the call's "
+    "observation (check .success before .data); emit(value) selects JSON output (else the "
+    "return value is used); emitImage(obs.imageObservations[0]) attaches a screenshot from this "
+    "cell. At most 25 calls and 64 KiB of emitted JSON; variables do not persist between "
+    "calls; no imports, timers, filesystem, network or process APIs."
 )
 
 WEB_SEARCH = (

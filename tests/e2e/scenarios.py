@@ -23,7 +23,7 @@ from tests.support.mcp_server import (
     within,
 )
 
-ALWAYS_ON = {"agent_browser", "agent_browser_tools"}
+ALWAYS_ON = {"agent_browser", "agent_browser_code", "agent_browser_tools"}
 CANCEL_KILL_WINDOW_S = 5.0
 
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import dataclasses
 from collections.abc import AsyncIterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -134,9 +133,9 @@ def _tools(tmp_path: Path, events: Events, **kw: Any) -> BrowserTools:
         return ToolResult((TextBlock("done"),), {"resultCategory": "success"})
 
     specs = tools.toolkit.specs
-    specs["agent_browser"] = dataclasses.replace(specs["agent_browser"], handler=slow)
+    specs["agent_browser"] = specs["agent_browser"].with_handler(slow)
     electron = next(s for s in specs.values() if s.capability == "electron")
-    specs[electron.name] = dataclasses.replace(electron, handler=slow)  # enable-able now
+    specs[electron.name] = electron.with_handler(slow)  # enable-able now
     return tools
 
 
@@ -171,7 +170,7 @@ async def serving(tmp_path: Path) -> AsyncIterator[tuple[Client, Events, Convers
 async def test_tools_list_and_instructions(tmp_path: Path) -> None:
     async with serving(tmp_path) as (connected, _events, _registry):
         names = [t.name for t in (await connected.list_tools()).tools]
-        assert names == ["agent_browser", "agent_browser_tools"]
+        assert names == ["agent_browser", "agent_browser_code", "agent_browser_tools"]
         assert connected.server_capabilities.tools.list_changed is True
         assert connected.instructions == playbook.INSTRUCTIONS
 

@@ -21,9 +21,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, NoReturn
+from typing import Any, NoReturn
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import ValidationError
 
 from agent_browser_tools.planning.inputs import explain_validation_error
 from agent_browser_tools.planning.plan import ExecutionPlan
@@ -36,44 +36,11 @@ from agent_browser_tools.results.tool_result import ToolResult
 from agent_browser_tools.runtime import Runtime
 from agent_browser_tools.state.models import RefInfo, SessionPageState
 from agent_browser_tools.tools import agent_browser, direct_finish
+from agent_browser_tools.tools.action_input import ALLOWED, NAME, ActionInput
 from agent_browser_tools.tools.action_select import accessible_select
 from agent_browser_tools.tools.hooks import Hooks, PostHook
 
-NAME = "agent_browser_action"
-ALLOWED = (
-    "action, selector, locator, value, values, text, role, name, session, outputPath and timeoutMs"
-)
-Locator = Literal["role", "text", "label", "placeholder", "alt", "title", "testid"]
-
-
-class ActionInput(BaseModel):
-    """Flat input: one action on a direct selector or a semantic locator."""
-
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
-
-    action: Literal["click", "check", "fill", "select"] = Field(description="What to do.")
-    selector: str | None = Field(
-        default=None, min_length=1, description="Direct CSS selector or current @ref."
-    )
-    locator: Locator | None = Field(
-        default=None, description="Semantic locator kind; select supports only role/label."
-    )
-    value: str | None = Field(
-        default=None,
-        description="Locator value (label text, role, ...) or one select option; for label "
-        "select, the label.",
-    )
-    values: list[str] | None = Field(
-        default=None, min_length=1, description="Select options; required for label select."
-    )
-    text: str | None = Field(default=None, description="Fill text; required for fill.")
-    role: str | None = Field(
-        default=None, min_length=1, description="Accessible role (replaces a role locator value)."
-    )
-    name: str | None = Field(default=None, min_length=1, description="Accessible name filter.")
-    session: str | None = Field(default=None, min_length=1, description="Explicit native session.")
-    outputPath: str | None = Field(default=None, description="Save the result data to this file.")
-    timeoutMs: int | None = Field(default=None, gt=0, description="Wrapper watchdog in ms.")
+__all__ = ["ALLOWED", "NAME", "ActionInput", "ActionRejected", "compile_action", "run"]
 
 
 class ActionRejected(ValueError):

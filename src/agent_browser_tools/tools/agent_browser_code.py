@@ -33,7 +33,7 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import ValidationError
 
 from agent_browser_tools.results.categories import FailureCategory
 from agent_browser_tools.results.observation import Observation
@@ -43,57 +43,28 @@ from agent_browser_tools.runtime import Runtime
 from agent_browser_tools.sandbox.bridge import BridgeOutcome, run_cell
 from agent_browser_tools.tools import code_present
 from agent_browser_tools.tools.code_cell import CodeCellHost, resolve_identity
-
-NAME = "agent_browser_code"
-MAX_CODE_BYTES = 65_536
-DEFAULT_TIMEOUT_MS = 120_000
-MAX_TIMEOUT_MS = 300_000
-ALLOWED = "code, session, namespace, timeoutMs and outputPath"
-
-DESCRIPTION = (
-    "Run an async JavaScript body for loops, branches and aggregation over the same browser "
-    "agent_browser uses. Globals: await browser({args, stdin?, timeoutMs?}) returns the call's "
-    "observation (check .success before .data); emit(value) selects JSON output (else the "
-    "return value is used); emitImage(obs.imageObservations[0]) attaches a screenshot from this "
-    "cell. At most 25 calls and 64 KiB of emitted JSON; JavaScript variables do not persist "
-    "between calls; no imports, timers, filesystem, network or process APIs."
+from agent_browser_tools.tools.code_input import (
+    ALLOWED,
+    DEFAULT_TIMEOUT_MS,
+    DESCRIPTION,
+    FIELD_HINTS,
+    MAX_CODE_BYTES,
+    MAX_TIMEOUT_MS,
+    NAME,
+    CodeInput,
 )
 
-FIELD_HINTS = {
-    "args": "put commands inside the code as await browser({ args: [...] }), or use "
-    "agent_browser for a single command",
-    "stdin": "pass stdin per call inside the code: browser({ args, stdin })",
-    "sessionMode": "a cell uses the session fixed by `session`/`namespace`; start a fresh "
-    'managed browser first with agent_browser and sessionMode: "fresh"',
-    "script": "the field is `code`",
-}
-
-
-class CodeInput(BaseModel):
-    """`agent_browser_code` input."""
-
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
-
-    code: str = Field(
-        min_length=1,
-        max_length=MAX_CODE_BYTES,
-        description="Async JavaScript body; use await browser({args}), emit(value), return.",
-    )
-    session: str | None = Field(
-        default=None, min_length=1, description="Native session name (default: the current one)."
-    )
-    namespace: str | None = Field(
-        default=None, description='Native namespace; "" selects the default namespace.'
-    )
-    timeoutMs: int = Field(
-        default=DEFAULT_TIMEOUT_MS,
-        gt=0,
-        le=MAX_TIMEOUT_MS,
-        description="Whole-cell deadline in milliseconds (default 120000, max 300000).",
-    )
-    outputPath: str | None = Field(
-        default=None, min_length=1, description="Save the result data to this file."
-    )
+__all__ = [
+    "ALLOWED",
+    "DEFAULT_TIMEOUT_MS",
+    "DESCRIPTION",
+    "FIELD_HINTS",
+    "MAX_CODE_BYTES",
+    "MAX_TIMEOUT_MS",
+    "NAME",
+    "CodeInput",
+    "run",
+]
 
 
 def explain(exc: ValidationError) -> str:

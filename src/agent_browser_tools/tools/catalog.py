@@ -9,17 +9,12 @@ from pydantic import BaseModel
 from agent_browser_tools import playbook
 from agent_browser_tools.planning.inputs import AgentBrowserInput
 from agent_browser_tools.settings import Settings
-from agent_browser_tools.tools import (
-    action,
-    agent_browser,
-    capabilities,
-    qa,
-    qa_compile,
-    web_search,
-)
+from agent_browser_tools.tools import capabilities, code_input, qa_compile, web_search
+from agent_browser_tools.tools.action_input import ActionInput
 from agent_browser_tools.tools.registry import Toolkit, ToolSpec
 
 NOT_YET = "not implemented in this release"
+_TOOLS = "agent_browser_tools.tools."
 
 
 def compact_schema(model: type[BaseModel]) -> dict[str, Any]:
@@ -49,11 +44,11 @@ def compact_schema(model: type[BaseModel]) -> dict[str, Any]:
 def _advanced(capability: str) -> ToolSpec:
     name, description = playbook.ADVANCED[capability]
     if capability == "action":
-        schema = compact_schema(action.ActionInput)
-        return ToolSpec(name, description, schema, action.run, capability)
+        schema = compact_schema(ActionInput)
+        return ToolSpec(name, description, schema, _TOOLS + "action:run", capability)
     if capability == "qa":
         schema = compact_schema(qa_compile.QaInput)
-        return ToolSpec(name, description, schema, qa.run, capability)
+        return ToolSpec(name, description, schema, _TOOLS + "qa:run", capability)
     empty: dict[str, Any] = {"type": "object", "properties": {}, "additionalProperties": True}
     return ToolSpec(name, description, empty, None, capability, NOT_YET)
 
@@ -65,7 +60,13 @@ def build_specs(settings: Settings) -> dict[str, ToolSpec]:
             "agent_browser",
             playbook.AGENT_BROWSER,
             compact_schema(AgentBrowserInput),
-            agent_browser.run,
+            _TOOLS + "agent_browser:run",
+        ),
+        ToolSpec(
+            code_input.NAME,
+            code_input.DESCRIPTION,
+            compact_schema(code_input.CodeInput),
+            _TOOLS + "agent_browser_code:run",
         ),
         ToolSpec(
             "agent_browser_tools",
@@ -80,7 +81,7 @@ def build_specs(settings: Settings) -> dict[str, ToolSpec]:
                 web_search.NAME,
                 web_search.DESCRIPTION,
                 compact_schema(web_search.INPUT_MODEL),
-                web_search.run,
+                _TOOLS + "web_search:run",
             )
         )
     specs += [_advanced(c) for c in playbook.ADVANCED]

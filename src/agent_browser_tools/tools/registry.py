@@ -8,6 +8,7 @@ excluded tools are reported unavailable and can never be enabled or called aroun
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -19,20 +20,58 @@ if TYPE_CHECKING:
 Handler = Callable[["Runtime", Mapping[str, Any]], Awaitable["ToolResult"]]
 
 
-@dataclass(frozen=True)
 class ToolSpec:
-    """One tool as data: name, capability, words, schema and handler."""
+    """One tool as data: name, capability, words, schema and handler.
 
-    name: str
-    description: str
-    input_schema: dict[str, Any]
-    handler: Handler | None
-    capability: str | None = None  # None: always on; else the `enable` name
-    unavailable_reason: str | None = None
+    `handler` may be given as `"package.module:function"`: it is imported on first use, so
+    listing tools (what an MCP client does at start) does not load every tool's machinery.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        description: str,
+        input_schema: dict[str, Any],
+        handler: Handler | str | None,
+        capability: str | None = None,
+        unavailable_reason: str | None = None,
+    ) -> None:
+        self.name = name
+        self.description = description
+        self.input_schema = input_schema
+        self.capability = capability  # None: always on; else the `enable` name
+        self.unavailable_reason = unavailable_reason
+        self._handler = handler
+
+    @property
+    def handler(self) -> Handler | None:
+        if isinstance(self._handler, str):
+            module, _, attr = self._handler.partition(":")
+            loaded: Handler = getattr(importlib.import_module(module), attr)
+            self._handler = loaded
+        return self._handler
+
+    @property
+    def implemented(self) -> bool:
+        return self._handler is not None
 
     @property
     def always_on(self) -> bool:
         return self.capability is None
+
+    def with_handler(self, handler: Handler | str | None) -> ToolSpec:
+        """A copy of this spec with another handler (hosts and tests swap handlers)."""
+        return ToolSpec(
+            self.name,
+            self.description,
+            self.input_schema,
+            handler,
+            self.capability,
+            self.unavailable_reason,
+        )
+
+    def __repr__(self) -> str:
+        return f"ToolSpec({self.name!r}, capability={self.capability!r})"
 
 
 @dataclass
@@ -70,7 +109,7 @@ class Toolkit:
                 outcome[capability] = (
                     f"unavailable: {spec.name} is excluded by the host's tool allowlist"
                 )
-            elif spec.handler is None:
+            elif not spec.implemented:
                 outcome[capability] = f"unavailable: {spec.unavailable_reason}"
             elif capability in self.activated:
                 outcome[capability] = "already-enabled"
@@ -85,7 +124,7 @@ class Toolkit:
             status = "active" if self.is_listed(spec) else "inactive"
             if not self.allowed(spec.name):
                 status = "unavailable (excluded by allowlist)"
-            elif spec.handler is None:
+            elif not spec.implemented:
                 status = f"unavailable ({spec.unavailable_reason})"
             rows.append(
                 {

@@ -21,7 +21,6 @@ from agent_browser_tools.results.categories import FailureCategory
 from agent_browser_tools.results.tool_result import ToolResult
 from agent_browser_tools.runtime import Runtime
 from agent_browser_tools.settings import Settings
-from agent_browser_tools.tools.web_search.client import SearchFailed, send
 from agent_browser_tools.tools.web_search.config import (
     CredentialError,
     WebSearchConfig,
@@ -128,6 +127,9 @@ async def _execute(
     rt: Runtime, inp: WebSearchInput, config: WebSearchConfig, plan: SearchPlan
 ) -> ToolResult:
     """Resolve the key, send, and present; every failure is scrubbed of the key."""
+    # httpx is imported only when a search runs: listing tools should not pay for it.
+    from agent_browser_tools.tools.web_search.client import SearchFailed, send
+
     source = config.source_for(plan.provider, rt.settings.env)
     context = {"provider": plan.provider, "query": inp.query}
     if source is None:  # the environment changed after planning
