@@ -25,6 +25,7 @@ import json
 import os
 import resource
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -60,6 +61,26 @@ def verdict(value: float, budget: float) -> str:
     return "ok" if value <= budget else "OVER BUDGET"
 
 
+IMPORT_PROBE = (
+    "import time; t = time.perf_counter(); import mcp; m = time.perf_counter();"
+    " import agent_browser_tools.hosts.mcp.stdio, agent_browser_tools.api;"
+    " print(m - t, time.perf_counter() - m)"
+)
+
+
+def import_split(runs: int) -> tuple[float, float]:
+    """Median seconds to import the MCP SDK, then our host + API on top of it."""
+    sdk: list[float] = []
+    ours: list[float] = []
+    for _ in range(runs):
+        out = subprocess.run(
+            [sys.executable, "-c", IMPORT_PROBE], capture_output=True, text=True, check=True
+        ).stdout.split()
+        sdk.append(float(out[0]))
+        ours.append(float(out[1]))
+    return statistics.median(sdk), statistics.median(ours)
+
+
 def children_cpu_s() -> float:
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     return usage.ru_utime + usage.ru_stime
@@ -83,6 +104,8 @@ async def main(runs: int) -> int:
         f"(budget <= {STARTUP_BUDGET_S:.1f} s) {verdict(median, STARTUP_BUDGET_S)}"
     )
     print(f"  runs: {', '.join(f'{t:.3f}' for t in timings)} s")
+    sdk, ours = import_split(runs)
+    print(f"  of which imports: mcp SDK {sdk:.3f} s, agent-browser-tools host + API {ours:.3f} s")
     print(
         f"  server CPU per run (user+sys, whole life): median {statistics.median(cpu):.3f} s; "
         f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs"

@@ -18,6 +18,7 @@ import httpx
 
 from agent_browser_tools.tools.web_search.config import PROVIDER_NAMES
 from agent_browser_tools.tools.web_search.providers import ProviderRequest
+from agent_browser_tools.tools.web_search.scrubbing import scrub
 
 log = logging.getLogger(__name__)
 
@@ -40,14 +41,6 @@ class SearchFailed(Exception):
         super().__init__(message)
         self.kind = kind  # "timeout" | "rate-limited" | "http" | "transport" | "shape"
         self.status = status
-
-
-def scrub(text: str, *secrets: str) -> str:
-    """`text` with every occurrence of each non-empty secret replaced."""
-    for secret in secrets:
-        if secret:
-            text = text.replace(secret, REDACTED)
-    return text
 
 
 def search_lock() -> asyncio.Lock:

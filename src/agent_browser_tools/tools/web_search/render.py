@@ -17,10 +17,10 @@ from agent_browser_tools.results.categories import FailureCategory, SuccessCateg
 from agent_browser_tools.results.observation import Observation, failure
 from agent_browser_tools.results.present import render_prose
 from agent_browser_tools.results.tool_result import TextBlock, ToolResult
-from agent_browser_tools.tools.web_search.client import scrub
 from agent_browser_tools.tools.web_search.config import PROVIDER_NAMES
 from agent_browser_tools.tools.web_search.providers import iso_ms
 from agent_browser_tools.tools.web_search.schema import WebSearchInput
+from agent_browser_tools.tools.web_search.scrubbing import scrub
 
 LINE_LIMIT = 240
 
