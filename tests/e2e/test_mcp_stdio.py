@@ -115,3 +115,33 @@ async def test_enabling_qa_announces_the_list_change_on_a_listen_stream(
             assert isinstance(event, ToolsListChanged)
         names = {t.name for t in (await client.list_tools()).tools}
         assert "agent_browser_qa" in names
+
+
+async def test_sigkilled_server_resumes_the_conversation_and_old_refs_stay_stale(
+    env: dict[str, str], fixture_site: FixtureServer, engine_env: EngineEnv
+) -> None:
+    """Snapshot, navigate, SIGKILL the server, restart it on the same conversation: the old
+    ref is still refused and the page target is the real one (known, never wrong)."""
+    state_dir = Path(env["AGENT_BROWSER_TOOLS_STATE_DIR"])
+    with anyio.move_on_after(60):  # the killed client may not exit cleanly: bound it
+        async with stdio_client(env, "--conversation", "restart-test") as client:
+            await ab(client, "open", fixture_site.url("form.html"))
+            snap = details_of(await ab(client, "snapshot", "-i"))
+            old_ref = next(
+                "@" + ref
+                for ref, info in snap["refSnapshot"]["refs"].items()
+                if info.get("role") == "textbox"
+            )
+            moved = await ab(client, "open", fixture_site.url("page-a.html"))
+            session = details_of(moved)["sessionName"]
+            (pid,) = server_pids(state_dir)
+            os.kill(pid, signal.SIGKILL)
+            assert await eventually(lambda: not server_pids(state_dir), timeout=CLOSE_WINDOW_S)
+    assert session in live_sessions(engine_env.socket_dir), "SIGKILL cannot close the browser"
+    async with stdio_client(env, "--conversation", "restart-test") as client:
+        stale = await ab(client, "fill", old_ref, "x")
+        assert stale.is_error and details_of(stale)["failureCategory"] == "stale-ref"
+        url = details_of(await ab(client, "get", "url"))
+        assert url["data"]["url"] == fixture_site.url("page-a.html")
+        assert url["sessionName"] == session
+    await assert_closed(engine_env.socket_dir, session)
