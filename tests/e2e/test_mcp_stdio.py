@@ -145,3 +145,15 @@ async def test_sigkilled_server_resumes_the_conversation_and_old_refs_stay_stale
         assert url["data"]["url"] == fixture_site.url("page-a.html")
         assert url["sessionName"] == session
     await assert_closed(engine_env.socket_dir, session)
+
+
+@pytest.mark.parametrize("key", [None, "EXA_API_KEY", "BRAVE_API_KEY"])
+async def test_web_search_is_listed_only_with_a_credential(
+    env: dict[str, str], key: str | None
+) -> None:
+    clean = {k: v for k, v in env.items() if k not in ("EXA_API_KEY", "BRAVE_API_KEY")}
+    if key is not None:
+        clean[key] = "test-key-not-real-123456"
+    async with stdio_client(clean) as client:
+        names = {tool.name for tool in (await client.list_tools()).tools}
+    assert ("agent_browser_web_search" in names) is (key is not None)
