@@ -1,0 +1,59 @@
+"""Artifact verification against engine claims the real engine cannot be made to fake."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from agent_browser_tools.api import BrowserTools
+from tests.fake.test_direct_tool_argv import _call, _tools
+from tests.support.fake import FakeEngine
+
+
+async def test_engine_success_naming_an_absent_file_fails_closed(
+    fake_engine: FakeEngine, tmp_path: Path
+) -> None:
+    absent = tmp_path / "never-written.png"
+    tools: BrowserTools = _tools(fake_engine, tmp_path)  # resets the fake: script it after
+    fake_engine.on({"command": ["screenshot"]}, envelope={"data": {"path": str(absent)}})
+    result = await _call(tools, {"args": ["screenshot", str(absent)]})
+    assert result.is_error
+    assert result.details["failureCategory"] == "artifact-missing"
+    assert result.details["artifactVerification"]["missingCount"] == 1
+    assert "successCategory" not in result.details
+    assert not result.images
+
+
+async def test_engine_written_file_is_verified(fake_engine: FakeEngine, tmp_path: Path) -> None:
+    target = tmp_path / "report.pdf"
+    tools = _tools(fake_engine, tmp_path)
+    fake_engine.on(
+        {"command": ["pdf"]}, envelope={"data": {"path": str(target)}}, touch_file=str(target)
+    )
+    result = await _call(tools, {"args": ["pdf", str(target)]})
+    assert result.details["successCategory"] == "artifact-saved", result.text
+    entry = result.details["artifacts"][0]
+    assert entry["state"] == "verified" and entry["kind"] == "pdf"
+
+
+async def test_recording_is_pending_until_stop(fake_engine: FakeEngine, tmp_path: Path) -> None:
+    video = tmp_path / "take.webm"
+    tools = _tools(fake_engine, tmp_path)
+    fake_engine.on({"command": ["record", "start"]}, envelope={"data": {"path": str(video)}})
+    result = await _call(tools, {"args": ["record", "start", str(video)]})
+    assert result.details["successCategory"] == "artifact-pending", result.text
+    assert result.details["artifactVerification"]["pendingCount"] == 1
+    ids = [action["id"] for action in result.details["nextActions"]]
+    assert "stop-pending-recording" in ids
+
+
+async def test_duplicate_destinations_in_one_batch_are_rejected_before_dispatch(
+    fake_engine: FakeEngine, tmp_path: Path
+) -> None:
+    tools = _tools(fake_engine, tmp_path)
+    shot = str(tmp_path / "a.png")
+    alias = str(tmp_path / "." / "a.png")
+    stdin = f'[["screenshot", "{shot}"], ["screenshot", "{alias}"]]'
+    result = await _call(tools, {"args": ["batch", "--bail"], "stdin": stdin})
+    assert result.details["failureCategory"] == "validation-error"
+    assert "same file" in result.text
+    assert fake_engine.calls() == []
