@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from agent_browser_tools.engine.runner import run_engine_quick
 from agent_browser_tools.engine.target import (
     ENGINE_WHEEL,
     MIN_ENGINE_VERSION,
@@ -89,20 +89,12 @@ def read_engine_version(binary: EngineBinary, timeout_s: float = 15.0) -> Engine
 
     Raises `EngineTooOld` below `MIN_ENGINE_VERSION`, `EngineNotFound` when it will not run.
     """
-    try:
-        proc = subprocess.run(
-            [binary.path, "--version"],
-            capture_output=True,
-            text=True,
-            timeout=timeout_s,
-            check=False,
-            stdin=subprocess.DEVNULL,
-        )
-    except (OSError, subprocess.TimeoutExpired) as exc:
+    proc = run_engine_quick([binary.path, "--version"], timeout_s=timeout_s)
+    if proc.error is not None:
         raise EngineNotFound(
-            f"{binary.path} ({binary.source}) could not run `--version`: {exc}. Reinstall with "
-            f"`pip install --force-reinstall {ENGINE_WHEEL}=={TARGET_ENGINE_VERSION}`."
-        ) from exc
+            f"{binary.path} ({binary.source}) could not run `--version`: {proc.error}. Reinstall "
+            f"with `pip install --force-reinstall {ENGINE_WHEEL}=={TARGET_ENGINE_VERSION}`."
+        )
     version = parse_version(proc.stdout or proc.stderr)
     if version is None:
         printed = (proc.stdout or proc.stderr)[:200]

@@ -253,3 +253,33 @@ async def run_engine(
         ended_at=time.time(),
         timeout_ms=timeout_ms,
     )
+
+
+@dataclass(frozen=True)
+class QuickOutcome:
+    """Result of a short synchronous engine query (`--version`, `doctor --json`)."""
+
+    exit_code: int | None
+    stdout: str
+    stderr: str
+    error: str | None = None
+
+
+def run_engine_quick(
+    argv: Sequence[str], *, timeout_s: float, env: dict[str, str] | None = None
+) -> QuickOutcome:
+    """Run a short engine query synchronously (engine discovery and `doctor` need it before any
+    event loop exists). Same rules as `run_engine`: argv list, no shell, no stdin, bounded."""
+    try:
+        proc = subprocess.run(
+            list(argv),
+            capture_output=True,
+            text=True,
+            timeout=timeout_s,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return QuickOutcome(None, "", "", error=str(exc))
+    return QuickOutcome(proc.returncode, proc.stdout, proc.stderr)

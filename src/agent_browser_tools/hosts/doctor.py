@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import subprocess
 import sys
 import tempfile
 import uuid
@@ -26,7 +25,7 @@ from agent_browser_tools.engine.discovery import (
 )
 from agent_browser_tools.engine.envelope import OutputMode, parse_outcome
 from agent_browser_tools.engine.environment import build_child_env, socket_dir_for
-from agent_browser_tools.engine.runner import run_engine
+from agent_browser_tools.engine.runner import run_engine, run_engine_quick
 from agent_browser_tools.private_fs import dir_mode, ensure_private_dir
 from agent_browser_tools.settings import Settings, SettingsError, config_paths
 
@@ -55,19 +54,16 @@ def _engine_check(settings: Settings) -> tuple[Check, EngineBinary | None]:
 
 
 def _browser_check(engine: EngineBinary, env: dict[str, str]) -> Check:
+    proc = run_engine_quick(
+        [engine.path, "doctor", "--json", "--offline", "--quick"], timeout_s=60, env=env
+    )
     try:
-        proc = subprocess.run(
-            [engine.path, "doctor", "--json", "--offline", "--quick"],
-            capture_output=True,
-            text=True,
-            timeout=60,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            check=False,
-        )
         report = json.loads(proc.stdout)
-    except (OSError, subprocess.TimeoutExpired, json.JSONDecodeError) as exc:
-        return Check("browser", False, f"engine doctor did not answer: {exc}", BROWSER_REMEDY)
+    except json.JSONDecodeError:
+        report = None
+    if not isinstance(report, dict):
+        problem = proc.error or proc.stderr.strip() or "no JSON report"
+        return Check("browser", False, f"engine doctor did not answer: {problem}", BROWSER_REMEDY)
     for check in report.get("checks", []):
         if check.get("id") == "chrome.installed":
             ok = check.get("status") == "pass"
