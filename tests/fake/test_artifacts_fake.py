@@ -57,3 +57,16 @@ async def test_duplicate_destinations_in_one_batch_are_rejected_before_dispatch(
     assert result.details["failureCategory"] == "validation-error"
     assert "same file" in result.text
     assert fake_engine.calls() == []
+
+
+async def test_a_dialog_like_timeout_offers_dialog_recovery(
+    fake_engine: FakeEngine, tmp_path: Path
+) -> None:
+    tools = _tools(fake_engine, tmp_path)
+    fake_engine.on({"command": ["eval"]}, hang=True)
+    slow = await _call(tools, {"args": ["eval", "--stdin"], "stdin": "alert('hi')"})
+    ids = [action["id"] for action in slow.details["nextActions"]]
+    assert slow.details["failureCategory"] == "timeout"
+    assert slow.details["timedOut"] is True and slow.details["timeoutMs"] == 8_000
+    assert "inspect-dialog-after-timeout" in ids and "dismiss-dialog-after-timeout" in ids
+    assert "verify-page-target-after-timeout" in ids, "the eval may have changed the page"

@@ -144,3 +144,26 @@ def network_request_actions(prefix: Sequence[str], request_id: str | None) -> li
         )
     )
     return actions
+
+
+def dialog_timeout_actions(prefix: Sequence[str]) -> list[NextAction]:
+    """After a dialog-like command timed out: inspect, dismiss, or recover in a new browser."""
+    return [
+        NextAction(
+            id="inspect-dialog-after-timeout",
+            reason="A JavaScript dialog may be blocking the page; see whether one is open.",
+            params={"args": [*prefix, "dialog", "status"]},
+        ),
+        NextAction(
+            id="dismiss-dialog-after-timeout",
+            reason="Dismiss the open dialog so page commands can run again.",
+            safety="Dismissing cancels a confirm/prompt; accept instead only if the task says so.",
+            params={"args": [*prefix, "dialog", "dismiss"]},
+        ),
+        NextAction(
+            id="recover-fresh-session-after-dialog-timeout",
+            reason="If the page stays blocked, continue in a fresh managed browser.",
+            safety="Page state (forms, history) of the blocked browser is not carried over.",
+            params={"args": ["get", "url"], "sessionMode": "fresh"},
+        ),
+    ]

@@ -228,6 +228,14 @@ def add_recovery(plan: ExecutionPlan, obs: Observation, *, target_unknown: bool)
             obs.next_actions.append(
                 na.retry_with_longer_timeout(plan.args, plan.stdin, plan.timeout.timeout_ms * 2)
             )
+    if (
+        not obs.success
+        and category is FailureCategory.TIMEOUT
+        and plan.timeout.source in ("dialog", "dialog-trigger")
+    ):
+        # A blocking alert/confirm/prompt stalls every page command: look, dismiss, or start
+        # over, instead of repeating the call that opened it.
+        obs.next_actions += na.dialog_timeout_actions(prefix)
     if not obs.success and category is FailureCategory.TAB_GONE:
         obs.next_actions.extend(na.tab_gone_actions(prefix))
     if obs.success and plan.match is not None and _mutates(plan.match):
