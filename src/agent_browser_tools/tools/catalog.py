@@ -38,6 +38,7 @@ def compact_schema(model: type[BaseModel]) -> dict[str, Any]:
         return out
 
     schema: dict[str, Any] = strip(model.model_json_schema())
+    schema.pop("description", None)  # the tool's own description says it; don't pay twice
     return schema
 
 

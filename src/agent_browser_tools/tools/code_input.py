@@ -36,7 +36,7 @@ class CodeInput(BaseModel):
     code: str = Field(
         min_length=1,
         max_length=MAX_CODE_BYTES,
-        description="Async JavaScript body; use await browser({args}), emit(value), return.",
+        description="Async JavaScript body.",
     )
     session: str | None = Field(
         default=None, min_length=1, description="Native session name (default: the current one)."
