@@ -183,3 +183,20 @@ async def test_viewport_probe_reports_scroll_position(
     result = await ab(browser_tools, "snapshot", "--viewport")
     viewport = result.details["snapshotViewport"]
     assert viewport["scrollY"] > 0 and viewport["documentHeight"] > viewport["innerHeight"]
+
+
+async def test_covered_click_offers_overlay_inspection(
+    browser_tools: BrowserTools, fixture_site: FixtureServer
+) -> None:
+    await ab(browser_tools, "open", fixture_site.url("/modal.html"))
+    blocked = await ab(browser_tools, "click", "#buy")
+    assert blocked.is_error and "covered by" in blocked.text
+    ids = [action["id"] for action in blocked.details["nextActions"]]
+    assert ids[0] == "inspect-overlay-state"
+    full = await ab(browser_tools, *blocked.details["nextActions"][0]["params"]["args"])
+    (candidate,) = full.details["overlayBlockers"]["candidates"]
+    assert candidate["name"] == "Close" and "inside the dialog" in candidate["reason"]
+    dismissed = await ab(browser_tools, *candidate["args"])
+    assert not dismissed.is_error
+    bought = await ab(browser_tools, "click", "#buy")
+    assert not bought.is_error, bought.text

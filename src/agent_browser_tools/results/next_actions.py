@@ -167,3 +167,13 @@ def dialog_timeout_actions(prefix: Sequence[str]) -> list[NextAction]:
             params={"args": ["get", "url"], "sessionMode": "fresh"},
         ),
     ]
+
+
+def inspect_overlay_state(prefix: Sequence[str]) -> NextAction:
+    return NextAction(
+        id="inspect-overlay-state",
+        reason="Something covers the target; take a full snapshot (it shows dialog containers "
+        "that snapshot -i omits) and look at the blocker before dismissing it or retrying.",
+        safety="Do not blindly repeat the blocked click.",
+        params={"args": [*prefix, "snapshot"]},
+    )

@@ -16,6 +16,7 @@ from agent_browser_tools.results import next_actions as na
 from agent_browser_tools.results.categories import FailureCategory, SuccessCategory
 from agent_browser_tools.results.classify import classify_failure, classify_success, getter_hint
 from agent_browser_tools.results.observation import Observation
+from agent_browser_tools.results.overlays import overlay_blockers
 from agent_browser_tools.results.redaction import (
     argv_secrets,
     redact_argv,
@@ -238,11 +239,40 @@ def add_recovery(plan: ExecutionPlan, obs: Observation, *, target_unknown: bool)
         obs.next_actions += na.dialog_timeout_actions(prefix)
     if not obs.success and category is FailureCategory.TAB_GONE:
         obs.next_actions.extend(na.tab_gone_actions(prefix))
+    if not obs.success and obs.error and "is covered by" in obs.error:
+        obs.next_actions.append(na.inspect_overlay_state(prefix))
+    if obs.success and plan.path == ("snapshot",) and isinstance(obs.data, Mapping):
+        _overlay_blockers(obs, prefix)
     if obs.success and plan.match is not None and _mutates(plan.match):
         obs.next_actions.append(na.inspect_after_mutation(prefix))
     if obs.success and plan.path[:2] == ("network", "requests") and isinstance(obs.data, Mapping):
         rows = diagnostics.request_rows(obs.data)
         obs.next_actions += na.network_request_actions(prefix, diagnostics.select_request_id(rows))
+
+
+def _overlay_blockers(obs: Observation, prefix: list[str]) -> None:
+    refs = obs.data.get("refs") if isinstance(obs.data, Mapping) else None
+    text = obs.data.get("snapshot") if isinstance(obs.data, Mapping) else None
+    found = (
+        overlay_blockers(refs, text if isinstance(text, str) else "")
+        if isinstance(refs, Mapping)
+        else None
+    )
+    if found is None:
+        return
+    obs.extra["overlayBlockers"] = found
+    obs.warnings.append("Possible overlay blockers: " + found["summary"])
+    obs.next_actions.append(na.inspect_overlay_state(prefix))
+    for index, candidate in enumerate(found["candidates"], start=1):
+        obs.next_actions.append(
+            na.NextAction(
+                id=f"try-overlay-blocker-candidate-{index}",
+                reason=f"Dismiss the overlay with {candidate['name']!r} ({candidate['ref']}).",
+                safety="Evidence only: make sure this control dismisses, not accepts, anything "
+                "the task must not agree to.",
+                params={"args": [*prefix, *candidate["args"]]},
+            )
+        )
 
 
 def _mutates(match: CommandMatch) -> bool:
