@@ -18,8 +18,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-from agent_browser_tools.results.categories import FailureCategory
-from agent_browser_tools.results.tool_result import TextBlock, ToolResult
+from agent_browser_tools.results.tool_result import ToolResult, validation_failure
 from agent_browser_tools.runtime import Runtime
 from agent_browser_tools.settings import Settings
 from agent_browser_tools.state.journal import ConversationLog
@@ -29,17 +28,6 @@ from agent_browser_tools.tools.registry import ToolSpec
 from agent_browser_tools.tools.sessions_lifecycle import close_owned
 
 SpecFlavor = Literal["generic", "openai", "anthropic"]
-
-
-def _refused(message: str) -> ToolResult:
-    details = {
-        "resultCategory": "failure",
-        "failureCategory": FailureCategory.VALIDATION_ERROR.value,
-        "error": message,
-        "validationError": message,
-    }
-    text = f"Error: {message}\nResult category: failure; failureCategory: validation-error."
-    return ToolResult(content=(TextBlock(text=text),), details=details, is_error=True)
 
 
 class BrowserTools:
@@ -78,16 +66,16 @@ class BrowserTools:
         spec = self.toolkit.specs.get(tool)
         if spec is None or not self.toolkit.allowed(tool):
             names = ", ".join(s.name for s in self.toolkit.listed())
-            return _refused(f"unknown or unavailable tool {tool!r}; available: {names}.")
+            return validation_failure(f"unknown or unavailable tool {tool!r}; available: {names}.")
         if not self.toolkit.is_listed(spec):
-            return _refused(
+            return validation_failure(
                 f"{tool} is inactive; enable it first with agent_browser_tools "
                 f'{{"enable": ["{spec.capability}"]}}.'
             )
         if spec.handler is None:
-            return _refused(f"{tool} is {spec.unavailable_reason}.")
+            return validation_failure(f"{tool} is {spec.unavailable_reason}.")
         if not isinstance(params, Mapping):
-            return _refused(f"{tool} input must be a JSON object.")
+            return validation_failure(f"{tool} input must be a JSON object.")
         return await spec.handler(self.runtime, params)
 
     def listed_tools(self) -> list[ToolSpec]:

@@ -38,7 +38,7 @@ from pydantic import ValidationError
 from agent_browser_tools.results.categories import FailureCategory
 from agent_browser_tools.results.observation import Observation
 from agent_browser_tools.results.redaction import redact_data, redact_text
-from agent_browser_tools.results.tool_result import TextBlock, ToolResult
+from agent_browser_tools.results.tool_result import ToolResult, validation_failure
 from agent_browser_tools.runtime import Runtime
 from agent_browser_tools.sandbox.bridge import BridgeOutcome, run_cell
 from agent_browser_tools.tools import code_present
@@ -83,13 +83,7 @@ def explain(exc: ValidationError) -> str:
 
 def rejected(message: str) -> ToolResult:
     """A failure before any code runs."""
-    obs = Observation(
-        success=False, failure_category=FailureCategory.VALIDATION_ERROR, error=message
-    )
-    category = "Result category: failure; failureCategory: validation-error; isError: true."
-    details = {**obs.to_dict(), "validationError": message}
-    text = f"Error: {message}\n{category}"
-    return ToolResult(content=(TextBlock(text=text),), details=details, is_error=True)
+    return validation_failure(message)
 
 
 async def run(rt: Runtime, params: Mapping[str, Any]) -> ToolResult:

@@ -14,8 +14,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from agent_browser_tools import playbook
 from agent_browser_tools.planning.inputs import explain_validation_error
-from agent_browser_tools.results.categories import FailureCategory, SuccessCategory
-from agent_browser_tools.results.tool_result import TextBlock, ToolResult
+from agent_browser_tools.results.categories import SuccessCategory
+from agent_browser_tools.results.tool_result import TextBlock, ToolResult, validation_failure
 from agent_browser_tools.runtime import Runtime
 
 NAME = "agent_browser_tools"
@@ -32,24 +32,14 @@ class ToolsInput(BaseModel):
     )
 
 
-def _failure(message: str) -> ToolResult:
-    details = {
-        "resultCategory": "failure",
-        "failureCategory": FailureCategory.VALIDATION_ERROR.value,
-        "validationError": message,
-    }
-    text = f"Error: {message}\nResult category: failure; failureCategory: validation-error."
-    return ToolResult(content=(TextBlock(text=text),), details=details, is_error=True)
-
-
 async def run(rt: Runtime, params: Mapping[str, Any]) -> ToolResult:
     try:
         inp = ToolsInput.model_validate(params)
     except ValidationError as exc:
-        return _failure(explain_validation_error(exc, NAME, "an optional `enable` list"))
+        return validation_failure(explain_validation_error(exc, NAME, "an optional `enable` list"))
     toolkit = rt.toolkit
     if toolkit is None:
-        return _failure("no tool registry is attached to this runtime")
+        return validation_failure("no tool registry is attached to this runtime")
     if inp.enable:
         outcome = toolkit.enable(inp.enable)
         rt.record_activation(sorted(toolkit.activated))
@@ -71,9 +61,7 @@ async def run(rt: Runtime, params: Mapping[str, Any]) -> ToolResult:
         return ToolResult((TextBlock("\n".join(lines)),), details, is_error=False)
     inventory = toolkit.inventory()
     rows = [f"- {r['name']} [{r['status']}]: {r['description']}" for r in inventory]
-    text = "\n".join(
-        ["Tools:", *rows, "", playbook.FULL_GUIDANCE, playbook.command_reference()]
-    )
+    text = "\n".join(["Tools:", *rows, "", playbook.FULL_GUIDANCE, playbook.command_reference()])
     details = {
         "inventory": inventory,
         "resultCategory": "success",

@@ -40,6 +40,7 @@ from agent_browser_tools.state.journal import scrub_effect
 from agent_browser_tools.state.models import Effect, ManagedSessionSelected
 from agent_browser_tools.taxonomy import PageEffect
 from agent_browser_tools.tools import artifact_flow, direct_observe, page_change, snapshot_flow
+from agent_browser_tools.tools.helper_calls import helper_args
 from agent_browser_tools.tools.hooks import Hooks
 from agent_browser_tools.tools.sessions_lifecycle import settle_fresh
 
@@ -68,13 +69,9 @@ def rejected(message: str, params: Mapping[str, Any], wants_json: bool) -> ToolR
 
 async def run_probe(rt: Runtime, plan: ExecutionPlan) -> Probe | None:
     """One extra engine call: `get url` and `get title` in a single fail-fast batch."""
-    key = plan.session.key
-    if key is None:
+    prefix = helper_args(plan)
+    if prefix is None:
         return None
-    prefix = ["--json"]
-    if key.namespace is not None:
-        prefix += ["--namespace", key.namespace]
-    prefix += ["--session", key.session]
     stdin = json.dumps([["get", "url"], ["get", "title"]])
     raw = await rt.spawn(
         [*prefix, "batch", "--bail"], timeout_ms=rt.settings.process_timeout_ms, stdin=stdin

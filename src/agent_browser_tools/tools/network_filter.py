@@ -19,6 +19,7 @@ from agent_browser_tools.results.observation import Observation
 from agent_browser_tools.results.redaction import redact_url
 from agent_browser_tools.runtime import Runtime
 from agent_browser_tools.state.stale_refs import normalize_url
+from agent_browser_tools.tools.helper_calls import helper_args
 
 MODES = {"--current-page": "origin", "--current-origin": "origin", "--current-url": "url"}
 
@@ -54,14 +55,10 @@ def _keep(row_url: str, current: str, mode: str) -> bool:
 
 
 async def _current_url(rt: Runtime, plan: ExecutionPlan) -> str | None:
-    key = plan.session.key
-    if key is None:
+    prefix = helper_args(plan)
+    if prefix is None:
         return None
-    args = ["--json"]
-    if key.namespace is not None:
-        args += ["--namespace", key.namespace]
-    raw = await rt.spawn([*args, "--session", key.session, "get", "url"],
-                         timeout_ms=rt.settings.process_timeout_ms)
+    raw = await rt.spawn([*prefix, "get", "url"], timeout_ms=rt.settings.process_timeout_ms)
     envelope = parse_outcome(raw, OutputMode.JSON)
     data = envelope.data if envelope.success else None
     url = data.get("url") if isinstance(data, Mapping) else None

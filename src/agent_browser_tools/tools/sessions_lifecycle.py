@@ -17,16 +17,14 @@ from agent_browser_tools.planning.plan import ExecutionPlan
 from agent_browser_tools.results.observation import Observation
 from agent_browser_tools.runtime import Runtime
 from agent_browser_tools.state.models import Effect, ManagedSessionSelected, SessionKey
+from agent_browser_tools.tools.helper_calls import session_args
 
 
 async def close_session(rt: Runtime, key: SessionKey, timeout_ms: int | None = None) -> bool:
     """`close` one session; True when the engine confirmed it."""
     from agent_browser_tools.engine.envelope import OutputMode, parse_outcome
 
-    args = ["--json"]
-    if key.namespace is not None:
-        args += ["--namespace", key.namespace]
-    args += ["--session", key.session, "close"]
+    args = [*session_args(key), "close"]
     budget = timeout_ms or rt.settings.session_close_timeout_ms
     raw = await rt.spawn(args, timeout_ms=budget)
     return parse_outcome(raw, OutputMode.JSON).success

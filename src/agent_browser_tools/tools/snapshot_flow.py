@@ -25,6 +25,7 @@ from agent_browser_tools.results.redaction import redact_data
 from agent_browser_tools.results.snapshot_compaction import compact_snapshot
 from agent_browser_tools.runtime import Runtime
 from agent_browser_tools.state.models import RefInfo
+from agent_browser_tools.tools.helper_calls import helper_args
 
 HEADER_RESERVE = 600
 SnapshotFlags = views.SnapshotFlags
@@ -50,14 +51,12 @@ def _refs(data: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
 
 async def _probe(rt: Runtime, plan: ExecutionPlan, script: str) -> Any:
     """One read-only `eval --stdin` in the same session; None when it fails."""
-    key = plan.session.key
-    if key is None:
+    prefix = helper_args(plan)
+    if prefix is None:
         return None
-    args = ["--json"]
-    if key.namespace is not None:
-        args += ["--namespace", key.namespace]
-    args += ["--session", key.session, *plan.session.inject[2:], "eval", "--stdin"]
-    raw = await rt.spawn(args, timeout_ms=rt.settings.process_timeout_ms, stdin=script)
+    raw = await rt.spawn(
+        [*prefix, "eval", "--stdin"], timeout_ms=rt.settings.process_timeout_ms, stdin=script
+    )
     envelope = parse_outcome(raw, OutputMode.JSON)
     if not envelope.success or not isinstance(envelope.data, Mapping):
         return None
