@@ -47,6 +47,12 @@ class BrowserTools:
         enabled tools); without one a new conversation starts. `persist=False` keeps state in
         memory only. `tools` is a host allowlist of tool names."""
         self.settings = settings or Settings.load(cwd=cwd)
+        cwd = cwd or self.settings.execution_dir
+        if cwd is not None and not cwd.is_dir():
+            raise ValueError(
+                f"execution directory {cwd} does not exist; create it or change "
+                "AGENT_BROWSER_TOOLS_CWD / [tools] cwd"
+            )
         conversation = conversation_id or uuid.uuid4().hex
         self.journal = SqliteJournal(self.settings.state_dir, conversation) if persist else None
         log = ConversationLog(self.journal)

@@ -62,6 +62,8 @@ class Settings:
     session_close_timeout_ms: int = DEFAULT_SESSION_CLOSE_TIMEOUT_MS
     inline_image_max_bytes: int = DEFAULT_INLINE_IMAGE_MAX_BYTES
     socket_dir: Path | None = None
+    execution_dir: Path | None = None
+    """Where relative paths (`outputPath`, artifact paths) resolve; None: the process cwd."""
     layers: tuple[ConfigLayer, ...] = field(default_factory=tuple)
 
     @property
@@ -97,6 +99,8 @@ class Settings:
         engine_cfg = merged.get("engine", {}) if isinstance(merged.get("engine"), dict) else {}
         bin_value = environ.get(ENV_PREFIX + "BIN") or engine_cfg.get("bin")
         socket_value = environ.get(ENV_PREFIX + "SOCKET_DIR") or engine_cfg.get("socket_dir")
+        tools_cfg = merged.get("tools", {}) if isinstance(merged.get("tools"), dict) else {}
+        cwd_value = environ.get(ENV_PREFIX + "CWD") or tools_cfg.get("cwd")
         return cls(
             env=environ,
             state_dir=_state_dir(environ),
@@ -120,6 +124,7 @@ class Settings:
                 environ, "INLINE_IMAGE_MAX_BYTES", DEFAULT_INLINE_IMAGE_MAX_BYTES
             ),
             socket_dir=Path(str(socket_value)).expanduser() if socket_value else None,
+            execution_dir=Path(str(cwd_value)).expanduser() if cwd_value else None,
             layers=tuple(layers),
         )
 

@@ -151,3 +151,12 @@ def test_private_dirs_are_created_0700_at_every_new_level(tmp_path: Path) -> Non
     leaf = ensure_private_dir(tmp_path / "state" / "spill" / "conv")
     for level in (tmp_path / "state", tmp_path / "state" / "spill", leaf):
         assert stat.S_IMODE(level.stat().st_mode) == 0o700, level
+
+
+def test_execution_dir_from_env_or_config(tmp_path: Path) -> None:
+    assert _settings(tmp_path).execution_dir is None
+    assert _settings(tmp_path, AGENT_BROWSER_TOOLS_CWD=str(tmp_path)).execution_dir == tmp_path
+    override = tmp_path / "o.toml"
+    override.write_text(f'[tools]\ncwd = "{tmp_path / "work"}"\n')
+    chosen = _settings(tmp_path, AGENT_BROWSER_TOOLS_CONFIG=str(override)).execution_dir
+    assert chosen == tmp_path / "work"
