@@ -322,11 +322,23 @@ class _Cell:
         # Whatever the worker would still do after its last message (interpreter teardown)
         # is of no use: the process group is killed and reaped at once.
         self.kill()
-        await self.proc.wait()
+        # A flooding worker can leave the stdout reader paused with a full buffer; then the
+        # transport never sees EOF and `wait()` (which also waits for the pipes) never returns.
+        # Drain what is left and bound the wait: the process is already SIGKILLed.
+        drainer = asyncio.create_task(_discard(self.proc.stdout)) if self.proc.stdout else None
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.proc.wait(), REAP_TIMEOUT_S)
+        if drainer is not None:
+            drainer.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await drainer
         if self.stderr_task is not None:
             self.stderr_task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self.stderr_task
+
+
+REAP_TIMEOUT_S = 5.0
 
 
 def _too_deep(value: Any) -> bool:
@@ -345,6 +357,12 @@ def _too_deep(value: Any) -> bool:
 
 def _opt_str(value: Any) -> str | None:
     return value if isinstance(value, str) else None
+
+
+async def _discard(stream: asyncio.StreamReader) -> None:
+    with contextlib.suppress(Exception):
+        while await stream.read(65536):
+            pass
 
 
 async def _read_bounded(stream: asyncio.StreamReader) -> bytes:
