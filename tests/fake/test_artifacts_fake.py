@@ -70,3 +70,26 @@ async def test_a_dialog_like_timeout_offers_dialog_recovery(
     assert slow.details["timedOut"] is True and slow.details["timeoutMs"] == 8_000
     assert "inspect-dialog-after-timeout" in ids and "dismiss-dialog-after-timeout" in ids
     assert "verify-page-target-after-timeout" in ids, "the eval may have changed the page"
+
+
+async def test_headed_fresh_launch_hands_off_without_claiming_visibility(
+    fake_engine: FakeEngine, tmp_path: Path
+) -> None:
+    tools = _tools(fake_engine, tmp_path)
+    lifecycle = {"launched": True, "effectiveLaunch": {"browserLaunched": True}}
+    fake_engine.on(
+        {"command": ["open"]}, envelope={"data": {"url": "https://a.test/", "lifecycle": lifecycle}}
+    )
+    result = await _call(
+        tools, {"args": ["--headed", "open", "https://a.test/"], "sessionMode": "fresh"}
+    )
+    window = result.details["browserWindow"]
+    assert window == {
+        "mode": "headed",
+        "ownership": "wrapper-managed",
+        "sessionName": result.details["sessionName"],
+        "visibility": "unverified",
+    }
+    assert "complete the login there" in result.text
+    plain = await _call(tools, {"args": ["open", "https://a.test/"]})
+    assert "browserWindow" not in plain.details

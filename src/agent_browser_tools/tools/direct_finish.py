@@ -42,7 +42,7 @@ from agent_browser_tools.taxonomy import PageEffect
 from agent_browser_tools.tools import artifact_flow, direct_observe, page_change, snapshot_flow
 from agent_browser_tools.tools.helper_calls import helper_args
 from agent_browser_tools.tools.hooks import Hooks
-from agent_browser_tools.tools.sessions_lifecycle import settle_fresh
+from agent_browser_tools.tools.sessions_lifecycle import headed_handoff, settle_fresh
 
 STDERR_DETAIL_LIMIT = 4_000
 
@@ -225,6 +225,8 @@ async def conclude(
             # A sub-agent shares its root's browser; only the root closes it.
             rt.owned_sessions.add(key)
     await settle_fresh(rt, plan, obs, effects)
+    if plan.output_mode is OutputMode.JSON and not plan.is_batch:
+        headed_handoff(plan, obs, envelope.data)
     if key is not None:
         rt.log.complete(call_id, key, obs.success, effects)
     unknown = key is not None and rt.log.state.session(key).target_unknown

@@ -73,3 +73,33 @@ async def close_owned(rt: Runtime) -> dict[str, bool]:
     )
     rt.owned_sessions.clear()
     return {key.label: result is True for key, result in zip(owned, results, strict=True)}
+
+
+HEADED_HANDOFF = (
+    "A headed browser window was launched for session {session}. If you can see it, complete "
+    'the login there, then continue with sessionMode: "auto"; this result cannot prove the '
+    "window is visible on your desktop."
+)
+
+
+def headed_handoff(plan: ExecutionPlan, obs: Observation, data: Any) -> None:
+    """`browserWindow` after a managed headed launch that the engine says really launched."""
+    key = plan.session.key
+    if not obs.success or key is None or plan.session.ownership != "managed":
+        return
+    if not any(flag.split("=", 1)[0] == "--headed" for flag in plan.session.launch_flags):
+        return
+    if any(flag.split("=", 1)[1:] == ["false"] for flag in plan.session.launch_flags):
+        return
+    outcome = obs.extra.get("managedSessionOutcome", {}).get("outcome", "created")
+    life = data.get("lifecycle") if isinstance(data, dict) else None
+    launched = isinstance(life, dict) and life.get("launched") is True
+    if not launched or outcome not in ("created", "replaced"):
+        return
+    obs.extra["browserWindow"] = {
+        "mode": "headed",
+        "ownership": "wrapper-managed",
+        "sessionName": key.session,
+        "visibility": "unverified",
+    }
+    obs.warnings.append(HEADED_HANDOFF.format(session=key.session))
