@@ -157,3 +157,28 @@ async def test_deeply_nested_output_is_refused(fake_engine: FakeEngine, tmp_path
         assert needle in result.details["error"]
     nested = "let a = 1; for (let i = 0; i < 50; i++) a = [a]; return a"
     assert not (await cell(rt, nested)).is_error
+
+
+async def test_shutdown_survives_a_host_call_that_absorbs_cancellation() -> None:
+    """Regression: an inner call that turns cancellation into a failed observation used to
+    leave the call server waiting for the next request forever, hanging the cell."""
+    from agent_browser_tools.sandbox.bridge import _Cell
+
+    class Absorbing(_NullHost):
+        async def call(
+            self, call_id: int, request: Any, encode_error: str | None
+        ) -> dict[str, Any]:
+            try:
+                await asyncio.sleep(3600)
+            except asyncio.CancelledError:
+                return {"success": False, "failureCategory": "aborted"}
+            return {"success": True}
+
+    cell = _Cell(Absorbing(), Limits())
+    cell.server = asyncio.create_task(cell._serve())
+    cell.queue.put_nowait((1, {"args": ["get", "url"]}, None))
+    cell.queue.put_nowait((2, {"args": ["get", "url"]}, None))
+    await asyncio.sleep(0.05)
+    await asyncio.wait_for(cell.shutdown(), 5)
+    assert cell.server.done()
+    assert cell.out.undispatched == 1

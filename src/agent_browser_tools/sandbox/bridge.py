@@ -280,6 +280,11 @@ class _Cell:
             finally:
                 self.active = None
                 self.idle.set()
+            task = asyncio.current_task()
+            if task is not None and task.cancelling():
+                # The inner call turned our cancellation into a failed observation; honour the
+                # cancellation instead of serving the next request (shutdown waits for us).
+                raise asyncio.CancelledError
             await self._reply(call_id, observation)
 
     def _internal(self, reason: str) -> None:
@@ -310,10 +315,12 @@ class _Cell:
 
     async def shutdown(self) -> None:
         """Stop the call server (cancelling an active call) and reap the worker."""
-        if self.server is not None and not self.server.done():
+        while self.server is not None and not self.server.done():
+            # Cancel until it is done: a request in flight may absorb one cancellation.
             self.server.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self.server
+            await asyncio.wait({self.server}, timeout=EXIT_GRACE_S)
+        if self.server is not None and not self.server.cancelled():
+            self.server.exception()  # retrieved: a host bug was already reported as internal
         while not self.queue.empty():
             call_id, request, _ = self.queue.get_nowait()
             self._drop(call_id, request)
