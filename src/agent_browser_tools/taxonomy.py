@@ -350,7 +350,7 @@ class _Index:
 def _index() -> _Index:
     """Build the lookup dicts once. The table module imports the types above, so it is loaded
     here rather than at import time, which keeps either import order working."""
-    from agent_browser_tools import taxonomy_table
+    from agent_browser_tools import taxonomy_flags, taxonomy_table
 
     commands = taxonomy_table.COMMANDS
     by_path = {spec.path: spec for spec in commands}
@@ -366,14 +366,14 @@ def _index() -> _Index:
     }
     by_token = {
         token: flag
-        for flag in taxonomy_table.GLOBAL_FLAGS
+        for flag in taxonomy_flags.GLOBAL_FLAGS
         for token in (flag.name, flag.short)
         if token is not None
     }
     words = frozenset(path[0] for path in (*literal, *groups))
     depth = max(len(path) for path in (*literal, *groups))
     return _Index(
-        commands, by_path, literal, groups, taxonomy_table.GLOBAL_FLAGS, by_token, words, depth
+        commands, by_path, literal, groups, taxonomy_flags.GLOBAL_FLAGS, by_token, words, depth
     )
 
 
