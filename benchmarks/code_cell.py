@@ -24,7 +24,6 @@ import contextlib
 import os
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -37,6 +36,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from tests.support.fixture_server import start_fixture_server  # noqa: E402
+from tests.support.real_engine import close_socket_dir  # noqa: E402
 
 from agent_browser_tools.runtime import Runtime  # noqa: E402
 from agent_browser_tools.settings import Settings  # noqa: E402
@@ -119,28 +119,7 @@ async def _close_all(rt: Runtime, root: Path) -> None:
     """Close the conversation's browser, then anything else in the private socket dir."""
     with contextlib.suppress(Exception):
         await close_owned(rt)
-    with contextlib.suppress(subprocess.TimeoutExpired, OSError, Exception):
-        subprocess.run(
-            [rt.engine.path, "--json", "close", "--all"],
-            env=rt.child_env,
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            timeout=CLOSE_TIMEOUT_S,
-            check=False,
-        )
-    _wait_for_daemons(root / "sock", timeout=10.0)
-
-
-def _wait_for_daemons(socket_dir: Path, timeout: float) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        pids = []
-        for pid_file in socket_dir.glob("*.pid"):
-            with contextlib.suppress(OSError, ValueError):
-                pids.append(int(pid_file.read_text().strip()))
-        if not any(Path(f"/proc/{pid}").exists() for pid in pids):
-            return
-        time.sleep(0.1)
+    close_socket_dir(rt.engine.path, rt.child_env, root / "sock")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -28,7 +28,6 @@ import contextlib
 import os
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -41,6 +40,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from tests.support.fixture_server import start_fixture_server  # noqa: E402
+from tests.support.real_engine import close_socket_dir  # noqa: E402
 
 from agent_browser_tools import BrowserTools  # noqa: E402
 from agent_browser_tools.engine.runner import run_engine  # noqa: E402
@@ -193,28 +193,7 @@ async def _close_all(tools: BrowserTools, root: Path) -> None:
         await tools.aclose()
     engine = tools.runtime.engine.path
     env = tools.runtime.child_env
-    with contextlib.suppress(subprocess.TimeoutExpired, OSError):
-        subprocess.run(
-            [engine, "--json", "close", "--all"],
-            env=env,
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            timeout=CLOSE_TIMEOUT_S,
-            check=False,
-        )
-    _wait_for_daemons(root / "sock", timeout=10.0)
-
-
-def _wait_for_daemons(socket_dir: Path, timeout: float) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        pids = []
-        for pid_file in socket_dir.glob("*.pid"):
-            with contextlib.suppress(OSError, ValueError):
-                pids.append(int(pid_file.read_text().strip()))
-        if not any(Path(f"/proc/{pid}").exists() for pid in pids):
-            return
-        time.sleep(0.1)
+    close_socket_dir(engine, env, root / "sock")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -23,14 +23,12 @@ Usage (from the repo root):
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import re
 import shutil
 import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -298,33 +296,6 @@ class Capture:
         path = self.out / f"{step.name}.json"
         path.write_text(json.dumps(record, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
 
-    def close_everything(self) -> None:
-        """Close our session, then every session in the private socket dir."""
-        for args in (["--json", "--session", SESSION, "close"], ["--json", "close", "--all"]):
-            with contextlib.suppress(subprocess.TimeoutExpired, OSError):
-                subprocess.run(
-                    [str(self.binary), *args],
-                    env=self.env,
-                    stdin=subprocess.DEVNULL,
-                    capture_output=True,
-                    timeout=CLOSE_TIMEOUT_S,
-                    check=False,
-                )
-
-
-def _wait_for_daemons(socket_dir: Path, timeout: float) -> None:
-    """Give closed daemons time to exit and remove their files before the dir goes."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        alive = False
-        for pid_file in socket_dir.glob("*.pid"):
-            with contextlib.suppress(OSError, ValueError):
-                pid = int(pid_file.read_text().strip())
-                alive = alive or Path(f"/proc/{pid}").exists()
-        if not alive:
-            return
-        time.sleep(0.1)
-
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -334,7 +305,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     sys.path.insert(0, str(REPO))
     from tests.support.fixture_server import start_fixture_server
-    from tests.support.real_engine import engine_env_for
+    from tests.support.real_engine import close_socket_dir, engine_env_for
 
     binary = find_engine(options.engine)
     options.out.mkdir(parents=True, exist_ok=True)
@@ -353,8 +324,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         written = capture.scenario()
     finally:
-        capture.close_everything()
-        _wait_for_daemons(tmp, timeout=10.0)
+        close_socket_dir(binary, capture.env, tmp, sessions=[SESSION])
         server.close()
         shutil.rmtree(tmp, ignore_errors=True)
     print(f"wrote {len(written)} envelope fixtures to {options.out}")

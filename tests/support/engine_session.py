@@ -10,20 +10,18 @@ Also a static file server for directories outside the fixture site (MiniWob++, P
 
 from __future__ import annotations
 
-import contextlib
 import json
 import shutil
 import subprocess
 import tempfile
 import threading
-import time
 from functools import partial
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from .real_engine import engine_env_for
+from .real_engine import close_socket_dir, engine_env_for
 
 CALL_TIMEOUT_S = 90.0
 CLOSE_TIMEOUT_S = 30.0
@@ -73,30 +71,9 @@ class EngineSession:
         return envelope
 
     def close(self) -> None:
-        for args in (["--json", "--session", self.name, "close"], ["--json", "close", "--all"]):
-            with contextlib.suppress(subprocess.TimeoutExpired, OSError):
-                subprocess.run(
-                    [str(self.binary), *args],
-                    env=self.env,
-                    stdin=subprocess.DEVNULL,
-                    capture_output=True,
-                    timeout=CLOSE_TIMEOUT_S,
-                    check=False,
-                )
-        self._wait_for_daemons(10.0)
+        close_socket_dir(self.binary, self.env, self.socket_dir, sessions=[self.name])
         shutil.rmtree(self.socket_dir, ignore_errors=True)
 
-    def _wait_for_daemons(self, timeout: float) -> None:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            alive = False
-            for pid_file in self.socket_dir.glob("*.pid"):
-                with contextlib.suppress(OSError, ValueError):
-                    pid = int(pid_file.read_text().strip())
-                    alive = alive or Path(f"/proc/{pid}").exists()
-            if not alive:
-                return
-            time.sleep(0.1)
 
     def __enter__(self) -> EngineSession:
         return self

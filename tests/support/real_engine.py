@@ -439,3 +439,30 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         sys.stderr.write("\n".join([title, *(p.describe() for p in left)]) + "\n")
     if leaks:
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def close_socket_dir(
+    binary: str | Path,
+    env: dict[str, str],
+    socket_dir: Path,
+    *,
+    sessions: Sequence[str] = (),
+    timeout: float = CLOSE_TIMEOUT_S,
+) -> None:
+    """Close `sessions`, then `close --all` in the socket dir, and wait for the daemons to exit.
+
+    Shared by fixtures, capture scripts and benchmarks so that none of them leaves a browser
+    behind; failures are ignored because this is cleanup.
+    """
+    argvs = [["--json", "--session", name, "close"] for name in sessions]
+    for args in [*argvs, ["--json", "close", "--all"]]:
+        with contextlib.suppress(subprocess.TimeoutExpired, OSError):
+            subprocess.run(
+                [str(binary), *args],
+                env=env,
+                stdin=subprocess.DEVNULL,
+                capture_output=True,
+                timeout=timeout,
+                check=False,
+            )
+    _wait_for_daemons_to_exit(socket_dir, 10.0)

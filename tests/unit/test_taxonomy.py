@@ -2,7 +2,8 @@
 
 Coverage tests run the real engine binary's `--help` (it needs no browser and answers in
 milliseconds) and fail naming every command path the table does not account for; on an engine
-upgrade, re-run `scripts/extract_engine_commands.py` and extend `taxonomy_table.py` (commands) or `taxonomy_flags.py` (global flags).
+upgrade, re-run `scripts/extract_engine_commands.py` and extend `taxonomy_table.py` (commands)
+or `taxonomy_flags.py` (global flags).
 """
 
 from __future__ import annotations
