@@ -175,6 +175,38 @@ async def test_wrapper_snapshot_search_filter_and_diff(
     assert bad.details["failureCategory"] == "validation-error" and "-i" in bad.text
 
 
+async def test_native_delta_snapshots_keep_follow_up_refs_usable(
+    browser_tools: BrowserTools, fixture_site: FixtureServer
+) -> None:
+    """`snapshot -i --delta`: a full answer reads like a snapshot; a partial one shows the
+    revision data, and one ordinary read keeps the complete ref map for the next action."""
+    await ab(browser_tools, "open", fixture_site.url("/form.html"))
+    full = await ab(browser_tools, "snapshot", "-i", "--delta")
+    assert full.details["data"]["snapshot"]["kind"] == "full", "native object kept in details"
+    assert '- textbox "Full name"' in full.text
+    name = ref_for(full, "textbox", "Full name")
+    await ab(browser_tools, "fill", name, "Ada")
+    changed = await ab(browser_tools, "snapshot", "-i", "--delta")
+    assert "Snapshot delta: changed" in changed.text and ": Ada" in changed.text, changed.text
+    assert changed.details["snapshotDeltaRefs"]["status"] == "read"
+    assert len(changed.details["refSnapshot"]["refs"]) == len(full.details["refSnapshot"]["refs"])
+    script = (
+        "const b = document.createElement('button'); b.textContent = 'Added later';"
+        "b.onclick = () => { document.title = 'added-clicked'; };"
+        "document.body.append(b); 1"
+    )
+    await ab(browser_tools, "eval", script)
+    added = await ab(browser_tools, "snapshot", "-i", "--delta")
+    new_ref = ref_for(added, "button", "Added later")
+    assert f'- add {new_ref} button "Added later"' in added.text, added.text
+    clicked = await ab(browser_tools, "click", new_ref)
+    assert not clicked.is_error, clicked.text
+    title = await ab(browser_tools, "get", "title")
+    assert "added-clicked" in title.text
+    same = await ab(browser_tools, "snapshot", "-i", "--delta")
+    assert "Snapshot delta: unchanged" in same.text
+
+
 async def test_viewport_probe_reports_scroll_position(
     browser_tools: BrowserTools, fixture_site: FixtureServer
 ) -> None:

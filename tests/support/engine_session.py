@@ -74,7 +74,6 @@ class EngineSession:
         close_socket_dir(self.binary, self.env, self.socket_dir, sessions=[self.name])
         shutil.rmtree(self.socket_dir, ignore_errors=True)
 
-
     def __enter__(self) -> EngineSession:
         return self
 

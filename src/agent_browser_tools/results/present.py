@@ -13,6 +13,11 @@ from typing import Any
 
 from agent_browser_tools.results import diagnostics
 from agent_browser_tools.results.observation import Observation
+from agent_browser_tools.results.snapshot_delta import (
+    native_snapshot,
+    render_partial,
+    snapshot_payload,
+)
 
 _HIDDEN_KEYS = frozenset({"lifecycle", "targetId"})
 
@@ -28,10 +33,11 @@ def _compact(data: Any) -> str:
 
 
 def _snapshot_header(data: Any) -> list[str]:
-    if not isinstance(data, Mapping):
+    """`Snapshot: N refs on URL` for a tree (a native `--delta` partial answer has none)."""
+    payload = snapshot_payload(data)
+    if payload is None or not isinstance(data, Mapping):
         return []
-    refs = data.get("refs")
-    count = len(refs) if isinstance(refs, Mapping) else 0
+    count = len(payload.refs) if payload.refs is not None else 0
     where = data.get("origin") or data.get("url") or "the current page"
     return [f"Snapshot: {count} refs on {where}"]
 
@@ -57,11 +63,10 @@ def command_body(path: Sequence[str], data: Any) -> list[str]:
     if not isinstance(data, Mapping):
         return [] if data is None else [_compact(data)]
     head = tuple(path)
-    if head == ("snapshot",) and isinstance(data.get("snapshot"), str):
-        refs = data.get("refs")
-        count = len(refs) if isinstance(refs, Mapping) else 0
-        where = data.get("origin") or data.get("url") or "the current page"
-        return [f"Snapshot: {count} refs on {where}", data["snapshot"]]
+    if head == ("snapshot",) and (payload := snapshot_payload(data)) is not None:
+        return [*_snapshot_header(data), payload.text]
+    if head == ("snapshot",) and (native := native_snapshot(data)) is not None:
+        return render_partial(native)
     if head in (("open",), ("goto",), ("navigate",), ("pushstate",)) and "url" in data:
         return [f"Opened: {data.get('title') or '(untitled)'} - {data['url']}"]
     if head[:1] == ("get",) and len(head) == 2:

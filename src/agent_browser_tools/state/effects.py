@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agent_browser_tools import taxonomy
+from agent_browser_tools.results.snapshot_delta import snapshot_payload
 from agent_browser_tools.state.models import (
     Effect,
     NamespaceClosed,
@@ -101,8 +102,13 @@ def success_effects(
         url = _string(data, "origin") or _string(data, "url")
         if url:
             effects.append(TargetObserved(url=url, title=_string(data, "title")))
-        if isinstance(data, Mapping) and isinstance(data.get("refs"), Mapping):
-            effects.append(RefsRecorded(refs=refs_from_snapshot(data), target_url=url))
+        payload = snapshot_payload(data)
+        if payload is not None and payload.refs is not None:
+            # A native `--delta` partial answer has no ref map: the direct tool reads complete
+            # refs with one ordinary snapshot and records those (see tools/snapshot_flow).
+            effects.append(
+                RefsRecorded(refs=refs_from_snapshot({"refs": payload.refs}), target_url=url)
+            )
         return effects
     url = _string(data, "url")
     title = _string(data, "title")

@@ -52,7 +52,7 @@ class PageTarget(_Frozen):
     title: str | None = None
 
 
-RefInvalidationReason = Literal["no-active-page", "page-transition"]
+RefInvalidationReason = Literal["no-active-page", "page-transition", "refs-unread"]
 
 
 class RefInvalidation(_Frozen):

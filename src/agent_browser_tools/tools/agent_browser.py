@@ -199,9 +199,7 @@ def _guard(rt: Runtime, plan: ExecutionPlan) -> Observation | None:
     return obs
 
 
-async def _execute(
-    rt: Runtime, plan: ExecutionPlan, output_path: str | None, hooks: Hooks
-) -> Any:
+async def _execute(rt: Runtime, plan: ExecutionPlan, output_path: str | None, hooks: Hooks) -> Any:
     call_id = rt.next_call_id()
     key = plan.session.key
     if key is not None:

@@ -216,6 +216,9 @@ async def conclude(
         if hooks is not None and hooks.snapshot is not None:
             previous = prior.ref_snapshot.refs if prior and prior.ref_snapshot else None
             await snapshot_flow.apply_views(rt, plan, obs, hooks.snapshot, previous)
+    if key is not None and plan.output_mode is OutputMode.JSON and not pending:
+        delta_effects = await snapshot_flow.complete_delta(rt, plan, obs, envelope)
+        effects += [scrub_effect(e) for e in delta_effects]
     entries = artifact_flow.verify(plan, envelope, raw, rt.cwd)
     images = artifact_flow.attach(plan, obs, entries, rt.settings.inline_image_max_bytes)
     if key is not None and obs.success and plan.session.used_implicit_session:
@@ -240,9 +243,7 @@ async def conclude(
     if hooks is not None and hooks.post is not None:
         await hooks.post(rt, plan, obs)
     extra = hooks.details if hooks is not None else None
-    return finish(
-        rt, plan, obs, raw, images=images, output_path=output_path, extra_details=extra
-    )
+    return finish(rt, plan, obs, raw, images=images, output_path=output_path, extra_details=extra)
 
 
 def _process_details(obs: Observation, raw: RawOutcome, envelope: Envelope) -> None:

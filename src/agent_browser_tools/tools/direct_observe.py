@@ -24,6 +24,7 @@ from agent_browser_tools.results.redaction import (
     redact_text,
     scrub_exact,
 )
+from agent_browser_tools.results.snapshot_delta import snapshot_payload
 from agent_browser_tools.taxonomy import CommandMatch, PageEffect
 
 UNVERIFIED_WARNING = "Action dispatched; application change unverified."
@@ -251,11 +252,10 @@ def add_recovery(plan: ExecutionPlan, obs: Observation, *, target_unknown: bool)
 
 
 def _overlay_blockers(obs: Observation, prefix: list[str]) -> None:
-    refs = obs.data.get("refs") if isinstance(obs.data, Mapping) else None
-    text = obs.data.get("snapshot") if isinstance(obs.data, Mapping) else None
+    payload = snapshot_payload(obs.data)
     found = (
-        overlay_blockers(refs, text if isinstance(text, str) else "")
-        if isinstance(refs, Mapping)
+        overlay_blockers(payload.refs, payload.text)
+        if payload is not None and payload.refs is not None
         else None
     )
     if found is None:

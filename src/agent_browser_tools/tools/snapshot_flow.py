@@ -15,7 +15,7 @@ import uuid
 from collections.abc import Mapping
 from typing import Any
 
-from agent_browser_tools.engine.envelope import OutputMode, parse_outcome
+from agent_browser_tools.engine.envelope import Envelope, OutputMode, parse_outcome
 from agent_browser_tools.planning.plan import ExecutionPlan
 from agent_browser_tools.private_fs import ensure_private_dir, write_private_file
 from agent_browser_tools.results import snapshot_views as views
@@ -23,8 +23,16 @@ from agent_browser_tools.results.bounds import VISIBLE_LIMIT
 from agent_browser_tools.results.observation import Observation
 from agent_browser_tools.results.redaction import redact_data
 from agent_browser_tools.results.snapshot_compaction import compact_snapshot
+from agent_browser_tools.results.snapshot_delta import (
+    NativeSnapshot,
+    native_snapshot,
+    render_partial,
+    snapshot_payload,
+    without_delta_flags,
+)
 from agent_browser_tools.runtime import Runtime
-from agent_browser_tools.state.models import RefInfo
+from agent_browser_tools.state.effects import refs_from_snapshot
+from agent_browser_tools.state.models import Effect, RefInfo, RefsInvalidated, RefsRecorded
 from agent_browser_tools.tools.helper_calls import helper_args
 
 HEADER_RESERVE = 600
@@ -74,14 +82,22 @@ def _spill_snapshot(rt: Runtime, text: str) -> str | None:
 
 
 def compact(rt: Runtime, obs: Observation) -> None:
-    """Fit the snapshot text in the visible budget (spilling the full tree if needed)."""
+    """Fit the snapshot text in the visible budget (spilling the full tree if needed).
+
+    A native `--delta` full answer is shown like an ordinary snapshot (its tree, not the
+    revision object, which stays in details.data)."""
     data = obs.data
-    if not isinstance(data, Mapping) or not isinstance(data.get("snapshot"), str):
+    payload = snapshot_payload(data)
+    if payload is None or not isinstance(data, Mapping):
         return
-    result = compact_snapshot(data["snapshot"], _refs(data), budget=VISIBLE_LIMIT - HEADER_RESERVE)
+    native = not isinstance(data.get("snapshot"), str)
+    refs = {str(k): dict(v) for k, v in (payload.refs or {}).items() if isinstance(v, Mapping)}
+    result = compact_snapshot(payload.text, refs, budget=VISIBLE_LIMIT - HEADER_RESERVE)
     if not result.compacted:
+        if native:
+            obs.context["snapshot_text"] = payload.text
         return
-    path = _spill_snapshot(rt, data["snapshot"])
+    path = _spill_snapshot(rt, payload.text)
     where = f"Full snapshot: {path}" if path else "Full snapshot could not be saved."
     obs.context["snapshot_text"] = f"{result.text}\n{where}"
     obs.extra["snapshotCompaction"] = result.details()
@@ -137,3 +153,71 @@ async def apply_views(
         compacted = obs.context.get("snapshot_text")
         lines.append(compacted if isinstance(compacted, str) else text)
     obs.context["snapshot_text"] = "\n".join(line for line in lines if line)
+
+
+REFS_UNREAD = (
+    "`snapshot --delta` returned a partial answer and the complete-refs read failed; refs "
+    "were dropped rather than recorded as an empty page. Run `snapshot -i`."
+)
+
+
+async def complete_delta(
+    rt: Runtime, plan: ExecutionPlan, obs: Observation, envelope: Envelope
+) -> list[Effect]:
+    """Show a native partial `--delta` answer and read complete refs for it.
+
+    Why: the revision object lists only what changed, so follow-up ref checks and a resumed
+    conversation need the complete map; one ordinary snapshot with the same scope flags
+    supplies it without moving the engine's delta baseline. If that read fails the refs are
+    dropped (a stale-ref failure then says why) instead of recorded as an empty page. In a
+    batch this applies when the last successful snapshot step was a partial answer; the read
+    runs after the batch, so it describes the page the batch left behind.
+    """
+    found = _last_partial(plan, obs, envelope)
+    if found is None:
+        return []
+    native, read = found
+    if not plan.is_batch:
+        obs.context["snapshot_text"] = "\n".join(render_partial(native))
+    prefix = helper_args(plan)
+    data: Any = None
+    if prefix is not None:
+        raw = await rt.spawn([*prefix, *read], timeout_ms=rt.settings.process_timeout_ms)
+        answer = parse_outcome(raw, OutputMode.JSON)
+        data = answer.data if answer.success else None
+    payload = snapshot_payload(data)
+    if payload is None or payload.refs is None or not isinstance(data, Mapping):
+        obs.extra["snapshotDeltaRefs"] = {"status": "failed", "args": read}
+        obs.warnings.append(REFS_UNREAD)
+        return [RefsInvalidated(reason="refs-unread", summary=REFS_UNREAD)]
+    refs = refs_from_snapshot({"refs": payload.refs})
+    obs.extra["snapshotDeltaRefs"] = {"status": "read", "refs": len(refs), "args": read}
+    note = (
+        f"Complete refs: {len(refs)} read with one ordinary `{' '.join(read)}` "
+        "(details.refSnapshot); the delta baseline is unchanged."
+    )
+    if plan.is_batch:
+        obs.warnings.append(note)
+    else:
+        obs.context["snapshot_text"] += "\n" + note
+    url = data.get("origin") or data.get("url")
+    return [RefsRecorded(refs=refs, target_url=url if isinstance(url, str) else None)]
+
+
+def _last_partial(
+    plan: ExecutionPlan, obs: Observation, envelope: Envelope
+) -> tuple[NativeSnapshot, list[str]] | None:
+    """The partial native answer to complete and the ordinary-read tokens for it."""
+    if not plan.is_batch:
+        native = native_snapshot(obs.data) if plan.path == ("snapshot",) else None
+        if native is None or not native.partial:
+            return None
+        return native, without_delta_flags(plan.checked.command_tokens)
+    for row in reversed(envelope.rows or ()):
+        words = [t for t in row.command if not t.startswith("-")]
+        if row.success and words[:1] == ["snapshot"]:
+            native = native_snapshot(row.result)
+            if native is None or not native.partial:
+                return None
+            return native, without_delta_flags(row.command)
+    return None
