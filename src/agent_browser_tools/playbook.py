@@ -101,6 +101,9 @@ FULL_GUIDANCE = """# Browser tools: full guidance
 - In a batch, a step that can replace the page (open, click, press, eval, tab ...) blocks later
   ref steps until a `snapshot` step; fills and same-snapshot checkbox/radio/select steps do not.
 - `snapshot --compact` for a denser tree; full `snapshot` only when you need everything.
+- `snapshot -i --delta` answers with what changed since the previous delta snapshot
+  (unchanged, or changed lines and refs); the wrapper still keeps the complete ref map, so
+  refs stay usable. `--delta --full` starts a new baseline.
 
 ## Sessions
 - Each conversation has its own managed browser; sub-agents sharing AGENT_BROWSER_TOOLS_ROOT
