@@ -170,7 +170,7 @@ async def test_screenshot_path_gives_a_verified_artifact(
     )
 
     assert not result.is_error, result.text
-    assert result.details["artifactVerification"]["allVerified"] is True
+    assert result.details["artifactVerification"]["verified"] is True
     (entry,) = result.details["artifacts"]
     assert entry["state"] == "verified" and entry["path"] == str(shot)
     assert shot.read_bytes().startswith(b"\x89PNG")

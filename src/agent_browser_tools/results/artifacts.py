@@ -1,12 +1,13 @@
 """Artifact verification: a file the engine says it saved is checked on disk before anyone
 relies on it.
 
-Each artifact gets an entry `{kind, path, requestedPath?, command, state, status, exists,
-sizeBytes?, mtimeMs?}` where `state` is `verified`, `missing`, `unverified` (present but not
-written by this command: its mtime is outside the command window, 2 s tolerance) or `pending`
-(a recording, until `record stop`). A missing non-pending artifact fails the call closed
-(`artifact-missing`). Destinations are compared canonically (existing ancestry resolved,
-Unicode-normalized, case-folded where the filesystem folds case) so aliases are caught.
+Each artifact gets an entry `{kind, path, absolutePath?, requestedPath?, mediaType?, command,
+state, status, exists, sizeBytes?, updatedAtMs?, limitation?}` where `state` is `verified`,
+`missing`, `unverified` (present but not written by this command: its mtime is outside the
+command window, 2 s tolerance; or empty) or `pending` (a recording, until `record stop`).
+A missing non-pending artifact fails the call closed (`artifact-missing`). Destinations are
+compared canonically (existing ancestry resolved, Unicode-normalized, case-folded where the
+filesystem folds case) so aliases are caught.
 """
 
 from __future__ import annotations
@@ -23,6 +24,19 @@ from typing import Any
 from agent_browser_tools.taxonomy import ArtifactKind, CommandMatch
 
 MTIME_TOLERANCE_S = 2.0
+#: `mediaType` by file suffix, for the artifact kinds the engine writes.
+MEDIA_TYPES: Mapping[str, str] = {
+    ".png": "image/png",
+    ".jpg": "image/jpeg",
+    ".jpeg": "image/jpeg",
+    ".webp": "image/webp",
+    ".pdf": "application/pdf",
+    ".webm": "video/webm",
+    ".mp4": "video/mp4",
+    ".json": "application/json",
+    ".har": "application/json",
+    ".zip": "application/zip",
+}
 IMAGE_KINDS = frozenset({ArtifactKind.IMAGE, ArtifactKind.DIFF_IMAGE, ArtifactKind.CONTACT_SHEET})
 _CASE_FOLDING = sys.platform in ("darwin", "win32")
 
@@ -111,25 +125,42 @@ def verify_entry(
         entry["requestedPath"] = request.requested
     if request.step is not None:
         entry["step"] = request.step
+    media = MEDIA_TYPES.get(Path(path).suffix.lower())
+    if media:
+        entry["mediaType"] = media
     if request.pending:
-        entry.update(state="pending", status="pending-until-stop", exists=False)
+        entry.update(
+            state="pending",
+            status="pending-until-stop",
+            exists=False,
+            limitation="Recording in progress: the file is checked on disk after `record stop`.",
+        )
         return entry
     target = resolve(path, cwd)
+    entry["absolutePath"] = str(target)
     try:
         info = target.stat()
     except OSError:
-        entry.update(state="missing", status="missing", exists=False)
+        entry.update(
+            state="missing",
+            status="missing",
+            exists=False,
+            limitation="The engine reported this file but it is not on disk.",
+        )
         return entry
-    entry.update(exists=True, sizeBytes=info.st_size, mtimeMs=int(info.st_mtime * 1000))
+    entry.update(exists=True, sizeBytes=info.st_size, updatedAtMs=int(info.st_mtime * 1000))
     start, end = window
     fresh = start - MTIME_TOLERANCE_S <= info.st_mtime <= end + MTIME_TOLERANCE_S
     if not fresh:
-        entry.update(state="unverified", status="stale", updatedAtMs=int(info.st_mtime * 1000))
+        entry.update(
+            state="unverified",
+            status="stale",
+            limitation="The file was not written during this command (an older file is there).",
+        )
     elif info.st_size == 0:
-        entry.update(state="unverified", status="empty")
+        entry.update(state="unverified", status="empty", limitation="The file is empty.")
     else:
         entry.update(state="verified", status="saved")
-    entry["absolutePath"] = str(target)
     return entry
 
 
@@ -140,12 +171,12 @@ def summarize(entries: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         return sum(1 for e in entries if e.get("state") == state)
 
     return {
-        "total": len(entries),
+        "verified": bool(entries) and count("verified") == len(entries),
         "verifiedCount": count("verified"),
         "missingCount": count("missing"),
         "pendingCount": count("pending"),
         "unverifiedCount": count("unverified"),
-        "allVerified": bool(entries) and count("verified") == len(entries),
+        "artifacts": [dict(e) for e in entries],
     }
 
 

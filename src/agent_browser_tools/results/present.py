@@ -18,6 +18,7 @@ from agent_browser_tools.results.snapshot_delta import (
     render_partial,
     snapshot_payload,
 )
+from agent_browser_tools.taxonomy import resolve_command
 
 _HIDDEN_KEYS = frozenset({"lifecycle", "targetId"})
 
@@ -93,8 +94,9 @@ STEP_PREVIEW_CHARS = 300
 def _step_preview(step: Mapping[str, Any]) -> str | None:
     """A short rendering of one successful step's result (full data stays in details)."""
     command = [str(t) for t in step.get("command", [])]
-    words = [t for t in command if not t.startswith("-")]
-    body = command_body(tuple(words[:2]), step.get("result"))
+    match = resolve_command(command)
+    path = match.spec.path if match is not None else tuple(command[:1])
+    body = command_body(path, step.get("result"))
     if not body:
         return None
     text = " | ".join(line for line in body if line)

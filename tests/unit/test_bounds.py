@@ -1,0 +1,55 @@
+"""Visible-text bounds: the tail (recovery argv) is never cut, and spills are named honestly."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from agent_browser_tools.results.bounds import VISIBLE_LIMIT, bound_json, bound_visible
+
+TAIL = 'Next actions:\n- retry (agent_browser): {"args": ["snapshot", "-i"]} - Refresh refs.'
+
+
+def test_small_output_is_untouched_and_nothing_is_spilled(tmp_path: Path) -> None:
+    bounded = bound_visible("body", TAIL, {"success": True}, tmp_path / "spill")
+    assert bounded.text == f"body\n{TAIL}" and bounded.observation_path is None
+    assert not (tmp_path / "spill").exists()
+
+
+def test_oversized_body_is_cut_the_tail_kept_whole_and_the_spill_named(tmp_path: Path) -> None:
+    observation = {"success": True, "data": "x" * 40_000}
+    bounded = bound_visible("x" * 40_000, TAIL, observation, tmp_path / "spill")
+    assert len(bounded.text) <= VISIBLE_LIMIT
+    assert bounded.text.endswith(TAIL)
+    path = bounded.observation_path
+    assert path is not None
+    assert f"The complete observation is at {path} (observationPath)" in bounded.text
+    assert json.loads(Path(path).read_text()) == observation
+    assert os.stat(path).st_mode & 0o777 == 0o600
+
+
+def test_spill_failure_as_a_file_in_the_way_is_reported(tmp_path: Path) -> None:
+    """A regular file where the spill directory should be (fails even as root)."""
+    blocker = tmp_path / "spill"
+    blocker.write_text("not a directory")
+    bounded = bound_visible("x" * 40_000, TAIL, {"success": True}, blocker)
+    assert bounded.observation_path is None and bounded.spill_error
+    assert "The full observation could not be saved" in bounded.text
+    assert "observationPath" not in bounded.text and bounded.text.endswith(TAIL)
+
+
+def test_oversized_caller_json_stays_parseable_with_decision_fields(tmp_path: Path) -> None:
+    observation = {
+        "success": False,
+        "resultCategory": "failure",
+        "failureCategory": "timeout",
+        "nextActions": [{"id": "retry", "params": {"args": ["get", "url"]}}],
+        "data": {"rows": ["y" * 100] * 400},
+    }
+    bounded = bound_json(observation, tmp_path / "spill", compact_text="- button [ref=e1]")
+    parsed = json.loads(bounded.text)
+    assert len(bounded.text) <= VISIBLE_LIMIT
+    assert parsed["failureCategory"] == "timeout" and parsed["nextActions"][0]["id"] == "retry"
+    assert parsed["dataOmitted"] is True and parsed["observationPath"] == bounded.observation_path
+    assert parsed["data"] == {"snapshot": "- button [ref=e1]", "compacted": True}

@@ -1,0 +1,89 @@
+"""Per-command prose: what the model reads first for each kind of result (pure rendering)."""
+
+from __future__ import annotations
+
+from agent_browser_tools.results.categories import FailureCategory, SuccessCategory
+from agent_browser_tools.results.next_actions import NextAction
+from agent_browser_tools.results.observation import Observation
+from agent_browser_tools.results.present import command_body, render_prose
+
+
+def _text(obs: Observation, path: tuple[str, ...]) -> str:
+    body, tail = render_prose(obs, path)
+    return f"{body}\n{tail}"
+
+
+def test_navigation_shows_a_title_and_url_line() -> None:
+    data = {"url": "https://a.test/next", "title": "Next page"}
+    assert command_body(("open",), data) == ["Opened: Next page - https://a.test/next"]
+    assert command_body(("open",), {"url": "https://a.test/"}) == [
+        "Opened: (untitled) - https://a.test/"
+    ]
+
+
+def test_an_action_that_moved_the_page_names_the_new_page_in_the_tail() -> None:
+    obs = Observation(success=True, success_category=SuccessCategory.COMPLETED, data={"ok": 1})
+    obs.extra["navigationSummary"] = {"url": "https://a.test/b", "title": "B", "urlChanged": True}
+    _, tail = render_prose(obs, ("click",))
+    assert tail.splitlines()[0] == "Page: B - https://a.test/b (URL changed)"
+
+
+def test_tab_list_is_one_line_per_tab_with_the_active_one_marked() -> None:
+    data = {
+        "tabs": [
+            {"tabId": "t1", "title": "Home", "url": "https://a.test/", "active": False},
+            {"tabId": "t2", "title": "", "url": "https://b.test/", "active": True},
+        ]
+    }
+    assert command_body(("tab", "list"), data) == [
+        "2 tab(s):",
+        "  [t1] Home - https://a.test/",
+        "* [t2] (untitled) - https://b.test/",
+    ]
+
+
+def test_saved_files_are_named_by_path() -> None:
+    assert command_body(("pdf",), {"path": "/tmp/x.pdf"}) == ["Saved: /tmp/x.pdf"]
+
+
+def _step(n: int, command: list[str], ok: bool, **more: object) -> dict[str, object]:
+    return {"step": n, "command": command, "success": ok, **more}
+
+
+def test_batch_promotes_dispatch_only_mutations_and_puts_the_failed_step_first() -> None:
+    steps = [
+        _step(1, ["open", "https://a.test/"], True, result={"url": "https://a.test/"}),
+        _step(2, ["click", "@e3"], True, dispatchOnly=True, result={"clicked": "@e3"}),
+        _step(3, ["fill", "@e9", "x"], False, error="Element not found", failureCategory="x"),
+    ]
+    obs = Observation(success=False, failure_category=FailureCategory.SELECTOR_NOT_FOUND)
+    obs.extra["batchSteps"] = steps
+    lines = _text(obs, ("batch",)).splitlines()
+    assert lines[0].startswith("Dispatched without an observed change: 2. click @e3.")
+    assert lines[1] == "First failed step: 3. fill @e9 x [x]: Element not found"
+    assert lines[2] == "ok   1. open https://a.test/ -> Opened: (untitled) - https://a.test/"
+    assert lines[4] == "FAIL 3. fill @e9 x -> Element not found"
+
+
+def test_a_batch_without_dispatch_only_steps_or_failures_has_no_promoted_lines() -> None:
+    obs = Observation(success=True)
+    obs.extra["batchSteps"] = [_step(1, ["get", "url"], True, result={"url": "https://a.test/"})]
+    assert _text(obs, ("batch",)).splitlines()[0] == "ok   1. get url -> https://a.test/"
+
+
+def test_failures_end_with_the_category_line_after_exact_next_actions() -> None:
+    obs = Observation(
+        success=False,
+        failure_category=FailureCategory.STALE_REF,
+        error="@e3 is stale",
+        next_actions=[NextAction("refresh", "Get refs.", {"args": ["snapshot", "-i"]})],
+        warnings=["careful"],
+    )
+    body, tail = render_prose(obs, ("click",))
+    assert body == "Error: @e3 is stale"
+    assert tail.splitlines() == [
+        "Warning: careful",
+        "Next actions:",
+        '- refresh (agent_browser): {"args": ["snapshot", "-i"]} - Get refs.',
+        "Result category: failure; failureCategory: stale-ref; isError: true.",
+    ]
