@@ -151,6 +151,9 @@ async def test_dense_snapshot_is_compacted_with_a_spill_and_parseable_json(
     assert f"Full snapshot: {spill}" in prose.text
     assert "Edit 500" in spill.read_text(), "the spill holds the whole tree"
     assert len(prose.details["refSnapshot"]["refs"]) > 1000, "refs stay complete in details"
+    omitted = prose.details["data"]["highValueControlRefIds"]
+    assert omitted and "Omitted high-value controls" in prose.text
+    assert all(f"@{ref}" in prose.text for ref in omitted), "listed ids are named in the text"
     as_json = await ab(browser_tools, "--json", "snapshot", "-i")
     parsed = json.loads(as_json.text)
     assert len(as_json.text) <= 16_000
@@ -169,6 +172,10 @@ async def test_wrapper_snapshot_search_filter_and_diff(
     assert info["search"] == "Edit 42" and info["matchedRefs"] >= 1
     assert found.details["snapshotDiff"]["addedRefs"] == []
     assert "Edit 42" in found.text and len(found.text) < 16_000
+    rendered = info["renderedTextMatches"]
+    assert info["renderedTextTotalMatches"] >= 1 and any("Edit 42" in m["text"] for m in rendered)
+    assert "Rendered page text:" in found.text
+    assert len(found.details["refSnapshot"]["refs"]) > 1000, "the full ref map, not the matches"
     buttons = await ab(browser_tools, "snapshot", "-i", "--filter", "role=searchbox")
     assert buttons.details["snapshotFilter"]["role"] == "searchbox"
     bad = await ab(browser_tools, "snapshot", "--search", "x")

@@ -9,7 +9,9 @@ from agent_browser_tools.results.redaction import (
     REDACTED,
     argv_secrets,
     redact_argv,
+    redact_data,
     redact_native_batch_text,
+    redact_native_text,
     redact_text,
     redact_url,
     scrub_exact,
@@ -122,3 +124,39 @@ def test_rejected_calls_redact_the_argv_their_message_quotes() -> None:
     assert SECRET not in result.text
     assert SECRET not in json.dumps(result.details)
     assert result.details["failureCategory"] == "validation-error"
+
+
+def test_storage_get_marks_a_redacted_value_and_says_why() -> None:
+    jwt = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.c2lnbmF0dXJlLXNpZ25hdHVyZQ"
+    hidden = redact_data({"key": "profile", "value": jwt}, path=("storage", "local"))
+    assert hidden == {
+        "key": "profile",
+        "value": REDACTED,
+        "valueRedacted": True,
+        "valueRedactionReason": "credential-value",
+    }
+    by_key = redact_data({"key": "authToken", "value": "plain"}, path=("storage", "local"))
+    assert by_key["valueRedactionReason"] == "sensitive-key"
+    benign = redact_data({"key": "theme", "value": "dark"}, path=("storage", "local"))
+    assert benign == {"key": "theme", "value": "dark"}
+
+
+def test_storage_listing_hides_only_risky_entries() -> None:
+    data = {"data": {"theme": "dark", "session_id": "abc", "count": 3}}
+    assert redact_data(data, path=("storage", "local")) == {
+        "data": {"theme": "dark", "session_id": REDACTED, "count": 3}
+    }
+
+
+def test_native_single_key_storage_read_hides_the_whole_value() -> None:
+    text = "authToken: first line\nsecond line\n"
+    out = redact_native_text(text, ("storage", "local"), single_key=True)
+    assert out == f"authToken: {REDACTED}\n"
+    assert redact_native_text("theme: dark", ("storage", "local"), single_key=True) == (
+        "theme: dark"
+    )
+
+
+def test_native_cookie_lines_always_hide_the_value() -> None:
+    out = redact_native_text("sid=abc123\nlang=en", ("cookies",))
+    assert out == f"sid={REDACTED}\nlang={REDACTED}"

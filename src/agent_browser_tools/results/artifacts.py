@@ -82,7 +82,9 @@ def canonical(path: str, cwd: Path) -> str:
         rest.append(existing.name)
         existing = existing.parent
     base = Path(os.path.realpath(existing))
-    key = str(base.joinpath(*reversed(rest)))
+    # The missing remainder has no symlinks yet, and writers create it as plain directories,
+    # so `new/../x` lands on `x`: normalize it lexically.
+    key = os.path.normpath(base.joinpath(*reversed(rest)))
     key = unicodedata.normalize("NFC", key)
     return key.casefold() if _CASE_FOLDING else key
 
