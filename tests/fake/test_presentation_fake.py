@@ -106,3 +106,20 @@ async def test_inline_images_respect_the_configured_cap(
         assert result.details["artifactVerification"]["verifiedCount"] == 1, result.text
         assert bool(result.images) is inline
         await tools.aclose()
+
+
+async def test_an_undeclared_password_flag_in_a_batch_step_is_never_echoed(
+    fake_engine: FakeEngine, tmp_path: Path
+) -> None:
+    secret = "pwLEAKbatch999"
+    tools = _tools(fake_engine, tmp_path)
+    command = ["auth", "login", "x", "--password", secret]
+    rows = [{"command": command, "success": False, "result": None, "error": "login failed"}]
+    fake_engine.on({"command": ["batch"]}, json=rows)
+    result = await _call(tools, {"args": ["batch"], "stdin": json.dumps([command])})
+    assert "First failed step: 1. auth login x --password [REDACTED]" in result.text
+    assert secret not in result.text and secret not in json.dumps(result.details)
+    await tools.aclose()
+    state = tmp_path / "state"
+    leaks = [p for p in state.rglob("*") if p.is_file() and secret.encode() in p.read_bytes()]
+    assert leaks == []

@@ -87,3 +87,25 @@ def test_failures_end_with_the_category_line_after_exact_next_actions() -> None:
         '- refresh (agent_browser): {"args": ["snapshot", "-i"]} - Get refs.',
         "Result category: failure; failureCategory: stale-ref; isError: true.",
     ]
+
+
+def test_artifact_prose_states_what_is_on_disk_not_just_the_engine_claim() -> None:
+    obs = Observation(success=True, data={"path": "/tmp/take.webm"})
+    obs.extra["artifacts"] = [
+        {"kind": "video", "path": "/tmp/take.webm", "state": "pending", "status": "pending"},
+        {
+            "kind": "pdf",
+            "path": "/tmp/old.pdf",
+            "state": "unverified",
+            "status": "stale",
+            "limitation": "The file was not written during this command.",
+        },
+        {"kind": "image", "path": "/tmp/a.png", "state": "verified", "sizeBytes": 12},
+    ]
+    body, _ = render_prose(obs, ("record", "start"))
+    assert "Saved: /tmp/take.webm" not in body
+    assert body.splitlines() == [
+        "Recording video to /tmp/take.webm: pending until `record stop`.",
+        "Not verified pdf (stale): /tmp/old.pdf - The file was not written during this command.",
+        "Saved image: /tmp/a.png (12 bytes, verified)",
+    ]

@@ -160,3 +160,13 @@ def test_native_single_key_storage_read_hides_the_whole_value() -> None:
 def test_native_cookie_lines_always_hide_the_value() -> None:
     out = redact_native_text("sid=abc123\nlang=en", ("cookies",))
     assert out == f"sid={REDACTED}\nlang={REDACTED}"
+
+
+def test_sensitive_flags_are_masked_on_commands_that_do_not_declare_them() -> None:
+    argv = ["auth", "login", "x", "--password", "pwLEAKzz12345", "--api-key=k-123456789"]
+    shown = redact_argv(argv)
+    assert shown == ["auth", "login", "x", "--password", REDACTED, f"--api-key={REDACTED}"]
+    row = redact_argv(["batch", "auth login x --password pwLEAKrow1234"])
+    assert row == ["batch", f"auth login x --password {REDACTED}"]
+    assert "pwLEAKbatch999" in argv_secrets(["auth", "login", "x", "--password", "pwLEAKbatch999"])
+

@@ -88,6 +88,23 @@ def command_body(path: Sequence[str], data: Any) -> list[str]:
     return [_compact(visible)] if visible else []
 
 
+def artifact_lines(entries: Sequence[Any]) -> list[str]:
+    """One line per artifact with its verified state (prose and JSON then agree)."""
+    lines: list[str] = []
+    for entry in entries:
+        if not isinstance(entry, Mapping):
+            continue
+        kind, where, state = entry.get("kind"), entry.get("path"), entry.get("state")
+        if state == "verified":
+            lines.append(f"Saved {kind}: {where} ({entry.get('sizeBytes')} bytes, verified)")
+        elif state == "pending":
+            lines.append(f"Recording {kind} to {where}: pending until `record stop`.")
+        else:
+            why = entry.get("limitation") or entry.get("status")
+            lines.append(f"Not verified {kind} ({entry.get('status')}): {where} - {why}")
+    return lines
+
+
 STEP_PREVIEW_CHARS = 300
 
 
@@ -154,6 +171,11 @@ def render_prose(
         elif isinstance(observation.context.get("snapshot_text"), str):
             lines += _snapshot_header(observation.data)
             lines.append(observation.context["snapshot_text"])
+        elif isinstance(entries := observation.extra.get("artifacts"), list) and entries:
+            # The artifact lines say what is really on disk; a bare "Saved:" would not.
+            body = command_body(path, observation.data)
+            lines += [line for line in body if not line.startswith("Saved: ")]
+            lines += artifact_lines(entries)
         else:
             lines += command_body(path, observation.data)
     else:

@@ -139,18 +139,33 @@ def _redact_row(raw: str) -> str:
     return "".join(parts)
 
 
+#: Flags whose value is masked on every command, whether or not that command declares them.
+#: Why: the engine's commands grow flags between releases, and a mistyped or undeclared
+#: `--password` must not be echoed just because the taxonomy does not know it there.
+ALWAYS_SENSITIVE_FLAGS = frozenset({"--password", "--headers", "--body", "--proxy", "--token"})
+
+
+def _sensitive_flag(name: str) -> bool:
+    if not name.startswith("--"):
+        return False
+    flag = taxonomy.global_flag(name)
+    if flag is not None:
+        return flag.sensitive
+    return name in ALWAYS_SENSITIVE_FLAGS or SENSITIVE_KEY.search(name[2:]) is not None
+
+
 def _redact_flat(argv: Sequence[str]) -> list[str]:
     out: list[str] = []
     tokens = list(argv)
     mask_next = False
     for token in tokens:
-        if mask_next:
+        if mask_next and not token.startswith("--"):
             out.append(REDACTED)
             mask_next = False
             continue
+        mask_next = False
         name = token.split("=", 1)[0]
-        flag = taxonomy.global_flag(name)
-        if flag is not None and flag.sensitive:
+        if _sensitive_flag(name):
             if "=" in token:
                 out.append(f"{name}={REDACTED}")
             else:

@@ -140,7 +140,13 @@ def _images(
                 "path": entry["path"],
                 "mimeType": mime,
                 "pixels": {"width": width, "height": height},
-                "capture": _capture(plan) if not plan.is_batch else "unknown",
+                # Only a plain screenshot captures the page; diff images and contact sheets
+                # are derived pictures with no viewport/full-page/element meaning.
+                "capture": (
+                    _capture(plan)
+                    if not plan.is_batch and entry["kind"] == art.ArtifactKind.IMAGE.value
+                    else "unknown"
+                ),
                 "geometry": {"status": "unknown", "reason": "no viewport samples were taken"},
             }
         )
