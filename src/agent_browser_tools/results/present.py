@@ -173,8 +173,8 @@ def render_prose(
             lines.append(observation.context["snapshot_text"])
         elif isinstance(entries := observation.extra.get("artifacts"), list) and entries:
             # The artifact lines say what is really on disk; a bare "Saved:" would not.
-            body = command_body(path, observation.data)
-            lines += [line for line in body if not line.startswith("Saved: ")]
+            own = command_body(path, observation.data)
+            lines += [line for line in own if not line.startswith("Saved: ")]
             lines += artifact_lines(entries)
         else:
             lines += command_body(path, observation.data)

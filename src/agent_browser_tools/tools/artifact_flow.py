@@ -20,6 +20,7 @@ from agent_browser_tools.results.categories import FailureCategory, SuccessCateg
 from agent_browser_tools.results.observation import Observation
 from agent_browser_tools.results.output_file import resolve_output_path
 from agent_browser_tools.results.tool_result import ImageBlock
+from agent_browser_tools.taxonomy import ArtifactKind
 
 CAPTURE_BY_FLAG = (("--full", "full-page"), ("-f", "full-page"))
 
@@ -144,7 +145,7 @@ def _images(
                 # are derived pictures with no viewport/full-page/element meaning.
                 "capture": (
                     _capture(plan)
-                    if not plan.is_batch and entry["kind"] == art.ArtifactKind.IMAGE.value
+                    if not plan.is_batch and entry["kind"] == ArtifactKind.IMAGE.value
                     else "unknown"
                 ),
                 "geometry": {"status": "unknown", "reason": "no viewport samples were taken"},
