@@ -123,6 +123,21 @@ async def test_network_requests_current_origin_filter(
     assert "clear-network-requests-before-repro" in ids
 
 
+async def test_network_filter_next_actions_only_name_rows_still_shown(
+    browser_tools: BrowserTools, fixture_site: FixtureServer
+) -> None:
+    """The failing `/api/fail` fetch is hidden by `--current-url`: no action may point at it."""
+    await ab(browser_tools, "open", fixture_site.url("/api-fail.html"))
+    await ab(browser_tools, "wait", "500")
+    everything = await ab(browser_tools, "network", "requests")
+    assert any("/api/fail" in row["url"] for row in everything.details["data"]["requests"])
+    result = await ab(browser_tools, "network", "requests", "--current-url")
+    shown = {row.get("requestId") for row in result.details["data"]["requests"]}
+    assert all("/api/fail" not in row["url"] for row in result.details["data"]["requests"])
+    inspect = [a for a in result.details["nextActions"] if a["id"] == "inspect-network-request"]
+    assert all(a["params"]["args"][-1] in shown for a in inspect), inspect
+
+
 async def test_native_text_cookie_and_storage_reads_are_redacted(
     browser_tools: BrowserTools, fixture_site: FixtureServer
 ) -> None:

@@ -8,13 +8,13 @@ spawn) keep only rows for the page the agent is looking at. The live page URL is
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 from urllib.parse import urlsplit
 
 from agent_browser_tools.engine.envelope import OutputMode, parse_outcome
 from agent_browser_tools.planning.plan import ExecutionPlan
-from agent_browser_tools.results.diagnostics import request_rows
+from agent_browser_tools.results.diagnostics import request_rows, select_request_id
 from agent_browser_tools.results.observation import Observation
 from agent_browser_tools.results.redaction import redact_url
 from agent_browser_tools.runtime import Runtime
@@ -91,6 +91,26 @@ def make_post(flt: NetworkFilter, clean_args: Sequence[str]) -> Any:
                     data[key] = kept
             obs.data = data
             info.update(currentUrl=redact_url(current), matchedRows=len(kept))
+            _retarget_inspection(obs, kept)
         obs.extra["networkRequestsPageFilter"] = info
 
     return post
+
+
+def _retarget_inspection(obs: Observation, kept: Sequence[Mapping[str, Any]]) -> None:
+    """Point `inspect-network-request` at a row that is still shown (or drop it).
+
+    Why: the action was chosen from the unfiltered buffer; offering a request the filter just
+    hid would send the agent to another page's traffic.
+    """
+    actions = obs.next_actions
+    at = next((i for i, a in enumerate(actions) if a.id == "inspect-network-request"), None)
+    if at is None:
+        return
+    chosen = select_request_id(kept)
+    if chosen is None:
+        del actions[at]
+        return
+    args = list(actions[at].params["args"])
+    args[-1] = chosen
+    actions[at] = replace(actions[at], params={**actions[at].params, "args": args})
