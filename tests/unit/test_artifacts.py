@@ -11,6 +11,7 @@ import pytest
 from agent_browser_tools.results.artifacts import (
     MTIME_TOLERANCE_S,
     ArtifactRequest,
+    find_alias,
     summarize,
     verify_entry,
 )
@@ -96,3 +97,16 @@ def test_a_recording_is_pending_without_touching_the_disk(tmp_path: Path) -> Non
     entry = verify_entry(video, {"path": "take.webm"}, cwd=tmp_path, window=_window())
     assert entry is not None and entry["state"] == "pending"
     assert summarize([entry])["pendingCount"] == 1
+
+
+def test_aliases_through_hard_links_dangling_symlinks_and_dot_dot_are_caught(
+    tmp_path: Path,
+) -> None:
+    shot = tmp_path / "a.png"
+    shot.write_bytes(b"x")
+    os.link(shot, tmp_path / "hard.png")
+    (tmp_path / "dangling.png").symlink_to(tmp_path / "later.png")
+    assert find_alias([("step 1", "a.png"), ("step 2", "hard.png")], tmp_path) is not None
+    assert find_alias([("step 1", "later.png"), ("step 2", "dangling.png")], tmp_path)
+    assert find_alias([("step 1", "a.png"), ("step 2", "new/../a.png")], tmp_path)
+    assert find_alias([("step 1", "a.png"), ("step 2", "b.png")], tmp_path) is None

@@ -109,3 +109,10 @@ def test_artifact_prose_states_what_is_on_disk_not_just_the_engine_claim() -> No
         "Not verified pdf (stale): /tmp/old.pdf - The file was not written during this command.",
         "Saved image: /tmp/a.png (12 bytes, verified)",
     ]
+
+
+def test_a_huge_step_error_is_clipped_in_prose() -> None:
+    obs = Observation(success=False, failure_category=FailureCategory.UPSTREAM_ERROR)
+    obs.extra["batchSteps"] = [_step(1, ["eval", "x"], False, error="E" * 5_000)]
+    body, _ = render_prose(obs, ("batch",))
+    assert len(body) < 1_000 and body.count("...") == 2

@@ -169,4 +169,3 @@ def test_sensitive_flags_are_masked_on_commands_that_do_not_declare_them() -> No
     row = redact_argv(["batch", "auth login x --password pwLEAKrow1234"])
     assert row == ["batch", f"auth login x --password {REDACTED}"]
     assert "pwLEAKbatch999" in argv_secrets(["auth", "login", "x", "--password", "pwLEAKbatch999"])
-

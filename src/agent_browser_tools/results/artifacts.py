@@ -78,7 +78,8 @@ def canonical(path: str, cwd: Path) -> str:
     """A comparison key: resolve the existing ancestry (symlinks), keep the rest, normalize."""
     full = resolve(path, cwd)
     existing, rest = full, []
-    while not existing.exists() and existing != existing.parent:
+    # `lexists`: a dangling symlink is an existing entry; realpath follows it to its target.
+    while not os.path.lexists(existing) and existing != existing.parent:
         rest.append(existing.name)
         existing = existing.parent
     base = Path(os.path.realpath(existing))
@@ -89,17 +90,30 @@ def canonical(path: str, cwd: Path) -> str:
     return key.casefold() if _CASE_FOLDING else key
 
 
+def file_keys(path: str, cwd: Path) -> set[object]:
+    """Keys under which two destinations are the same file: the canonical path, and for an
+    existing file its (device, inode), which also catches hard links."""
+    keys: set[object] = {canonical(path, cwd)}
+    try:
+        info = resolve(path, cwd).stat()
+    except OSError:
+        return keys
+    keys.add((info.st_dev, info.st_ino))
+    return keys
+
+
 def find_alias(paths: Iterable[tuple[str, str]], cwd: Path) -> str | None:
     """First pair of destinations that resolve to one file, as a readable message."""
-    seen: dict[str, str] = {}
+    seen: dict[object, str] = {}
     for label, path in paths:
-        key = canonical(path, cwd)
-        if key in seen:
+        keys = file_keys(path, cwd)
+        earlier = next((seen[k] for k in keys if k in seen), None)
+        if earlier is not None:
             return (
-                f"{label} ({path}) and {seen[key]} resolve to the same file; use distinct "
+                f"{label} ({path}) and {earlier} resolve to the same file; use distinct "
                 "destinations so one cannot satisfy the other's verification."
             )
-        seen[key] = f"{label} ({path})"
+        seen.update(dict.fromkeys(keys, f"{label} ({path})"))
     return None
 
 

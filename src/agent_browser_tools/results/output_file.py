@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agent_browser_tools.results.artifacts import canonical
+from agent_browser_tools.results.artifacts import file_keys
 
 
 @dataclass(frozen=True)
@@ -45,9 +45,10 @@ def serialize(data: Any, text: str) -> tuple[bytes, str]:
 
 
 def aliases_artifact(target: OutputTarget, artifact_paths: list[str], cwd: Path) -> str | None:
-    key = canonical(str(target.absolute), cwd)
+    """The artifact path that is the same file as `target` (symlink, hard link, `..`), if any."""
+    keys = file_keys(str(target.absolute), cwd)
     for path in artifact_paths:
-        if canonical(path, cwd) == key:
+        if keys & file_keys(path, cwd):
             return path
     return None
 

@@ -108,6 +108,11 @@ def artifact_lines(entries: Sequence[Any]) -> list[str]:
 STEP_PREVIEW_CHARS = 300
 
 
+def _clip(text: str) -> str:
+    """A step's text cut to the preview size (the whole value stays in details)."""
+    return text if len(text) <= STEP_PREVIEW_CHARS else text[:STEP_PREVIEW_CHARS] + "..."
+
+
 def _step_preview(step: Mapping[str, Any]) -> str | None:
     """A short rendering of one successful step's result (full data stays in details)."""
     command = [str(t) for t in step.get("command", [])]
@@ -116,8 +121,7 @@ def _step_preview(step: Mapping[str, Any]) -> str | None:
     body = command_body(path, step.get("result"))
     if not body:
         return None
-    text = " | ".join(line for line in body if line)
-    return text if len(text) <= STEP_PREVIEW_CHARS else text[:STEP_PREVIEW_CHARS] + "..."
+    return _clip(" | ".join(line for line in body if line))
 
 
 def _batch_lines(steps: Sequence[Mapping[str, Any]]) -> list[str]:
@@ -135,12 +139,12 @@ def _batch_lines(steps: Sequence[Mapping[str, Any]]) -> list[str]:
         command = " ".join(str(t) for t in failed.get("command", []))
         lines.append(
             f"First failed step: {failed.get('step')}. {command} "
-            f"[{failed.get('failureCategory')}]: {failed.get('error')}"
+            f"[{failed.get('failureCategory')}]: {_clip(str(failed.get('error')))}"
         )
     for step in steps:
         mark = "ok  " if step.get("success") else "FAIL"
         command = " ".join(str(t) for t in step.get("command", []))
-        detail = step.get("error") if not step.get("success") else _step_preview(step)
+        detail = _clip(str(step.get("error"))) if not step.get("success") else _step_preview(step)
         line = f"{mark} {step.get('step')}. {command}"
         if detail:
             line += f" -> {detail}"
