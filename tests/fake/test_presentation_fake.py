@@ -59,15 +59,16 @@ async def test_read_says_which_path_ran(fake_engine: FakeEngine, tmp_path: Path)
             "data": {
                 "source": "http",
                 "text": "Hello",
-                "lifecycle": {"effectiveLaunch": {"browserLaunched": False}},
+                "lifecycle": {"effectiveLaunch": {"browserLaunched": False}, "reused": True},
             }
         },
     )
     result = await _call(tools, {"args": ["read", "https://a.test/doc"]})
-    assert (
-        "Read execution: source http; agent-browser CLI started; implicit managed session "
-        "browser not launched." in result.text
+    line = (
+        "Read execution: source http; agent-browser CLI started and exited 0; implicit managed "
+        "session browser not launched; managed session reused."
     )
+    assert line in result.text.splitlines()
     assert result.details["readSource"] == "http"
 
 

@@ -194,6 +194,8 @@ def render_prose(
     if isinstance(nav, Mapping) and nav.get("url"):
         changed = " (URL changed)" if nav.get("urlChanged") else ""
         lines.append(f"Page: {nav.get('title') or '(untitled)'} - {nav['url']}{changed}")
+    if isinstance(read := observation.extra.get("readExecution"), str):
+        lines.append(read)
     if observation.summary and native_text is None:
         lines.append(f"Summary: {observation.summary}")
     for warning in observation.warnings:

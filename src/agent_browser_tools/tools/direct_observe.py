@@ -155,17 +155,30 @@ def observe_direct(plan: ExecutionPlan, envelope: Envelope) -> Observation:
 
 
 def _read_execution(plan: ExecutionPlan, data: Any, obs: Observation) -> None:
-    """`read` may fetch over HTTP without a browser; say which path ran, in words."""
+    """`read` may fetch over HTTP without a browser; say which path ran, in words.
+
+    The facts (source, CLI start, browser lifecycle, managed-session outcome) are otherwise
+    only in details, which many hosts never show the model.
+    """
     source = data.get("source") if isinstance(data, Mapping) else None
     lifecycle = _lifecycle(data)
     launched = lifecycle["effectiveLaunch"]["browserLaunched"] if lifecycle else None
     if isinstance(source, str):
         obs.extra["readSource"] = source
     browser = {True: "active", False: "not launched", None: "unknown"}[launched]
+    life = data.get("lifecycle") if isinstance(data, Mapping) else None
+    if not plan.session.used_implicit_session:
+        session = "caller-selected session (not managed by the wrapper)"
+    elif isinstance(life, Mapping) and life.get("reused") is True:
+        session = "managed session reused"
+    elif isinstance(life, Mapping) and life.get("launched") is True:
+        session = "managed session started"
+    else:
+        session = "managed session outcome unknown"
     owner = "implicit managed" if plan.session.used_implicit_session else "caller-selected"
-    obs.warnings.append(
-        f"Read execution: source {source or 'unknown'}; agent-browser CLI started; "
-        f"{owner} session browser {browser}."
+    obs.extra["readExecution"] = (
+        f"Read execution: source {source or 'unknown'}; agent-browser CLI started and exited "
+        f"0; {owner} session browser {browser}; {session}."
     )
 
 
