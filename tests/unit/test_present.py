@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from agent_browser_tools.results.categories import FailureCategory, SuccessCategory
+from agent_browser_tools.results.diagnostics import MAX_ROWS
 from agent_browser_tools.results.next_actions import NextAction
 from agent_browser_tools.results.observation import Observation
 from agent_browser_tools.results.present import command_body, render_prose
@@ -116,3 +117,15 @@ def test_a_huge_step_error_is_clipped_in_prose() -> None:
     obs.extra["batchSteps"] = [_step(1, ["eval", "x"], False, error="E" * 5_000)]
     body, _ = render_prose(obs, ("batch",))
     assert len(body) < 1_000 and body.count("...") == 2
+
+
+def test_console_and_page_errors_are_counted_and_kept_to_the_latest_rows() -> None:
+    messages = [{"type": "log", "text": f"m{i}"} for i in range(MAX_ROWS + 5)]
+    lines = command_body(("console",), {"messages": messages})
+    assert lines[0] == f"{MAX_ROWS + 5} console message(s)"
+    assert lines[1] == "[log] m5" and lines[-1] == f"[log] m{MAX_ROWS + 4}"
+    errors = [{"text": "TypeError: x is undefined\n    at f (a.js:1)", "line": 7}]
+    assert command_body(("errors",), {"errors": errors}) == [
+        "1 page error(s)",
+        "- TypeError: x is undefined (line 7)",
+    ]
