@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 
 from agent_browser_tools.results.artifacts import (
-    MTIME_TOLERANCE_S,
     ArtifactRequest,
     find_alias,
     summarize,
@@ -50,8 +49,8 @@ def test_a_file_written_in_the_command_window_is_verified(tmp_path: Path) -> Non
 @pytest.mark.parametrize(
     ("age_s", "state"),
     [
-        (1.0 + MTIME_TOLERANCE_S - 0.5, "verified"),  # inside the 2 s tolerance
-        (1.0 + MTIME_TOLERANCE_S + 5.0, "unverified"),  # older than the window allows
+        (2.5, "verified"),  # 1.5 s before a 1 s window: inside the contract's 2 s tolerance
+        (8.0, "unverified"),  # older than the window allows
         (3600.0, "unverified"),
     ],
 )
