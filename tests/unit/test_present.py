@@ -91,7 +91,11 @@ def test_failures_end_with_the_category_line_after_exact_next_actions() -> None:
 
 
 def test_artifact_prose_states_what_is_on_disk_not_just_the_engine_claim() -> None:
-    obs = Observation(success=True, data={"path": "/tmp/take.webm"})
+    obs = Observation(
+        success=True,
+        success_category=SuccessCategory.ARTIFACT_UNVERIFIED,
+        data={"path": "/tmp/take.webm"},
+    )
     obs.extra["artifacts"] = [
         {"kind": "video", "path": "/tmp/take.webm", "state": "pending", "status": "pending"},
         {
@@ -103,7 +107,8 @@ def test_artifact_prose_states_what_is_on_disk_not_just_the_engine_claim() -> No
         },
         {"kind": "image", "path": "/tmp/a.png", "state": "verified", "sizeBytes": 12},
     ]
-    body, _ = render_prose(obs, ("record", "start"))
+    body, tail = render_prose(obs, ("record", "start"))
+    assert tail == "Result category: success; successCategory: artifact-unverified."
     assert "Saved: /tmp/take.webm" not in body
     assert body.splitlines() == [
         "Recording video to /tmp/take.webm: pending until `record stop`.",

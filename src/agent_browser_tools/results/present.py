@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from agent_browser_tools.results import diagnostics
+from agent_browser_tools.results.categories import SuccessCategory
 from agent_browser_tools.results.observation import Observation
 from agent_browser_tools.results.snapshot_delta import (
     native_snapshot,
@@ -21,6 +22,13 @@ from agent_browser_tools.results.snapshot_delta import (
 from agent_browser_tools.taxonomy import resolve_command
 
 _HIDDEN_KEYS = frozenset({"lifecycle", "targetId"})
+_ARTIFACT_CATEGORIES = frozenset(
+    {
+        SuccessCategory.ARTIFACT_SAVED,
+        SuccessCategory.ARTIFACT_PENDING,
+        SuccessCategory.ARTIFACT_UNVERIFIED,
+    }
+)
 
 
 def render_json(observation: Observation) -> str:
@@ -203,6 +211,10 @@ def render_prose(
     if observation.next_actions:
         lines.append("Next actions:")
         lines += [_action_line(action.to_dict()) for action in observation.next_actions]
+    if observation.success and observation.success_category in _ARTIFACT_CATEGORIES:
+        # Artifact verdicts are what evidence-taking agents branch on; say them in prose too.
+        value = observation.success_category.value
+        lines.append(f"Result category: success; successCategory: {value}.")
     if not observation.success:
         category = observation.failure_category.value if observation.failure_category else "?"
         lines.append(f"Result category: failure; failureCategory: {category}; isError: true.")
