@@ -227,6 +227,12 @@ async def test_native_delta_snapshots_keep_follow_up_refs_usable(
     assert "added-clicked" in title.text
     same = await ab(browser_tools, "snapshot", "-i", "--delta")
     assert "Snapshot delta: unchanged" in same.text
+    submit = ref_for(same, "button", "Submit")
+    await ab(browser_tools, "eval", "document.querySelector('button[type=submit]').remove(); 1")
+    removed = await ab(browser_tools, "snapshot", "-i", "--delta")
+    assert f"- remove {submit}" in removed.text, removed.text
+    refused = await ab(browser_tools, "click", submit)
+    assert refused.details["failureCategory"] == "stale-ref", "a removed ref is not re-resolved"
 
 
 async def test_viewport_probe_reports_scroll_position(
