@@ -90,4 +90,22 @@ async def test_batch_ending_in_a_partial_delta_reads_complete_refs_after_the_bat
     assert "Complete refs: 1 read" in result.text
     assert result.details["refSnapshot"]["refs"] == REFS
     argvs = [c["argv"] for c in fake_engine.calls()]
-    assert argvs[-1][-2:] == ["snapshot", "-i"], "the read runs after the batch"
+    assert argvs[-1][-2:] == ["snapshot", "--interactive"], "the read runs after the batch"
+
+
+async def test_no_complete_refs_read_when_a_later_batch_step_may_have_changed_the_page(
+    fake_engine: FakeEngine, tmp_path: Path
+) -> None:
+    """Refs read after the batch would describe a page the model never saw."""
+    tools = _tools(fake_engine, tmp_path)
+    partial = {"origin": PAGE, "snapshot": {"kind": "unchanged", "revision": 4, "baseRevision": 3}}
+    rows = [
+        {"command": ["snapshot", "-i", "--delta"], "success": True, "result": partial},
+        {"command": ["click", "#go"], "success": True, "result": {"clicked": "#go"}},
+    ]
+    fake_engine.on({"command": ["batch"]}, json=[{**r, "error": None} for r in rows])
+    stdin = '[["snapshot", "-i", "--delta"], ["click", "#go"]]'
+    result = await _call(tools, {"args": ["batch"], "stdin": stdin})
+    assert "snapshotDeltaRefs" not in result.details and "Complete refs" not in result.text
+    spawned = [c["argv"] for c in fake_engine.calls()]
+    assert not any(argv[-2:] == ["snapshot", "--interactive"] for argv in spawned)

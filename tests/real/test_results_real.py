@@ -135,7 +135,7 @@ async def test_network_filter_next_actions_only_name_rows_still_shown(
     shown = {row.get("requestId") for row in result.details["data"]["requests"]}
     assert all("/api/fail" not in row["url"] for row in result.details["data"]["requests"])
     inspect = [a for a in result.details["nextActions"] if a["id"] == "inspect-network-request"]
-    assert all(a["params"]["args"][-1] in shown for a in inspect), inspect
+    assert inspect and all(a["params"]["args"][-1] in shown for a in inspect), inspect
 
 
 async def test_native_text_cookie_and_storage_reads_are_redacted(

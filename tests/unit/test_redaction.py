@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from urllib.parse import urlsplit
 
+import pytest
+
 from agent_browser_tools.results.redaction import (
     REDACTED,
     argv_secrets,
@@ -169,3 +171,31 @@ def test_sensitive_flags_are_masked_on_commands_that_do_not_declare_them() -> No
     row = redact_argv(["batch", "auth login x --password pwLEAKrow1234"])
     assert row == ["batch", f"auth login x --password {REDACTED}"]
     assert "pwLEAKbatch999" in argv_secrets(["auth", "login", "x", "--password", "pwLEAKbatch999"])
+
+
+@pytest.mark.parametrize(
+    ("argv", "shown"),
+    [
+        # A declared sensitive flag masks its value whatever it looks like.
+        (["--proxy", "--http://u:p@h", "open", "u"], ["--proxy", REDACTED, "open", "u"]),
+        # Undeclared but credential-like names: masked unless the next token is a known flag.
+        (["open", "u", "--password", "--hunter2"], ["open", "u", "--password", REDACTED]),
+        (["open", "u", "--password", "--headed"], ["open", "u", "--password", "--headed"]),
+        (
+            ["open", "u", "--http-credentials", "a:pw"],
+            ["open", "u", "--http-credentials", REDACTED],
+        ),
+        # Not credential names: nothing after them is hidden.
+        (["--session-id", "open", "https://x.test"], ["--session-id", "open", "https://x.test"]),
+        (
+            ["open", "u", "--no-auth", "https://y.test"],
+            ["open", "u", "--no-auth", "https://y.test"],
+        ),
+    ],
+)
+def test_flag_values_are_masked_by_declaration_or_credential_like_name(
+    argv: list[str], shown: list[str]
+) -> None:
+    assert redact_argv(argv) == shown
+    hidden = [a for a, b in zip(argv, shown, strict=True) if b == REDACTED]
+    assert all(secret in argv_secrets(argv) for secret in hidden)

@@ -92,3 +92,15 @@ def test_a_long_tree_splice_is_cut_with_a_pointer_to_details() -> None:
 def test_ordinary_read_keeps_scope_flags_and_drops_delta_flags() -> None:
     tokens = ["snapshot", "-i", "--delta", "--full", "-s", "#main"]
     assert without_delta_flags(tokens) == ["snapshot", "-i", "-s", "#main"]
+
+
+def test_a_full_answer_without_refs_still_shows_its_tree() -> None:
+    data = {"snapshot": {"kind": "full", "revision": 1, "tree": "- heading [ref=e1]"}}
+    payload = snapshot_payload(data)
+    assert payload is not None and payload.text == "- heading [ref=e1]" and payload.refs is None
+
+
+def test_a_missing_base_revision_is_left_out_not_printed_as_none() -> None:
+    native = native_snapshot({"snapshot": {"kind": "unchanged", "revision": 7}})
+    assert native is not None
+    assert render_partial(native) == ["Snapshot delta: unchanged (revision 7)."]

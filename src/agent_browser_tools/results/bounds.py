@@ -80,6 +80,12 @@ def bound_json(
     except OSError as exc:
         path, error = None, str(exc)
     reduced = {k: v for k, v in observation.items() if k not in _BULKY_KEYS}
+    verification = reduced.get("artifactVerification")
+    if isinstance(verification, dict) and "artifacts" in verification:
+        # The counts are decision fields; the per-file rows stay in the spill.
+        reduced["artifactVerification"] = {
+            k: v for k, v in verification.items() if k != "artifacts"
+        }
     reduced["dataOmitted"] = True
     if path:
         reduced["observationPath"] = path

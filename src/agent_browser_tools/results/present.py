@@ -102,14 +102,15 @@ def artifact_lines(entries: Sequence[Any]) -> list[str]:
     for entry in entries:
         if not isinstance(entry, Mapping):
             continue
-        kind, where, state = entry.get("kind"), entry.get("path"), entry.get("state")
+        label = str(entry.get("kind", "file")).replace("-", " ")
+        where, state = entry.get("path"), entry.get("state")
         if state == "verified":
-            lines.append(f"Saved {kind}: {where} ({entry.get('sizeBytes')} bytes, verified)")
+            lines.append(f"Saved {label}: {where} ({entry.get('sizeBytes')} bytes, verified)")
         elif state == "pending":
-            lines.append(f"Recording {kind} to {where}: pending until `record stop`.")
+            lines.append(f"Recording {label} to {where}: pending until `record stop`.")
         else:
             why = entry.get("limitation") or entry.get("status")
-            lines.append(f"Not verified {kind} ({entry.get('status')}): {where} - {why}")
+            lines.append(f"Not verified {label} ({entry.get('status')}): {where} - {why}")
     return lines
 
 
@@ -152,7 +153,11 @@ def _batch_lines(steps: Sequence[Mapping[str, Any]]) -> list[str]:
     for step in steps:
         mark = "ok  " if step.get("success") else "FAIL"
         command = " ".join(str(t) for t in step.get("command", []))
-        detail = _clip(str(step.get("error"))) if not step.get("success") else _step_preview(step)
+        if step.get("success"):
+            detail = _step_preview(step)
+        else:
+            error = step.get("error")
+            detail = _clip(str(error)) if error else None
         line = f"{mark} {step.get('step')}. {command}"
         if detail:
             line += f" -> {detail}"

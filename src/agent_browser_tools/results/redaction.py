@@ -139,38 +139,61 @@ def _redact_row(raw: str) -> str:
     return "".join(parts)
 
 
-#: Flags whose value is masked on every command, whether or not that command declares them.
-#: Why: the engine's commands grow flags between releases, and a mistyped or undeclared
-#: `--password` must not be echoed just because the taxonomy does not know it there.
-ALWAYS_SENSITIVE_FLAGS = frozenset({"--password", "--headers", "--body", "--proxy", "--token"})
+#: Flag names whose value is masked on every command, whether or not that command declares
+#: them. Why: the engine's commands grow flags between releases, and a mistyped or undeclared
+#: `--password` must not be echoed just because the taxonomy does not know it there. Whole
+#: last words only, so `--no-auth`, `--bypass` or `--session-id` are not caught.
+_SENSITIVE_FLAG_NAME = re.compile(
+    r"^--(?:[a-z0-9]+-)*(?:password|passwd|passphrase|secrets?|tokens?|api-?keys?|apikey|"
+    r"credentials?|headers|body|proxy|authorization|cookies?)$",
+    re.IGNORECASE,
+)
 
 
-def _sensitive_flag(name: str) -> bool:
-    if not name.startswith("--"):
-        return False
+def _flag_rule(name: str, command: taxonomy.CommandMatch | None) -> str | None:
+    """How to mask a flag token: "known" (a declared sensitive flag that takes a value: mask
+    the next token whatever it looks like), "guessed" (an undeclared credential-like name: mask
+    the next token unless it is a flag the engine knows), or None (not sensitive)."""
     flag = taxonomy.global_flag(name)
     if flag is not None:
-        return flag.sensitive
-    return name in ALWAYS_SENSITIVE_FLAGS or SENSITIVE_KEY.search(name[2:]) is not None
+        return "known" if flag.sensitive and flag.value is not taxonomy.FlagValue.NONE else None
+    local = command.spec.local_flag(name) if command is not None else None
+    if local is not None:
+        if local.value is taxonomy.FlagValue.NONE:
+            return None
+        return "known" if local.sensitive else None
+    return "guessed" if _SENSITIVE_FLAG_NAME.match(name) else None
+
+
+def _known_flag(token: str, command: taxonomy.CommandMatch | None) -> bool:
+    """Whether `token` is a flag the engine knows here (so it is not a guessed flag's value)."""
+    name = token.split("=", 1)[0]
+    if not name.startswith("-"):
+        return False
+    local = command.spec.local_flag(name) if command is not None else None
+    return taxonomy.global_flag(name) is not None or local is not None
 
 
 def _redact_flat(argv: Sequence[str]) -> list[str]:
     out: list[str] = []
     tokens = list(argv)
-    mask_next = False
+    _globals, rest = taxonomy.split_global_flags(tokens)
+    command = taxonomy.resolve_command(rest) if rest else None
+    mask_next: str | None = None
     for token in tokens:
-        if mask_next and not token.startswith("--"):
+        if mask_next == "known" or (mask_next == "guessed" and not _known_flag(token, command)):
             out.append(REDACTED)
-            mask_next = False
+            mask_next = None
             continue
-        mask_next = False
+        mask_next = None
         name = token.split("=", 1)[0]
-        if _sensitive_flag(name):
+        rule = _flag_rule(name, command) if name.startswith("--") else None
+        if rule is not None:
             if "=" in token:
                 out.append(f"{name}={REDACTED}")
             else:
                 out.append(token)
-                mask_next = True
+                mask_next = rule
             continue
         out.append(redact_text(token))
     return _redact_operands(out)

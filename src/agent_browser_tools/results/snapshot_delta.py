@@ -45,6 +45,7 @@ class NativeSnapshot:
 
 
 def _int(value: Any) -> int | None:
+    """An integer revision (JSON booleans are not revisions)."""
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
@@ -90,7 +91,7 @@ def snapshot_payload(data: Any) -> SnapshotPayload | None:
         refs = data.get("refs")
         return SnapshotPayload(text, refs if isinstance(refs, Mapping) else None)
     native = native_snapshot(data)
-    if native is None or native.partial or native.tree is None:
+    if native is None or native.kind != "full" or native.tree is None:
         return None
     return SnapshotPayload(native.tree, native.refs)
 
@@ -101,6 +102,7 @@ def without_delta_flags(tokens: Sequence[str]) -> list[str]:
 
 
 def _change_line(change: Mapping[str, Any]) -> str:
+    """`- add @e24 button "New"`: the op, the ref and, when the engine sent it, the node."""
     node = change.get("node")
     role = name = ""
     if isinstance(node, Mapping):
@@ -112,7 +114,9 @@ def _change_line(change: Mapping[str, Any]) -> str:
 
 def render_partial(native: NativeSnapshot) -> list[str]:
     """Visible lines for an `unchanged` or `delta` answer: revisions, changes, tree splice."""
-    revisions = f"revision {native.revision} against base revision {native.base_revision}"
+    revisions = f"revision {native.revision}" if native.revision is not None else "revision ?"
+    if native.base_revision is not None:
+        revisions += f" against base revision {native.base_revision}"
     if native.kind == "unchanged":
         return [f"Snapshot delta: unchanged ({revisions})."]
     kind = "changed" if native.kind == "delta" else native.kind

@@ -250,6 +250,9 @@ OBSERVATION_KEYS = frozenset(
         "timedOut",
         "observationPath",
         "outputFile",
+        "readExecution",
+        "readSource",
+        "snapshotDeltaRefs",
     }
 )
 

@@ -33,6 +33,7 @@ from agent_browser_tools.results.snapshot_delta import (
 from agent_browser_tools.runtime import Runtime
 from agent_browser_tools.state.effects import refs_from_snapshot
 from agent_browser_tools.state.models import Effect, RefInfo, RefsInvalidated, RefsRecorded
+from agent_browser_tools.taxonomy import CommandMatch, PageEffect
 from agent_browser_tools.tools.helper_calls import helper_args
 
 HEADER_RESERVE = 600
@@ -207,17 +208,36 @@ async def complete_delta(
 def _last_partial(
     plan: ExecutionPlan, obs: Observation, envelope: Envelope
 ) -> tuple[NativeSnapshot, list[str]] | None:
-    """The partial native answer to complete and the ordinary-read tokens for it."""
+    """The partial native answer to complete and the ordinary-read tokens for it.
+
+    In a batch, only when no later step could have changed the page: the read runs after the
+    batch, and its refs must describe the page the delta described, or a later step's ref
+    invalidation would be overwritten by refs of a page the model never saw.
+    """
     if not plan.is_batch:
         native = native_snapshot(obs.data) if plan.path == ("snapshot",) else None
         if native is None or not native.partial:
             return None
         return native, without_delta_flags(plan.checked.command_tokens)
-    for row in reversed(envelope.rows or ()):
-        words = [t for t in row.command if not t.startswith("-")]
-        if row.success and words[:1] == ["snapshot"]:
-            native = native_snapshot(row.result)
+    rows = list(envelope.rows or ())
+    matches = list(plan.row_matches or ())
+    for index in range(len(rows) - 1, -1, -1):
+        match = matches[index] if index < len(matches) else None
+        if match is None:
+            return None
+        if match.spec.path == ("snapshot",) and rows[index].success:
+            native = native_snapshot(rows[index].result)
             if native is None or not native.partial:
                 return None
-            return native, without_delta_flags(row.command)
+            return native, _planned_read(match)
+        if not match.spec.read_only or match.spec.page_effect is not PageEffect.NONE:
+            return None
     return None
+
+
+def _planned_read(match: CommandMatch) -> list[str]:
+    """The planned snapshot step as argv, without its delta flags (not the engine's echo)."""
+    tokens = list(match.tokens)
+    for name, value in match.flags:
+        tokens += [name] if value is None else [name, value]
+    return without_delta_flags(tokens)
