@@ -9,7 +9,8 @@ collapsed group ("+199 more ...") of which a member is visible. Targets, checked
 lines: <= 16,000 visible characters on every page, every high-value control reachable (named
 links included; they are also printed separately, because documentation pages carry hundreds
 of them), and at least 3x smaller than raw on the three largest pages. The exit status is 0
-only when every target holds.
+only when every target holds. For links that are neither visible nor listed it also counts how
+many the view of one `snapshot -i --search <link name>` shows (a figure, not a target).
 
 Corpus:
 - the fixture site's dense.html (500-row table) and grid.html (500-row ARIA grid in chrome);
