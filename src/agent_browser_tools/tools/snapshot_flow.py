@@ -171,8 +171,8 @@ async def complete_delta(
     conversation need the complete map; one ordinary snapshot with the same scope flags
     supplies it without moving the engine's delta baseline. If that read fails the refs are
     dropped (a stale-ref failure then says why) instead of recorded as an empty page. In a
-    batch this applies when the last successful snapshot step was a partial answer; the read
-    runs after the batch, so it describes the page the batch left behind.
+    batch this applies when the last successful snapshot step was a partial answer and no
+    later step could change the page (see `_last_partial`); the read runs after the batch.
     """
     found = _last_partial(plan, obs, envelope)
     if found is None:
