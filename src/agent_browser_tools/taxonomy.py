@@ -3,7 +3,8 @@
 Every rule that depends on *which* command runs (session injection, stale-ref guards, the batch
 ref latch, page-change/navigation summaries, artifacts, timeouts, launch-scoped flags, redaction)
 reads `CommandSpec` / `GlobalFlag` fields instead of re-listing command names. Rows live in
-`taxonomy_table.py`; this module holds the types and a pure lookup whose indexes are built once.
+`taxonomy_table.py`, the enums they use in `taxonomy_vocabulary.py` (re-exported here); this
+module holds the spec types and a pure lookup whose indexes are built once.
 
 Grammar mirrored from engine 0.39.4 (checked against `--help`, per-command help and the binary):
 global flags are recognised anywhere in argv and removed before the command is parsed; there is
@@ -20,76 +21,36 @@ import functools
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from enum import StrEnum
 
+from agent_browser_tools.taxonomy_vocabulary import (
+    ArtifactKind,
+    FlagValue,
+    PageEffect,
+    SessionNeed,
+    TimeoutFamily,
+)
 
-class SessionNeed(StrEnum):
-    """Whether the wrapper may inject its implicit `--session`.
-
-    SESSIONLESS commands are local inspection/setup: injecting a session would consume the
-    managed-session slot that a later profile, CDP, provider or state launch needs.
-    """
-
-    BROWSER = "browser"
-    SESSIONLESS = "sessionless"
-
-
-class PageEffect(StrEnum):
-    """What a command can do to the page the session is looking at.
-
-    NAVIGATES: explicit URL navigation. MAY_NAVIGATE: an action that can navigate or replace the
-    document (clicks, keys, eval). HISTORY: back/forward/reload (same tab, new document).
-    TARGET_SWITCH: another target becomes active; unless a probe observes it the session's tab
-    target is unknown (`sessionTabTargetUnknown`) and old refs are retired. CLOSE: session ends.
-    """
-
-    NONE = "none"
-    NAVIGATES = "navigates"
-    MAY_NAVIGATE = "may-navigate"
-    HISTORY = "history"
-    TARGET_SWITCH = "target-switch"
-    CLOSE = "close"
-
-
-class TimeoutFamily(StrEnum):
-    """Which watchdog budget applies, so legitimate long waits are not killed by the default.
-
-    WAIT (`wait <ms>`, `--timeout`) and WEBMCP (`invoke|result --timeout`) derive the budget from
-    the requested duration; DIALOG uses the short dialog budget so a blocked page fails fast;
-    LONG_RUNNING (servers, recorders, installers) passes through thinly but stays bounded.
-    """
-
-    DEFAULT = "default"
-    WAIT = "wait"
-    WEBMCP = "webmcp"
-    DIALOG = "dialog"
-    LONG_RUNNING = "long-running"
-
-
-class ArtifactKind(StrEnum):
-    IMAGE = "image"
-    PDF = "pdf"
-    DOWNLOAD = "download"
-    TRACE = "trace"
-    PROFILE = "profile"
-    HAR = "har"
-    VIDEO = "video"
-    CONTACT_SHEET = "contact-sheet"
-    DIFF_IMAGE = "diff-image"
-
-
-class FlagValue(StrEnum):
-    """How a flag consumes the token after it.
-
-    REQUIRED always takes the next token, whatever it looks like; OPTIONAL_BOOL takes a
-    following literal `true`/`false` only (last occurrence wins); OPTIONAL takes the next token
-    when it is not flag-like (`--restore [name]`, `wait --download [path]`).
-    """
-
-    NONE = "none"
-    REQUIRED = "required"
-    OPTIONAL_BOOL = "optional-bool"
-    OPTIONAL = "optional"
+__all__ = [
+    "ArtifactKind",
+    "ArtifactSlot",
+    "CommandMatch",
+    "CommandSpec",
+    "FlagValue",
+    "GlobalFlag",
+    "LocalFlag",
+    "PageEffect",
+    "RefSlots",
+    "SessionNeed",
+    "TimeoutFamily",
+    "all_commands",
+    "all_global_flags",
+    "command",
+    "global_flag",
+    "is_command_word",
+    "looks_like_path",
+    "resolve_command",
+    "split_global_flags",
+]
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,79 @@
+"""The vocabulary of the command taxonomy: how a command needs a session, touches the page,
+times out, names its artifacts, and how its flags take values.
+
+Split from `taxonomy.py` (which re-exports these names) so the specs and the argv parser read
+on their own; nothing here depends on anything else in the package.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class SessionNeed(StrEnum):
+    """Whether the wrapper may inject its implicit `--session`.
+
+    SESSIONLESS commands are local inspection/setup: injecting a session would consume the
+    managed-session slot that a later profile, CDP, provider or state launch needs.
+    """
+
+    BROWSER = "browser"
+    SESSIONLESS = "sessionless"
+
+
+class PageEffect(StrEnum):
+    """What a command can do to the page the session is looking at.
+
+    NAVIGATES: explicit URL navigation. MAY_NAVIGATE: an action that can navigate or replace the
+    document (clicks, keys, eval). HISTORY: back/forward/reload (same tab, new document).
+    TARGET_SWITCH: another target becomes active; unless a probe observes it the session's tab
+    target is unknown (`sessionTabTargetUnknown`) and old refs are retired. CLOSE: session ends.
+    """
+
+    NONE = "none"
+    NAVIGATES = "navigates"
+    MAY_NAVIGATE = "may-navigate"
+    HISTORY = "history"
+    TARGET_SWITCH = "target-switch"
+    CLOSE = "close"
+
+
+class TimeoutFamily(StrEnum):
+    """Which watchdog budget applies, so legitimate long waits are not killed by the default.
+
+    WAIT (`wait <ms>`, `--timeout`) and WEBMCP (`invoke|result --timeout`) derive the budget from
+    the requested duration; DIALOG uses the short dialog budget so a blocked page fails fast;
+    LONG_RUNNING (servers, recorders, installers) passes through thinly but stays bounded.
+    """
+
+    DEFAULT = "default"
+    WAIT = "wait"
+    WEBMCP = "webmcp"
+    DIALOG = "dialog"
+    LONG_RUNNING = "long-running"
+
+
+class ArtifactKind(StrEnum):
+    IMAGE = "image"
+    PDF = "pdf"
+    DOWNLOAD = "download"
+    TRACE = "trace"
+    PROFILE = "profile"
+    HAR = "har"
+    VIDEO = "video"
+    CONTACT_SHEET = "contact-sheet"
+    DIFF_IMAGE = "diff-image"
+
+
+class FlagValue(StrEnum):
+    """How a flag consumes the token after it.
+
+    REQUIRED always takes the next token, whatever it looks like; OPTIONAL_BOOL takes a
+    following literal `true`/`false` only (last occurrence wins); OPTIONAL takes the next token
+    when it is not flag-like (`--restore [name]`, `wait --download [path]`).
+    """
+
+    NONE = "none"
+    REQUIRED = "required"
+    OPTIONAL_BOOL = "optional-bool"
+    OPTIONAL = "optional"
