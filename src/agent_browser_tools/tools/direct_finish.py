@@ -10,7 +10,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from agent_browser_tools.engine.envelope import EngineFailure, Envelope, OutputMode, parse_outcome
+from agent_browser_tools.engine.envelope import EngineFailure, Envelope, OutputMode
 from agent_browser_tools.engine.runner import RawOutcome
 from agent_browser_tools.planning.plan import ExecutionPlan
 from agent_browser_tools.results.bounds import bound_json, bound_visible
@@ -40,7 +40,7 @@ from agent_browser_tools.state.journal import scrub_effect
 from agent_browser_tools.state.models import Effect, ManagedSessionSelected
 from agent_browser_tools.taxonomy import PageEffect
 from agent_browser_tools.tools import artifact_flow, direct_observe, page_change, snapshot_flow
-from agent_browser_tools.tools.helper_calls import helper_args
+from agent_browser_tools.tools.helper_calls import helper_call
 from agent_browser_tools.tools.hooks import Hooks
 from agent_browser_tools.tools.sessions_lifecycle import headed_handoff, settle_fresh
 
@@ -69,14 +69,10 @@ def rejected(message: str, params: Mapping[str, Any], wants_json: bool) -> ToolR
 
 async def run_probe(rt: Runtime, plan: ExecutionPlan) -> Probe | None:
     """One extra engine call: `get url` and `get title` in a single fail-fast batch."""
-    prefix = helper_args(plan)
-    if prefix is None:
-        return None
     stdin = json.dumps([["get", "url"], ["get", "title"]])
-    raw = await rt.spawn(
-        [*prefix, "batch", "--bail"], timeout_ms=rt.settings.process_timeout_ms, stdin=stdin
-    )
-    envelope = parse_outcome(raw, OutputMode.JSON)
+    envelope = await helper_call(rt, plan, ["batch", "--bail"], stdin=stdin)
+    if envelope is None:
+        return None
     url = title = None
     for row in envelope.rows or ():
         if row.success and isinstance(row.result, Mapping):

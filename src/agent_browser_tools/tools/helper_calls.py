@@ -1,4 +1,4 @@
-"""Argv for the wrapper's own helper calls (probes, filters) on a call's browser session.
+"""The wrapper's own helper calls (probes, filters, reads) on a call's browser session.
 
 Helpers address exactly the session the call used and repeat the launch flags the wrapper
 repeats for it (see `planning.sessions._relaunch_guard`): a helper that omitted them could
@@ -7,7 +7,12 @@ make the engine relaunch a blank browser under the agent's feet.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
+from agent_browser_tools.engine.envelope import Envelope, OutputMode, parse_outcome
 from agent_browser_tools.planning.plan import ExecutionPlan
+from agent_browser_tools.runtime import Runtime
 from agent_browser_tools.state.models import SessionKey
 
 
@@ -27,3 +32,26 @@ def helper_args(plan: ExecutionPlan) -> list[str] | None:
     inject = plan.session.inject
     launch = tuple(inject[2:]) if inject[:1] == ("--session",) else ()
     return session_args(key, launch)
+
+
+async def helper_call(
+    rt: Runtime, plan: ExecutionPlan, args: Sequence[str], *, stdin: str | None = None
+) -> Envelope | None:
+    """Run one helper command (JSON mode) on the plan's session; None for sessionless calls."""
+    prefix = helper_args(plan)
+    if prefix is None:
+        return None
+    raw = await rt.spawn([*prefix, *args], timeout_ms=rt.settings.process_timeout_ms, stdin=stdin)
+    envelope = parse_outcome(raw, OutputMode.JSON)
+    if raw.stdout_path is not None:
+        # The runner's overflow file holds raw, unredacted engine output: never keep it.
+        raw.stdout_path.unlink(missing_ok=True)
+    return envelope
+
+
+async def helper_data(
+    rt: Runtime, plan: ExecutionPlan, args: Sequence[str], *, stdin: str | None = None
+) -> Any:
+    """The `data` of a successful helper call, else None (a failed helper never raises)."""
+    envelope = await helper_call(rt, plan, args, stdin=stdin)
+    return envelope.data if envelope is not None and envelope.success else None

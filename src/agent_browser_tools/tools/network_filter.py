@@ -12,14 +12,13 @@ from dataclasses import dataclass, replace
 from typing import Any
 from urllib.parse import urlsplit
 
-from agent_browser_tools.engine.envelope import OutputMode, parse_outcome
 from agent_browser_tools.planning.plan import ExecutionPlan
 from agent_browser_tools.results.diagnostics import request_rows, select_request_id
 from agent_browser_tools.results.observation import Observation
 from agent_browser_tools.results.redaction import redact_url
 from agent_browser_tools.runtime import Runtime
 from agent_browser_tools.state.stale_refs import normalize_url
-from agent_browser_tools.tools.helper_calls import helper_args
+from agent_browser_tools.tools.helper_calls import helper_data
 
 MODES = {"--current-page": "origin", "--current-origin": "origin", "--current-url": "url"}
 
@@ -55,12 +54,7 @@ def _keep(row_url: str, current: str, mode: str) -> bool:
 
 
 async def _current_url(rt: Runtime, plan: ExecutionPlan) -> str | None:
-    prefix = helper_args(plan)
-    if prefix is None:
-        return None
-    raw = await rt.spawn([*prefix, "get", "url"], timeout_ms=rt.settings.process_timeout_ms)
-    envelope = parse_outcome(raw, OutputMode.JSON)
-    data = envelope.data if envelope.success else None
+    data = await helper_data(rt, plan, ["get", "url"])
     url = data.get("url") if isinstance(data, Mapping) else None
     return url if isinstance(url, str) and url else None
 

@@ -15,7 +15,7 @@ import uuid
 from collections.abc import Mapping
 from typing import Any
 
-from agent_browser_tools.engine.envelope import Envelope, OutputMode, parse_outcome
+from agent_browser_tools.engine.envelope import Envelope
 from agent_browser_tools.planning.plan import ExecutionPlan
 from agent_browser_tools.private_fs import ensure_private_dir, write_private_file
 from agent_browser_tools.results import snapshot_views as views
@@ -34,7 +34,7 @@ from agent_browser_tools.runtime import Runtime
 from agent_browser_tools.state.effects import refs_from_snapshot
 from agent_browser_tools.state.models import Effect, RefInfo, RefsInvalidated, RefsRecorded
 from agent_browser_tools.taxonomy import CommandMatch, PageEffect
-from agent_browser_tools.tools.helper_calls import helper_args
+from agent_browser_tools.tools.helper_calls import helper_data
 
 HEADER_RESERVE = 600
 SnapshotFlags = views.SnapshotFlags
@@ -60,16 +60,8 @@ def _refs(data: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
 
 async def _probe(rt: Runtime, plan: ExecutionPlan, script: str) -> Any:
     """One read-only `eval --stdin` in the same session; None when it fails."""
-    prefix = helper_args(plan)
-    if prefix is None:
-        return None
-    raw = await rt.spawn(
-        [*prefix, "eval", "--stdin"], timeout_ms=rt.settings.process_timeout_ms, stdin=script
-    )
-    envelope = parse_outcome(raw, OutputMode.JSON)
-    if not envelope.success or not isinstance(envelope.data, Mapping):
-        return None
-    return redact_data(envelope.data.get("result"))
+    data = await helper_data(rt, plan, ["eval", "--stdin"], stdin=script)
+    return redact_data(data.get("result")) if isinstance(data, Mapping) else None
 
 
 def _spill_snapshot(rt: Runtime, text: str) -> str | None:
@@ -180,12 +172,7 @@ async def complete_delta(
     native, read = found
     if not plan.is_batch:
         obs.context["snapshot_text"] = "\n".join(render_partial(native))
-    prefix = helper_args(plan)
-    data: Any = None
-    if prefix is not None:
-        raw = await rt.spawn([*prefix, *read], timeout_ms=rt.settings.process_timeout_ms)
-        answer = parse_outcome(raw, OutputMode.JSON)
-        data = answer.data if answer.success else None
+    data = await helper_data(rt, plan, read)
     payload = snapshot_payload(data)
     if payload is None or payload.refs is None or not isinstance(data, Mapping):
         obs.extra["snapshotDeltaRefs"] = {"status": "failed", "args": read}
