@@ -7,7 +7,7 @@ make the engine relaunch a blank browser under the agent's feet.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from agent_browser_tools.engine.envelope import Envelope, OutputMode, parse_outcome
@@ -55,3 +55,10 @@ async def helper_data(
     """The `data` of a successful helper call, else None (a failed helper never raises)."""
     envelope = await helper_call(rt, plan, args, stdin=stdin)
     return envelope.data if envelope is not None and envelope.success else None
+
+
+async def current_page_url(rt: Runtime, plan: ExecutionPlan) -> str | None:
+    """The session's current page URL from one `get url` (never assumed from memory)."""
+    data = await helper_data(rt, plan, ["get", "url"])
+    url = data.get("url") if isinstance(data, Mapping) else None
+    return url if isinstance(url, str) and url else None

@@ -18,7 +18,7 @@ from agent_browser_tools.results.observation import Observation
 from agent_browser_tools.results.redaction import redact_url
 from agent_browser_tools.runtime import Runtime
 from agent_browser_tools.state.stale_refs import normalize_url
-from agent_browser_tools.tools.helper_calls import helper_data
+from agent_browser_tools.tools.helper_calls import current_page_url
 
 MODES = {"--current-page": "origin", "--current-origin": "origin", "--current-url": "url"}
 
@@ -53,19 +53,13 @@ def _keep(row_url: str, current: str, mode: str) -> bool:
     return _origin(row_url) == _origin(current)
 
 
-async def _current_url(rt: Runtime, plan: ExecutionPlan) -> str | None:
-    data = await helper_data(rt, plan, ["get", "url"])
-    url = data.get("url") if isinstance(data, Mapping) else None
-    return url if isinstance(url, str) and url else None
-
-
 def make_post(flt: NetworkFilter, clean_args: Sequence[str]) -> Any:
     """A post hook that filters the visible rows and records `networkRequestsPageFilter`."""
 
     async def post(rt: Runtime, plan: ExecutionPlan, obs: Observation) -> None:
         if not obs.success or not isinstance(obs.data, Mapping):
             return
-        current = await _current_url(rt, plan)
+        current = await current_page_url(rt, plan)
         rows = request_rows(obs.data)
         info: dict[str, Any] = {
             "cleanArgs": list(clean_args),

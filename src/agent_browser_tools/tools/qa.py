@@ -18,7 +18,6 @@ from urllib.parse import urldefrag
 from pydantic import ValidationError
 
 from agent_browser_tools.engine.discovery import EngineNotFound, EngineTooOld
-from agent_browser_tools.engine.envelope import OutputMode, parse_outcome
 from agent_browser_tools.planning.argv_rules import ArgvRejected
 from agent_browser_tools.planning.inputs import explain_validation_error
 from agent_browser_tools.planning.plan import ExecutionPlan
@@ -31,6 +30,7 @@ from agent_browser_tools.results.tool_result import ToolResult
 from agent_browser_tools.runtime import Runtime
 from agent_browser_tools.tools import agent_browser
 from agent_browser_tools.tools.direct_finish import finish, rejected
+from agent_browser_tools.tools.helper_calls import current_page_url
 from agent_browser_tools.tools.hooks import Hooks, PostHook
 from agent_browser_tools.tools.qa_compile import (
     ALLOWED,
@@ -133,7 +133,7 @@ async def _verify_target(rt: Runtime, plan: ExecutionPlan) -> tuple[Observation 
         reason = "no page is open in this conversation's browser yet"
         return _refuse(plan, reason, None), None
     try:
-        url = await _live_url(rt, plan)
+        url = await current_page_url(rt, plan)
     except (EngineNotFound, EngineTooOld) as exc:
         obs = Observation(
             success=False, failure_category=FailureCategory.MISSING_BINARY, error=str(exc)
@@ -144,23 +144,6 @@ async def _verify_target(rt: Runtime, plan: ExecutionPlan) -> tuple[Observation 
         reason = f"the live page URL could not be verified ({shown})"
         return _refuse(plan, reason, remembered), None
     return None, url
-
-
-async def _live_url(rt: Runtime, plan: ExecutionPlan) -> str | None:
-    """`get url` on the session, read-only, inside the lock the caller holds."""
-    key = plan.session.key
-    assert key is not None
-    argv = ["--json"]
-    if key.namespace is not None:
-        argv += ["--namespace", key.namespace]
-    argv += ["--session", key.session, "get", "url"]
-    raw = await rt.spawn(argv, timeout_ms=rt.settings.process_timeout_ms)
-    if raw.stdout_path is not None:
-        raw.stdout_path.unlink(missing_ok=True)
-    envelope = parse_outcome(raw, OutputMode.JSON)
-    data = envelope.data if envelope.success else None
-    url = data.get("url") if isinstance(data, Mapping) else None
-    return url if isinstance(url, str) else None
 
 
 def _drift_note(rt: Runtime, plan: ExecutionPlan, live_url: str | None) -> str | None:
