@@ -25,11 +25,8 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import os
-import shutil
 import statistics
 import sys
-import tempfile
 import time
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
@@ -39,6 +36,7 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from tests.support.engine_session import private_benchmark_root  # noqa: E402
 from tests.support.fixture_server import start_fixture_server  # noqa: E402
 from tests.support.real_engine import close_socket_dir  # noqa: E402
 
@@ -202,21 +200,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--warmup", type=int, default=3)
     options = parser.parse_args(argv)
 
-    root = Path(tempfile.mkdtemp(prefix="abt-bench-", dir="/tmp"))
-    root.chmod(0o700)
-    (root / "sock").mkdir(mode=0o700)
-    # Settings are read from os.environ when BrowserTools is created: set these first.
-    # Inherited engine settings would change what is measured; the browser path is kept.
-    keep = {"AGENT_BROWSER_EXECUTABLE_PATH", "AGENT_BROWSER_TOOLS_BIN"}
-    for key in [k for k in os.environ if k.startswith("AGENT_BROWSER_") and k not in keep]:
-        del os.environ[key]
-    os.environ["AGENT_BROWSER_SOCKET_DIR"] = str(root / "sock")
-    os.environ["AGENT_BROWSER_TOOLS_STATE_DIR"] = str(root / "state")
-    os.environ["AGENT_BROWSER_DOWNLOAD_PATH"] = str(root / "downloads")
-    try:
+    with private_benchmark_root() as root:
         asyncio.run(run(options.iterations, options.warmup, root))
-    finally:
-        shutil.rmtree(root, ignore_errors=True)
     return 0
 
 

@@ -10,11 +10,14 @@ Also a static file server for directories outside the fixture site (MiniWob++, P
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import shutil
 import subprocess
 import tempfile
 import threading
+from collections.abc import Iterator
 from functools import partial
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -109,3 +112,27 @@ class StaticServer:
         self._httpd.shutdown()
         self._thread.join(timeout=10)
         self._httpd.server_close()
+
+
+@contextlib.contextmanager
+def private_benchmark_root() -> Iterator[Path]:
+    """A private 0700 root for one benchmark run, with the process environment pointed at it.
+
+    Settings are read from `os.environ` when the tools are built, so this runs first:
+    inherited `AGENT_BROWSER_*` settings would change what is measured (the browser path and
+    an explicit engine binary are kept); socket dir, state dir and downloads go under the root,
+    which is removed afterwards.
+    """
+    root = Path(tempfile.mkdtemp(prefix="abt-bench-", dir="/tmp"))
+    root.chmod(0o700)
+    (root / "sock").mkdir(mode=0o700)
+    keep = {"AGENT_BROWSER_EXECUTABLE_PATH", "AGENT_BROWSER_TOOLS_BIN"}
+    for key in [k for k in os.environ if k.startswith("AGENT_BROWSER_") and k not in keep]:
+        del os.environ[key]
+    os.environ["AGENT_BROWSER_SOCKET_DIR"] = str(root / "sock")
+    os.environ["AGENT_BROWSER_TOOLS_STATE_DIR"] = str(root / "state")
+    os.environ["AGENT_BROWSER_DOWNLOAD_PATH"] = str(root / "downloads")
+    try:
+        yield root
+    finally:
+        shutil.rmtree(root, ignore_errors=True)

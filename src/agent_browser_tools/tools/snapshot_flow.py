@@ -49,13 +49,11 @@ def split_flags(args: list[str]) -> tuple[list[str], SnapshotFlags | None]:
     return (clean, flags) if flags.any else (args, None)
 
 
-def _refs(data: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
-    refs = data.get("refs")
-    return (
-        {str(k): dict(v) for k, v in refs.items() if isinstance(v, Mapping)}
-        if isinstance(refs, Mapping)
-        else {}
-    )
+def _refs(refs: Any) -> dict[str, dict[str, Any]]:
+    """A snapshot's ref map as plain dicts (entries that are not objects are skipped)."""
+    if not isinstance(refs, Mapping):
+        return {}
+    return {str(k): dict(v) for k, v in refs.items() if isinstance(v, Mapping)}
 
 
 async def _probe(rt: Runtime, plan: ExecutionPlan, script: str) -> Any:
@@ -84,7 +82,7 @@ def compact(rt: Runtime, obs: Observation) -> None:
     if payload is None or not isinstance(data, Mapping):
         return
     native = not isinstance(data.get("snapshot"), str)
-    refs = {str(k): dict(v) for k, v in (payload.refs or {}).items() if isinstance(v, Mapping)}
+    refs = _refs(payload.refs)
     result = compact_snapshot(payload.text, refs, budget=VISIBLE_LIMIT - HEADER_RESERVE)
     if not result.compacted:
         if native:
@@ -108,7 +106,7 @@ async def apply_views(
 ) -> None:
     """Render search/filter, viewport and diff views for a successful snapshot."""
     data = obs.data if isinstance(obs.data, Mapping) else {}
-    refs = _refs(data)
+    refs = _refs(data.get("refs"))
     raw_text = data.get("snapshot")
     text: str = raw_text if isinstance(raw_text, str) else ""
     lines: list[str] = [*flags.notes]
