@@ -43,14 +43,14 @@ from tests.support.engine_session import EngineSession, StaticServer, find_engin
 from tests.support.fixture_server import start_fixture_server  # noqa: E402
 
 from agent_browser_tools.results.bounds import VISIBLE_LIMIT  # noqa: E402
-from agent_browser_tools.results.snapshot_compaction import compact_snapshot  # noqa: E402
-from agent_browser_tools.results.snapshot_controls import (  # noqa: E402
+from agent_browser_tools.results.snapshot.compaction import compact_snapshot  # noqa: E402
+from agent_browser_tools.results.snapshot.controls import (  # noqa: E402
     collect_controls,
     coverage,
     group_controls,
 )
-from agent_browser_tools.results.snapshot_tree import parse_snapshot  # noqa: E402
-from agent_browser_tools.results.snapshot_views import filter_snapshot  # noqa: E402
+from agent_browser_tools.results.snapshot.tree import parse_snapshot  # noqa: E402
+from agent_browser_tools.results.snapshot.views import filter_snapshot  # noqa: E402
 
 BUDGET = 15_000
 SPILL_LINE = "Full snapshot: /root/.local/state/agent-browser-tools/spill/snapshot-0123456789ab.txt"

@@ -47,7 +47,7 @@ async def one_run(env: dict[str, str]) -> tuple[float, str, str]:
     """
     params = StdioServerParameters(
         command=sys.executable,
-        args=["-m", "agent_browser_tools.hosts.cli", "serve"],
+        args=["-m", "agent_browser_tools.hosts.cli.main", "serve"],
         env=env,
     )
     started = time.perf_counter()

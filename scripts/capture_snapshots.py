@@ -34,7 +34,7 @@ sys.path.insert(0, str(REPO))
 from tests.support.engine_session import EngineSession, find_engine  # noqa: E402
 from tests.support.fixture_server import start_fixture_server  # noqa: E402
 
-from agent_browser_tools.results.snapshot_probes import (  # noqa: E402
+from agent_browser_tools.results.snapshot.probes import (  # noqa: E402
     VIEWPORT_PROBE_JS,
     search_probe_js,
 )

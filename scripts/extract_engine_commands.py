@@ -13,7 +13,7 @@ passes. Typical uses:
         --comment "agent-browser 0.39.4 skills reference" \\
         > tests/fixtures/engine_reference/skills-commands-0.39.4.txt
 
-The parsing lives in `agent_browser_tools.taxonomy_inventory` so the tests use the same code.
+The parsing lives in `agent_browser_tools.taxonomy.inventory` so the tests use the same code.
 """
 
 from __future__ import annotations
@@ -24,10 +24,10 @@ import sys
 from pathlib import Path
 
 try:
-    from agent_browser_tools import taxonomy_inventory as inventory
+    from agent_browser_tools.taxonomy import inventory
 except ImportError:  # running from a checkout without the package installed
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
-    from agent_browser_tools import taxonomy_inventory as inventory
+    from agent_browser_tools.taxonomy import inventory
 
 
 def _run_help(engine: str, *words: str) -> str:

@@ -23,9 +23,9 @@ from agent_browser_tools.runtime import Runtime
 from agent_browser_tools.settings import Settings
 from agent_browser_tools.state.journal import ConversationLog
 from agent_browser_tools.state.sqlite_journal import SqliteJournal
+from agent_browser_tools.tools.agent_browser.sessions import close_owned
 from agent_browser_tools.tools.catalog import build_toolkit
 from agent_browser_tools.tools.registry import ToolSpec
-from agent_browser_tools.tools.sessions_lifecycle import close_owned
 
 SpecFlavor = Literal["generic", "openai", "anthropic"]
 

@@ -1,6 +1,6 @@
 """Running `agent-browser-tools serve` for end-to-end tests driven by the official MCP client.
 
-The server is always a real subprocess (`python -m agent_browser_tools.hosts.cli serve`) with
+The server is always a real subprocess (`python -m agent_browser_tools.hosts.cli.main serve`) with
 a complete environment: the module's private engine socket dir (so the leak guard and the
 checks below can tell its browsers apart), a private state dir, and this pytest run's marker.
 
@@ -32,7 +32,7 @@ from mcp.client.streamable_http import streamable_http_client
 
 from tests.support.real_engine import EngineEnv, ProcInfo, scan_browser_processes
 
-SERVE_ARGS = ["-m", "agent_browser_tools.hosts.cli", "serve"]
+SERVE_ARGS = ["-m", "agent_browser_tools.hosts.cli.main", "serve"]
 TOKEN_ENV = "AGENT_BROWSER_TOOLS_HTTP_TOKEN"
 DETAILS_KEY = "agent-browser-tools/details"
 _URL_LINE = re.compile(r"MCP over HTTP at (http://\S+)")

@@ -7,7 +7,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from agent_browser_tools.results.redaction import (
+from agent_browser_tools.redaction import (
     REDACTED,
     argv_secrets,
     redact_argv,
@@ -18,7 +18,7 @@ from agent_browser_tools.results.redaction import (
     redact_url,
     scrub_exact,
 )
-from agent_browser_tools.tools.direct_finish import rejected
+from agent_browser_tools.tools.agent_browser.finish import rejected
 
 SECRET = "abtSecret01_Qw3rTyUi0pAsDf"
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
-from agent_browser_tools.results.redaction import redact_url
+from agent_browser_tools.redaction import redact_url
 
 MAX_ROWS = 40
 # Icon file names: `favicon*`, `apple-touch-icon*`, or `icon`/`icons` as a whole name token

@@ -11,7 +11,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from agent_browser_tools.results.snapshot_tree import parse_snapshot, subtree_end
+from agent_browser_tools.results.snapshot.tree import parse_snapshot, subtree_end
 
 MODAL_ROLES = frozenset({"dialog", "alertdialog"})
 DISMISS_ROLES = frozenset({"button", "link", "menuitem"})

@@ -14,12 +14,12 @@ from typing import Any
 from agent_browser_tools.results import diagnostics
 from agent_browser_tools.results.categories import SuccessCategory
 from agent_browser_tools.results.observation import Observation
-from agent_browser_tools.results.snapshot_delta import (
+from agent_browser_tools.results.snapshot.delta import (
     native_snapshot,
     render_partial,
     snapshot_payload,
 )
-from agent_browser_tools.taxonomy import resolve_command
+from agent_browser_tools.taxonomy.lookup import resolve_command
 
 _HIDDEN_KEYS = frozenset({"lifecycle", "targetId"})
 _ARTIFACT_CATEGORIES = frozenset(

@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from typing import Protocol
 
 from agent_browser_tools import taxonomy
-from agent_browser_tools.results.redaction import REDACTED, redact_text, redact_url
+from agent_browser_tools.redaction import REDACTED, redact_text, redact_url
 from agent_browser_tools.state.models import (
     ActivationEvent,
     CompletionEvent,

@@ -9,8 +9,10 @@ from pydantic import BaseModel
 from agent_browser_tools import playbook
 from agent_browser_tools.planning.inputs import AgentBrowserInput
 from agent_browser_tools.settings import Settings
-from agent_browser_tools.tools import capabilities, code_input, qa_compile, web_search
-from agent_browser_tools.tools.action_input import ActionInput
+from agent_browser_tools.tools import capabilities, web_search
+from agent_browser_tools.tools.action.schema import ActionInput
+from agent_browser_tools.tools.code import schema as code_input
+from agent_browser_tools.tools.qa import compile as qa_compile
 from agent_browser_tools.tools.registry import Toolkit, ToolSpec
 
 NOT_YET = "not implemented in this release"
@@ -46,10 +48,10 @@ def _advanced(capability: str) -> ToolSpec:
     name, description = playbook.ADVANCED[capability]
     if capability == "action":
         schema = compact_schema(ActionInput)
-        return ToolSpec(name, description, schema, _TOOLS + "action:run", capability)
+        return ToolSpec(name, description, schema, _TOOLS + "action.run:run", capability)
     if capability == "qa":
         schema = compact_schema(qa_compile.QaInput)
-        return ToolSpec(name, description, schema, _TOOLS + "qa:run", capability)
+        return ToolSpec(name, description, schema, _TOOLS + "qa.run:run", capability)
     empty: dict[str, Any] = {"type": "object", "properties": {}, "additionalProperties": True}
     return ToolSpec(name, description, empty, None, capability, NOT_YET)
 
@@ -67,7 +69,7 @@ def build_specs(settings: Settings) -> dict[str, ToolSpec]:
             code_input.NAME,
             code_input.DESCRIPTION,
             compact_schema(code_input.CodeInput),
-            _TOOLS + "agent_browser_code:run",
+            _TOOLS + "code.run:run",
         ),
         ToolSpec(
             "agent_browser_tools",

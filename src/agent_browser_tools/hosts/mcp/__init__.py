@@ -6,5 +6,5 @@
 - `options`: `serve` flags and the rules for starting at all (token off loopback).
 - `stdio` / `http`: the two transports and their lifecycles.
 
-The entry point is `agent_browser_tools.hosts.mcp_server.run`.
+The entry point is `agent_browser_tools.hosts.mcp.serve.run`.
 """

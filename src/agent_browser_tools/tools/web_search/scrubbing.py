@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agent_browser_tools.results.redaction import REDACTED
+from agent_browser_tools.redaction import REDACTED
 
 
 def scrub(text: str, *secrets: str) -> str:

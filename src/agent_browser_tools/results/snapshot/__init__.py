@@ -1,0 +1,1 @@
+"""Snapshot results: compaction, controls, native deltas, diffs, probes and views (pure)."""

@@ -1,0 +1,358 @@
+"""Compact an oversized snapshot into a main-content-first view within a character budget.
+
+Why: a dense page's `snapshot -i` can run to 60,000+ characters, four times what a result may
+show. Cutting it at the budget would keep the header navigation and lose the table the agent
+came for, and every control below the cut. Instead the tree is split into ranked sections
+(see `snapshot_sections`), primary content is emitted first with its ancestor lines as
+context, then nearby sections, then chrome, each as a DOM-order prefix with a marker saying
+how much was left out. After the tree come three bounded lists: sections not shown at all,
+key refs (headings and landmarks) that did not fit, and `Omitted high-value controls`, so an
+agent can act on editable fields, tabs, choices, named buttons and action links without
+opening the spill file. Repeated controls ("Edit 1" ... "Edit 500") collapse into one line.
+
+Pure: no I/O. The caller appends one `Full snapshot: <path>` line naming the spill file; the
+compacted text leaves `SPILL_LINE_RESERVE` characters of the budget for it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from agent_browser_tools.results.snapshot.controls import (
+    ControlGroup,
+    collect_controls,
+    group_controls,
+    listed_refs,
+    render_group_lines,
+)
+from agent_browser_tools.results.snapshot.sections import (
+    RANK_PRIMARY,
+    Section,
+    split_sections,
+)
+from agent_browser_tools.results.snapshot.tree import (
+    SnapshotLine,
+    ancestors,
+    parse_snapshot,
+    ref_label,
+    ref_role_name,
+)
+
+VIEWPORT_ORDERING = "dom-signal-prioritized"
+#: Characters of the budget left for the caller's `Full snapshot: <path>` line.
+SPILL_LINE_RESERVE = 300
+#: Bounds of the lists after the tree.
+MAX_OMITTED_LINES = 40
+MAX_KEY_REFS = 15
+MAX_OUTLINE = 12
+#: Share of the tree budget primary sections may take before other sections get a look-in.
+PRIMARY_SHARE = 0.7
+#: Most a non-primary section may take in the first pass (it can grow in the last pass).
+SECTION_CAP_SHARE = 0.12
+_KEY_ROLES = frozenset(
+    {
+        "heading",
+        "navigation",
+        "region",
+        "main",
+        "dialog",
+        "alertdialog",
+        "form",
+        "tablist",
+        "tabpanel",
+        "search",
+        "banner",
+        "complementary",
+        "contentinfo",
+        "table",
+        "grid",
+    }
+)
+_OMITTED_TITLE = (
+    "Omitted high-value controls (not shown above; use these refs directly, or "
+    "snapshot -i --search <text> / --filter role=<role>):"
+)
+
+
+@dataclass(frozen=True)
+class CompactSnapshot:
+    """The visible snapshot text plus what it shows, for the result and `details`."""
+
+    text: str
+    compacted: bool
+    shown_ref_ids: tuple[str, ...]
+    high_value_ref_ids: tuple[str, ...]
+    total_lines: int
+    shown_lines: int
+    viewport_ordering: str = VIEWPORT_ORDERING
+    unlisted_control_count: int = 0
+
+    def details(self) -> dict[str, Any]:
+        """`details.snapshotCompaction` (the omitted ids go to `highValueControlRefIds`)."""
+        return {
+            "compacted": self.compacted,
+            "totalLines": self.total_lines,
+            "shownLines": self.shown_lines,
+            "shownRefCount": len(self.shown_ref_ids),
+            "highValueControlCount": len(self.high_value_ref_ids),
+            "unlistedControlCount": self.unlisted_control_count,
+            "viewportOrdering": self.viewport_ordering,
+        }
+
+
+@dataclass
+class _Layout:
+    """Everything the fill and render steps share for one snapshot."""
+
+    lines: list[SnapshotLine]
+    refs: Mapping[str, Mapping[str, Any]]
+    sections: list[Section]
+    groups: list[ControlGroup]
+    rank_of: list[int]
+    prefix: list[int]  # prefix[i] = total cost of lines[:i]
+    kept: list[int]  # lines kept per section (a DOM-order prefix of it)
+
+    def context_cost(self, section: Section) -> int:
+        return sum(self.lines[i].cost for i in ancestors(self.lines, section.start))
+
+    def cost(self, pos: int, kept: int) -> int:
+        """Rendered cost of section `pos` with its first `kept` lines."""
+        if kept <= 0:
+            return 0
+        section = self.sections[pos]
+        body = self.prefix[section.start + kept] - self.prefix[section.start]
+        marker = _MARKER_COST if kept < section.size else 0
+        return self.context_cost(section) + body + marker
+
+
+_MARKER_COST = 80
+
+
+def _layout(text: str, refs: Mapping[str, Mapping[str, Any]]) -> _Layout:
+    lines = parse_snapshot(text)
+    sections = split_sections(lines)
+    rank_of = [0] * len(lines)
+    for section in sections:
+        for index in range(section.start, section.end):
+            rank_of[index] = section.rank
+    prefix = [0]
+    for line in lines:
+        prefix.append(prefix[-1] + line.cost)
+    groups = group_controls(collect_controls(lines, refs))
+    return _Layout(lines, refs, sections, groups, rank_of, prefix, [0] * len(sections))
+
+
+def _grow(layout: _Layout, pos: int, allowance: int) -> int:
+    """Keep more lines of section `pos` within `allowance` chars; return chars spent."""
+    section = layout.sections[pos]
+    before = layout.cost(pos, layout.kept[pos])
+    best = layout.kept[pos]
+    for kept in range(layout.kept[pos] + 1, section.size + 1):
+        spent = layout.cost(pos, kept) - before
+        if spent > allowance:
+            if kept < section.size:
+                break
+            continue
+        best = kept
+    layout.kept[pos] = best
+    return layout.cost(pos, best) - before
+
+
+def _fill(layout: _Layout, room: int) -> None:
+    """Primary sections first (bounded share), then a capped look at each other section,
+    then whatever room is left, in rank order."""
+    used = 0
+    primary = [p for p, s in enumerate(layout.sections) if s.rank <= RANK_PRIMARY]
+    others = [p for p in range(len(layout.sections)) if p not in primary]
+    primary_room = int(room * PRIMARY_SHARE) if others else room
+    for pos in primary:
+        used += _grow(layout, pos, max(primary_room - used, 0))
+    cap = max(600, int(room * SECTION_CAP_SHARE))
+    for pos in others:
+        used += _grow(layout, pos, min(cap, max(room - used, 0)))
+    _spend(layout, room - used)
+
+
+def _spend(layout: _Layout, room: int) -> None:
+    """Grow sections in rank order until `room` more chars are used."""
+    used = 0
+    for pos in range(len(layout.sections)):
+        used += _grow(layout, pos, max(room - used, 0))
+
+
+def _tree_lines(layout: _Layout) -> tuple[list[str], set[int]]:
+    """Rendered tree lines in section order, and the snapshot line indexes they show."""
+    out: list[str] = []
+    shown: set[int] = set()
+    for pos, section in enumerate(layout.sections):
+        kept = layout.kept[pos]
+        if kept <= 0:
+            continue
+        indexes = [*ancestors(layout.lines, section.start)]
+        indexes += range(section.start, section.start + kept)
+        out.extend(layout.lines[i].text for i in indexes)
+        shown.update(indexes)
+        if kept < section.size:
+            rest = range(section.start + kept, section.end)
+            hidden_refs = sum(1 for i in rest if layout.lines[i].ref)
+            indent = "  " * layout.lines[section.start].depth
+            out.append(
+                f"{indent}- … {len(rest)} more lines of this section not shown ({hidden_refs} refs)"
+            )
+    return out, shown
+
+
+def _outline_lines(layout: _Layout) -> tuple[list[str], set[int]]:
+    """One line per section with nothing shown: its first line and what it holds."""
+    hidden = [(p, s) for p, s in enumerate(layout.sections) if layout.kept[p] <= 0]
+    out: list[str] = []
+    roots: set[int] = set()
+    for _pos, section in hidden[:MAX_OUTLINE]:
+        root = layout.lines[section.start]
+        refs = sum(1 for i in range(section.start, section.end) if layout.lines[i].ref)
+        out.append(f"{root.text.strip()} … ({section.size} lines, {refs} refs)")
+        roots.add(section.start)
+    if len(hidden) > MAX_OUTLINE:
+        out.append(f"- … {len(hidden) - MAX_OUTLINE} more sections not shown")
+    return (["Sections not shown:", *out] if out else []), roots
+
+
+def _key_ref_lines(layout: _Layout, shown: set[int]) -> list[str]:
+    """Headings and landmarks that did not fit: where the rest of the page is."""
+    picked: list[tuple[int, int, str]] = []
+    for line in layout.lines:
+        if line.ref is None or line.index in shown:
+            continue
+        role, name = ref_role_name(line, layout.refs)
+        if role not in _KEY_ROLES or (role == "heading" and (line.level or 1) > 3):
+            continue
+        picked.append((layout.rank_of[line.index], line.index, ref_label(line.ref, role, name)))
+    picked.sort()
+    lines = [label for _, _, label in picked[:MAX_KEY_REFS]]
+    if len(picked) > MAX_KEY_REFS:
+        lines.append(f"… {len(picked) - MAX_KEY_REFS} more headings/landmarks")
+    return ["Key refs:", *lines] if lines else []
+
+
+def _omitted_lines(layout: _Layout, visible: set[str]) -> tuple[list[str], int]:
+    """The bounded omitted-controls list and how many hidden controls it could not name."""
+    pending: list[tuple[tuple[int, int, int], ControlGroup, list[Any]]] = []
+    for group in layout.groups:
+        hidden = [c for c in group.members if c.ref not in visible]
+        if hidden:
+            rank = min(layout.rank_of[c.index] for c in hidden)
+            pending.append(((hidden[0].tier, rank, hidden[0].index), group, hidden))
+    pending.sort(key=lambda item: item[0])
+    out: list[str] = []
+    unlisted: dict[str, int] = {}
+    for _key, group, hidden in pending:
+        rendered = render_group_lines(group, hidden, len(group.members))
+        if len(out) + len(rendered) > MAX_OMITTED_LINES:
+            unlisted[group.role] = unlisted.get(group.role, 0) + len(hidden)
+            continue
+        out.extend(rendered)
+    count = sum(unlisted.values())
+    if count:
+        roles = ", ".join(f"{role} {n}" for role, n in sorted(unlisted.items()))
+        out.append(f"… {count} more not listed ({roles}); narrow with --search/--filter")
+    return ([_OMITTED_TITLE, *out] if out else []), count
+
+
+def _assemble(layout: _Layout) -> tuple[str, set[str], list[str], int, int]:
+    tree, shown = _tree_lines(layout)
+    outline, roots = _outline_lines(layout)
+    shown_all = shown | roots
+    keys = _key_ref_lines(layout, shown_all)
+    visible = {layout.lines[i].ref for i in shown_all if layout.lines[i].ref}
+    visible_refs = {r for r in visible if r is not None} | listed_refs(keys)
+    omitted, unlisted = _omitted_lines(layout, visible_refs)
+    header = (
+        f"[Compact snapshot: {len(shown)} of {len(layout.lines)} lines shown, main content "
+        "first (DOM/signal-prioritized, not viewport order).]"
+    )
+    text = "\n".join([header, *tree, *outline, *keys, *omitted])
+    return text, visible_refs, omitted, len(shown), unlisted
+
+
+def _shrink(layout: _Layout, excess: int) -> bool:
+    """Drop lines from the last kept section until `excess` chars are freed."""
+    for pos in reversed(range(len(layout.sections))):
+        while layout.kept[pos] > 0 and excess > 0:
+            before = layout.cost(pos, layout.kept[pos])
+            layout.kept[pos] -= 1
+            excess -= before - layout.cost(pos, layout.kept[pos])
+        if excess <= 0:
+            return True
+    return False
+
+
+def _hard_trim(text: str, limit: int) -> str:
+    """Last resort for tiny budgets: cut at a line boundary and say so."""
+    note = "\n[… compact snapshot cut to fit]"
+    cut = text[: max(limit - len(note), 0)]
+    cut = cut[: cut.rfind("\n")] if "\n" in cut else cut
+    return (cut + note)[:limit]
+
+
+def compact_snapshot(
+    text: str, refs: Mapping[str, Mapping[str, Any]], *, budget: int
+) -> CompactSnapshot:
+    """Return the snapshot verbatim when it fits `budget`, else a compact view.
+
+    The compact text is at most `budget - SPILL_LINE_RESERVE` characters, so the caller's
+    spill-path line still fits. `high_value_ref_ids` are the refs named in the omitted
+    controls list (`details.data.highValueControlRefIds`).
+    """
+    if len(text) <= budget:
+        lines = parse_snapshot(text)
+        return CompactSnapshot(text, False, _refs_in(lines), (), len(lines), len(lines))
+    limit = max(budget - SPILL_LINE_RESERVE, budget // 2)
+    layout = _layout(text, refs)
+    reserve = len(_assemble(layout)[0]) + 40
+    _fill(layout, limit - reserve)
+    rendered = _assemble(layout)
+    for _ in range(8):
+        if len(rendered[0]) <= limit or not _shrink(layout, len(rendered[0]) - limit):
+            break
+        rendered = _assemble(layout)
+    slack_text = _use_slack(layout, limit, rendered)
+    body, visible, omitted, shown_lines, unlisted = slack_text
+    if len(body) > limit:
+        body = _hard_trim(body, limit)
+    return CompactSnapshot(
+        text=body,
+        compacted=True,
+        shown_ref_ids=tuple(sorted(visible - listed_refs(omitted), key=_ref_order)),
+        high_value_ref_ids=tuple(sorted(listed_refs(omitted), key=_ref_order)),
+        total_lines=len(layout.lines),
+        shown_lines=shown_lines,
+        unlisted_control_count=unlisted,
+    )
+
+
+def _use_slack(
+    layout: _Layout, limit: int, rendered: tuple[str, set[str], list[str], int, int]
+) -> tuple[str, set[str], list[str], int, int]:
+    """Spend room the reserve did not need on more tree lines, keeping the result if it fits."""
+    slack = limit - len(rendered[0]) - 60
+    if slack < 200:
+        return rendered
+    saved = list(layout.kept)
+    _spend(layout, slack)
+    grown = _assemble(layout)
+    if len(grown[0]) <= limit:
+        return grown
+    layout.kept = saved
+    return rendered
+
+
+def _ref_order(ref: str) -> tuple[int, str]:
+    digits = ref[1:]
+    return (int(digits), ref) if digits.isdigit() else (1 << 60, ref)
+
+
+def _refs_in(lines: Sequence[SnapshotLine]) -> tuple[str, ...]:
+    """Refs of parsed lines in DOM order, deduplicated."""
+    return tuple(dict.fromkeys(line.ref for line in lines if line.ref))

@@ -1,0 +1,324 @@
+"""Wrapper-side snapshot views: `--search`, `--filter role=`, `--viewport` and `--diff`.
+
+Why: on a dense page an agent looking for one control should not have to read, or open the
+spill file of, a 60,000-character tree. These flags are the wrapper's, not the engine's: they
+are stripped before the engine is spawned (`split_snapshot_flags`), the engine returns its
+ordinary full tree and ref map, and the view is computed here from that (`filter_snapshot`,
+`diff_refs`) plus, for `--search` and `--viewport`, one read-only probe each (see
+`snapshot_probes`, re-exported below). Native `--delta` output is a partial tree, so it cannot
+feed these views: when a wrapper flag is present `--delta`/`--full` are stripped too and the
+result says so.
+
+Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from agent_browser_tools.results.snapshot.diff import diff_refs, render_diff
+from agent_browser_tools.results.snapshot.probes import (
+    SEARCH_PROBE_JS,
+    VIEWPORT_PROBE_JS,
+    parse_search_probe,
+    parse_viewport_probe,
+    search_probe_counts,
+    search_probe_js,
+)
+from agent_browser_tools.results.snapshot.tree import (
+    SnapshotLine,
+    ancestors,
+    parse_snapshot,
+    ref_role_name,
+)
+
+__all__ = [
+    "SEARCH_PROBE_JS",
+    "VIEWPORT_PROBE_JS",
+    "FilteredSnapshot",
+    "SnapshotFlags",
+    "diff_refs",
+    "filter_snapshot",
+    "parse_search_probe",
+    "parse_viewport_probe",
+    "render_diff",
+    "render_search_matches",
+    "search_probe_counts",
+    "search_probe_js",
+    "snapshot_filter_details",
+    "split_snapshot_flags",
+]
+
+#: Engine snapshot options that take a value (the value is never read as a flag).
+_VALUE_FLAGS = frozenset({"-d", "--depth", "-s", "--selector"})
+#: Short boolean options the engine accepts, for bundles like `-ic`.
+_SHORT_BOOLEANS = frozenset("iuc")
+_DELTA_FLAGS = frozenset({"--delta", "--full"})
+_ROLE = re.compile(r"^[A-Za-z][A-Za-z0-9_-]*$")
+_ATTR_GROUP = re.compile(r"\s*\[[^\[\]]*\]")
+FILTER_BUDGET = 15_000
+_SEARCH_FIX = "snapshot -i --search <text>"
+_FILTER_FIX = "snapshot -i --filter role=<role>"
+
+
+@dataclass(frozen=True)
+class SnapshotFlags:
+    """Wrapper-only snapshot flags found in the caller's args."""
+
+    search: str | None = None
+    role: str | None = None
+    viewport: bool = False
+    diff: bool = False
+    stripped_delta: tuple[str, ...] = ()
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def any(self) -> bool:
+        return self.search is not None or self.role is not None or self.viewport or self.diff
+
+
+def _is_interactive(token: str) -> bool:
+    if token in ("-i", "--interactive"):
+        return True
+    letters = token[1:]
+    return (
+        token.startswith("-")
+        and not token.startswith("--")
+        and "i" in letters
+        and set(letters) <= _SHORT_BOOLEANS
+    )
+
+
+def _option_value(tokens: Sequence[str], pos: int, flag: str, fix: str) -> tuple[str, int]:
+    """The value of `flag` at `tokens[pos]` (`--flag v` or `--flag=v`) and the next position."""
+    token = tokens[pos]
+    if token.startswith(flag + "="):
+        value, nxt = token[len(flag) + 1 :], pos + 1
+    elif pos + 1 < len(tokens):
+        value, nxt = tokens[pos + 1], pos + 2
+    else:
+        raise ValueError(f"{flag} needs a value: {fix}")
+    if not value.strip():
+        raise ValueError(f"{flag} needs a non-empty value: {fix}")
+    return value, nxt
+
+
+def _parse_role(value: str) -> str:
+    key, _, role = value.partition("=")
+    if key != "role" or not _ROLE.match(role):
+        raise ValueError(
+            f"--filter accepts only role=<role> (got {value!r}); e.g. "
+            "snapshot -i --filter role=button"
+        )
+    return role
+
+
+def split_snapshot_flags(tokens: Sequence[str]) -> tuple[list[str], SnapshotFlags]:
+    """Strip wrapper flags from snapshot args; return the engine args and what was found.
+
+    `tokens` are the snapshot command's own args (with or without the leading `snapshot`).
+    Raises ValueError with the exact fix when `--filter` is not `role=<role>`, a value is
+    missing, or `--search`/`--filter` is used without `-i`/`--interactive`.
+    """
+    clean: list[str] = []
+    found: dict[str, Any] = {"search": None, "role": None, "viewport": False, "diff": False}
+    delta: list[str] = []
+    pos = 0
+    while pos < len(tokens):
+        token = tokens[pos]
+        if token in _VALUE_FLAGS:
+            clean.extend(tokens[pos : pos + 2])
+            pos += 2
+        elif token == "--search" or token.startswith("--search="):
+            found["search"], pos = _option_value(tokens, pos, "--search", _SEARCH_FIX)
+        elif token == "--filter" or token.startswith("--filter="):
+            value, pos = _option_value(tokens, pos, "--filter", _FILTER_FIX)
+            found["role"] = _parse_role(value)
+        elif token in ("--viewport", "--diff"):
+            found[token[2:]] = True
+            pos += 1
+        else:
+            (delta if token in _DELTA_FLAGS else clean).append(token)
+            pos += 1
+    flags = SnapshotFlags(**found)
+    if (flags.search is not None or flags.role is not None) and not any(
+        _is_interactive(t) for t in clean
+    ):
+        raise ValueError(
+            "--search/--filter work on the interactive ref map: add -i, e.g. "
+            f"{_SEARCH_FIX} or {_FILTER_FIX}"
+        )
+    return _settle_delta(clean, delta, flags)
+
+
+def _settle_delta(
+    clean: list[str], delta: list[str], flags: SnapshotFlags
+) -> tuple[list[str], SnapshotFlags]:
+    """Keep `--delta`/`--full` for the engine unless a wrapper view needs the full tree."""
+    if not delta:
+        return clean, flags
+    if not flags.any:
+        return clean + delta, flags
+    note = (
+        f"Ignored {' '.join(dict.fromkeys(delta))}: wrapper --search/--filter/--viewport/--diff "
+        "views use a full snapshot tree, not native delta output (the delta baseline is "
+        "unchanged)."
+    )
+    return clean, SnapshotFlags(
+        flags.search, flags.role, flags.viewport, flags.diff, tuple(delta), (note,)
+    )
+
+
+@dataclass(frozen=True)
+class FilteredSnapshot:
+    """Matching ref lines with context, and the `snapshotFilter` counts."""
+
+    text: str
+    matched_ref_ids: tuple[str, ...]
+    total_refs: int
+    visible_lines: int
+    total_lines: int
+    search: str | None
+    role: str | None
+    truncated: bool = False
+
+    @property
+    def matched_refs(self) -> int:
+        return len(self.matched_ref_ids)
+
+
+def _line_matches(
+    line: SnapshotLine, refs: Mapping[str, Mapping[str, Any]], needle: str | None, role: str | None
+) -> bool:
+    if line.ref is None:
+        return False
+    line_role, name = ref_role_name(line, refs)
+    if role is not None and line_role.casefold() != role.casefold():
+        return False
+    if needle is None:
+        return True
+    haystack = f"{name}\n{_ATTR_GROUP.sub('', line.text)}".casefold()
+    return needle in haystack
+
+
+def _with_context(lines: Sequence[SnapshotLine], index: int) -> list[int]:
+    """The match, its ancestors, and one line either side (with theirs) for orientation."""
+    picked = [*ancestors(lines, index), index]
+    for near in (index - 1, index + 1):
+        if 0 <= near < len(lines):
+            picked += [*ancestors(lines, near), near]
+    return picked
+
+
+def _render_lines(lines: Sequence[SnapshotLine], chosen: Sequence[int]) -> list[str]:
+    out: list[str] = []
+    previous = -1
+    for index in chosen:
+        if previous >= 0 and index != previous + 1:
+            out.append("  …")
+        out.append(lines[index].text)
+        previous = index
+    return out
+
+
+def filter_snapshot(
+    text: str,
+    refs: Mapping[str, Mapping[str, Any]],
+    *,
+    search: str | None,
+    role: str | None,
+    budget: int = FILTER_BUDGET,
+) -> FilteredSnapshot:
+    """Ref lines matching `search` (case-insensitive, name and line text) and/or `role`,
+    rendered in DOM order with context; cut at `budget` characters with a note saying how
+    many matches were not rendered (the counts still cover all of them)."""
+    lines = parse_snapshot(text)
+    needle = search.casefold() if search is not None else None
+    matches = [line.index for line in lines if _line_matches(line, refs, needle, role)]
+    chosen: set[int] = set()
+    used = shown = 0
+    for index in matches:
+        new = [i for i in dict.fromkeys(_with_context(lines, index)) if i not in chosen]
+        # Upper bound: the new lines plus at most two gap markers ("  …\n").
+        cost = sum(lines[i].cost for i in new) + 8
+        if used + cost > budget - 120 and shown:
+            break
+        chosen.update(new)
+        used, shown = used + cost, shown + 1
+    rendered = _render_lines(lines, sorted(chosen))
+    if shown < len(matches):
+        rendered.append(f"… {len(matches) - shown} more matches not shown; narrow the search")
+    ref_ids = tuple(dict.fromkeys(ref for i in matches if (ref := lines[i].ref)))
+    total_refs = len(refs) if refs else len({line.ref for line in lines if line.ref})
+    return FilteredSnapshot(
+        text="\n".join(rendered),
+        matched_ref_ids=ref_ids,
+        total_refs=total_refs,
+        visible_lines=len(chosen),
+        total_lines=len(lines),
+        search=search,
+        role=role,
+        truncated=shown < len(matches),
+    )
+
+
+def snapshot_filter_details(
+    filtered: FilteredSnapshot,
+    clean_args: Sequence[str],
+    *,
+    probe_result: Any = None,
+    refs: Mapping[str, Mapping[str, Any]] | None = None,
+) -> dict[str, Any]:
+    """`details.snapshotFilter`; the rendered-DOM fields appear only when search probed."""
+    details: dict[str, Any] = {"cleanArgs": list(clean_args)}
+    if filtered.search is not None:
+        details["search"] = filtered.search
+    if filtered.role is not None:
+        details["role"] = filtered.role
+    details.update(
+        matchedRefs=filtered.matched_refs,
+        totalRefs=filtered.total_refs,
+        visibleLines=filtered.visible_lines,
+        totalLines=filtered.total_lines,
+    )
+    if probe_result is not None:
+        total, truncated = search_probe_counts(probe_result)
+        details["renderedTextMatches"] = parse_search_probe(probe_result, refs or {})
+        details["renderedTextTotalMatches"] = total
+        details["renderedTextTruncated"] = truncated
+    return details
+
+
+def render_search_matches(
+    filtered: FilteredSnapshot, matches: Sequence[Mapping[str, Any]], total: int, truncated: bool
+) -> list[str]:
+    """Visible summary lines that keep direct ref matches and rendered-text matches apart."""
+    what = " and ".join(
+        part
+        for part in (
+            f'search "{filtered.search}"' if filtered.search is not None else "",
+            f"role={filtered.role}" if filtered.role is not None else "",
+        )
+        if part
+    )
+    lines = [
+        f"Snapshot filter ({what}): {filtered.matched_refs} direct ref matches of "
+        f"{filtered.total_refs} refs; showing {filtered.visible_lines} of "
+        f"{filtered.total_lines} snapshot lines with context."
+    ]
+    if filtered.search is None:
+        return lines
+    more = " (list cut short)" if truncated else ""
+    lines.append(
+        f"Rendered page text: {total} visible element matches{more} "
+        "(may include text with no ref; hidden elements excluded):"
+    )
+    for match in matches:
+        where = " [offscreen]" if match.get("offscreen") else ""
+        ref = f" @{match['ref']}" if match.get("ref") else ""
+        kind = "VALIDATION " if match.get("kind") == "validation" else ""
+        lines.append(f'- {kind}<{match.get("tagName", "")}>{ref}{where}: "{match.get("text")}"')
+    return lines

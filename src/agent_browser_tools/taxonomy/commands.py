@@ -1,0 +1,411 @@
+"""Rows of the command taxonomy for agent-browser 0.39.4 (types and lookup: `taxonomy.py`).
+
+Each row is written with `_cmd`, whose keyword names are short on purpose so a row fits on a few
+lines; the field docstrings on `CommandSpec` say what each capability means and why it exists.
+Local flags use a tiny spelling: `--name/-s` (short form), a trailing `=` for a required value,
+`?` for an optional value and `!` for a secret value, e.g. `--output/-o=` or `--password=!`.
+
+Sources, in order of authority: the tool contract (and its 0.9.4 diff), the live engine's
+`--help` and per-command help, then the upstream skills reference. Choices the contract leaves
+open are documented next to the row.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from agent_browser_tools.taxonomy.lookup import (
+    ArtifactKind,
+    ArtifactSlot,
+    CommandSpec,
+    FlagValue,
+    LocalFlag,
+    PageEffect,
+    RefSlots,
+    SessionNeed,
+    TimeoutFamily,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class GroupDefault:
+    """How a group head resolves when no literal subcommand follows it."""
+
+    head: tuple[str, ...]
+    bare: tuple[str, ...] | None = None
+    """Row used when nothing (or only flags) follows: `cookies` is `cookies get`."""
+    operand: tuple[str, ...] | None = None
+    """Row used when an operand follows: `tab t2` selects, `storage local k` gets `k`."""
+
+
+LOCAL = SessionNeed.SESSIONLESS
+NAV = PageEffect.NAVIGATES
+MAY = PageEffect.MAY_NAVIGATE
+HIST = PageEffect.HISTORY
+SWITCH = PageEffect.TARGET_SWITCH
+LONG = TimeoutFamily.LONG_RUNNING
+A = ArtifactKind
+
+FORM_TOGGLE = "checkbox radio"
+"""Roles whose same-snapshot toggles do not re-render the page (contract: check/uncheck and
+direct click/tap on checkbox or radio refs; select on combobox refs)."""
+
+
+def _flag(spec: str) -> LocalFlag:
+    sensitive = spec.endswith("!")
+    spec = spec.rstrip("!")
+    value = FlagValue.NONE
+    if spec.endswith("="):
+        value = FlagValue.REQUIRED
+    elif spec.endswith("?"):
+        value = FlagValue.OPTIONAL
+    name, _, short = spec.rstrip("=?").partition("/")
+    return LocalFlag(name, short or None, value, sensitive)
+
+
+def _path(text: str) -> tuple[str, ...]:
+    return tuple(text.split())
+
+
+def _cmd(
+    path: str,
+    summary: str,
+    *,
+    session: SessionNeed = SessionNeed.BROWSER,
+    refs: tuple[int, ...] = (),
+    guard: bool = False,
+    latch: bool = False,
+    exempt: str = "",
+    latch_min: int = 0,
+    effect: PageEffect = PageEffect.NONE,
+    nav: bool = False,
+    probe: bool = False,
+    change: bool = False,
+    artifacts: tuple[ArtifactSlot, ...] = (),
+    timeout: TimeoutFamily = TimeoutFamily.DEFAULT,
+    timeout_flag: str | None = None,
+    duration: int | None = None,
+    stop: str | None = None,
+    ro: bool = False,
+    stdin: str | None = None,
+    stdin_always: bool = False,
+    aliases: tuple[str, ...] = (),
+    args: tuple[int, int | None] = (0, 0),
+    flags: str = "",
+    secret: tuple[int, ...] = (),
+    synthetic: bool = False,
+    cli: bool = True,
+) -> CommandSpec:
+    return CommandSpec(
+        path=_path(path),
+        summary=summary,
+        session=session,
+        ref_slots=RefSlots(refs),
+        guards_refs=guard,
+        invalidates_batch_refs=latch,
+        latch_exempt_roles=frozenset(exempt.split()),
+        latch_min_operands=latch_min,
+        page_effect=effect,
+        navigation_summary=nav,
+        failure_probe=probe,
+        page_change_summary=change,
+        artifacts=artifacts,
+        timeout_family=timeout,
+        timeout_flag=timeout_flag,
+        duration_operand=duration,
+        paired_stop=_path(stop) if stop else None,
+        read_only=ro,
+        stdin_flag=stdin,
+        stdin_without_flag=stdin_always,
+        aliases=tuple(_path(alias) for alias in aliases),
+        min_operands=args[0],
+        max_operands=args[1],
+        flags=tuple(_flag(spec) for spec in flags.split()),
+        sensitive_operands=secret,
+        synthetic=synthetic,
+        cli_available=cli,
+    )
+
+
+def _element(path: str, summary: str) -> CommandSpec:
+    """A read-only query of one element: its selector operand resolves refs."""
+    return _cmd(path, summary, refs=(0,), ro=True, args=(1, 1))
+
+
+_STOP = ("record", "stop")
+_RECORDING = (
+    ArtifactSlot(A.VIDEO, path_operand=0, pending_until=_STOP),
+    ArtifactSlot(A.CONTACT_SHEET, data_fields=("contactSheetPath",), pending_until=_STOP),
+)
+_RECORD_FLAGS = "--fps= --cursor --contact-sheet --contact-sheet-threshold="
+_STORAGE = tuple(
+    spec
+    for area in ("local", "session")
+    for spec in (
+        _cmd(f"storage {area} get", f"Read {area}Storage (all, or one key)", ro=True, args=(0, 1)),
+        _cmd(f"storage {area} set", f"Set a {area}Storage key", args=(2, 2), secret=(1,)),
+        _cmd(f"storage {area} clear", f"Clear {area}Storage"),
+    )
+)
+
+# The rows below are kept one-command-per-line-group on purpose; the formatter would explode them.
+# fmt: off
+COMMANDS: tuple[CommandSpec, ...] = (
+    # Navigation. `open` without a URL only launches; the wrapper runs it as `get url`.
+    _cmd("open", "Launch the browser, optionally navigate", aliases=("goto", "navigate"),
+         effect=NAV, latch=True, change=True, args=(0, 1)),
+    _cmd("back", "Go back", effect=HIST, latch=True, nav=True, probe=True, change=True),
+    _cmd("forward", "Go forward", effect=HIST, latch=True, nav=True, probe=True, change=True),
+    _cmd("reload", "Reload page", effect=HIST, latch=True, nav=True, probe=True, change=True),
+    _cmd("pushstate", "SPA client-side navigation", effect=NAV, latch=True, change=True,
+         args=(1, 1)),
+    _cmd("connect", "Connect to a browser via CDP", effect=SWITCH, latch=True, probe=True,
+         args=(1, 1)),
+    _cmd("close", "Close the browser (--all closes every session)",
+         aliases=("quit", "exit"), effect=PageEffect.CLOSE, flags="--all"),
+    # Reading. Explicit-URL `read` fetches over HTTP without navigating the browser.
+    _cmd("read", "Fetch agent-readable text", ro=True, args=(0, 1),
+         flags="--raw --require-md --llms= --outline --filter= --timeout="),
+    _cmd("snapshot", "Accessibility tree with refs", ro=True,
+         flags="--interactive/-i --urls/-u --compact/-c --depth/-d= --selector/-s= --delta --full"),
+    _element("get text", "Get text content of element"),
+    _element("get html", "Get inner HTML of element"),
+    _element("get value", "Get value of input element"),
+    _cmd("get attr", "Get attribute value (selector first, then name)", refs=(0,), ro=True,
+         args=(2, 2)),
+    _cmd("get title", "Get page title", ro=True),
+    _cmd("get url", "Get current URL", ro=True),
+    _cmd("get count", "Count matching elements (CSS/XPath, never refs)", ro=True, args=(1, 1)),
+    _element("get box", "Get bounding box"),
+    _element("get styles", "Get computed styles"),
+    _cmd("get cdp-url", "Get CDP WebSocket URL", ro=True),
+    _element("is visible", "Check if element is visible"),
+    _element("is enabled", "Check if element is enabled"),
+    _element("is checked", "Check if checkbox/radio is checked"),
+    _element("highlight", "Highlight element"),
+    # Element actions. Only the selector slot resolves refs; typed text never does.
+    _cmd("click", "Click element", refs=(0,), guard=True, latch=True, exempt=FORM_TOGGLE,
+         effect=MAY, nav=True, change=True, args=(1, 1), flags="--new-tab --human"),
+    _cmd("dblclick", "Double-click element", refs=(0,), guard=True, latch=True, effect=MAY,
+         nav=True, change=True, args=(1, 1)),
+    _cmd("tap", "Tap element (touch)", refs=(0,), guard=True, latch=True, exempt=FORM_TOGGLE,
+         effect=MAY, change=True, args=(1, 1)),
+    _cmd("type", "Type into element", refs=(0,), guard=True, latch=True, change=True,
+         args=(2, 2)),
+    _cmd("fill", "Clear and fill", refs=(0,), guard=True, change=True, args=(2, 2)),
+    _cmd("hover", "Hover element", refs=(0,), guard=True, latch=True, change=True, args=(1, 1)),
+    _cmd("focus", "Focus element", refs=(0,), guard=True, args=(1, 1)),
+    _cmd("check", "Check checkbox", refs=(0,), guard=True, latch=True, exempt=FORM_TOGGLE,
+         change=True, args=(1, 1)),
+    _cmd("uncheck", "Uncheck checkbox", refs=(0,), guard=True, latch=True, exempt=FORM_TOGGLE,
+         change=True, args=(1, 1)),
+    _cmd("select", "Select dropdown option(s)", refs=(0,), guard=True, latch=True,
+         exempt="combobox", change=True, args=(2, None)),
+    _cmd("drag", "Drag and drop", refs=(0, 1), guard=True, latch=True, args=(2, 2),
+         flags="--human"),
+    _cmd("upload", "Upload files", refs=(0,), guard=True, latch=True, args=(2, None)),
+    _cmd("download", "Download file by clicking element", refs=(0,), guard=True, change=True,
+         args=(2, 2), artifacts=(ArtifactSlot(A.DOWNLOAD, path_operand=1),)),
+    _cmd("scrollintoview", "Scroll element into view", aliases=("scrollinto",), refs=(0,),
+         guard=True, latch=True, change=True, args=(1, 1)),
+    _cmd("scroll", "Scroll (up/down/left/right)", latch=True, change=True, args=(0, 2),
+         flags="--selector/-s="),
+    _cmd("frame", "Switch to an iframe (selector or ref) or back to main", refs=(0,),
+         args=(1, 1)),
+    # Keyboard and pointer: key names and coordinates are not refs.
+    _cmd("press", "Press key", aliases=("key",), latch=True, effect=MAY, change=True,
+         args=(1, 1)),
+    _cmd("keydown", "Press a key down", latch=True, change=True, args=(1, 1)),
+    _cmd("keyup", "Release a key", latch=True, change=True, args=(1, 1)),
+    _cmd("keyboard type", "Type text with real keystrokes", latch=True, change=True,
+         args=(1, 1)),
+    _cmd("keyboard inserttext", "Insert text without key events", latch=True, change=True,
+         args=(1, 1)),
+    _cmd("mouse move", "Move mouse", latch=True, args=(2, 2),
+         flags="--duration= --steps= --human --seed="),
+    _cmd("mouse down", "Press mouse button", latch=True, args=(0, 1)),
+    _cmd("mouse up", "Release mouse button", latch=True, args=(0, 1)),
+    _cmd("mouse wheel", "Scroll mouse wheel", latch=True, args=(1, 2)),
+    _cmd("swipe", "Swipe gesture (iOS)", latch=True, change=True, args=(1, 2)),
+    # Locators resolve upstream, so no ref slot; `find ... click` can navigate.
+    _cmd("find", "Find element by locator and act", latch=True, effect=MAY, args=(2, 5),
+         flags="--name= --exact"),
+    _cmd("wait", "Wait for element, time, text, URL, load state or download", refs=(0,),
+         ro=True, timeout=TimeoutFamily.WAIT, timeout_flag="--timeout", duration=0, args=(0, 1),
+         flags="--url/-u= --load/-l= --fn/-f= --text/-t= --download? --timeout=",
+         artifacts=(ArtifactSlot(A.DOWNLOAD, path_flag="--download", only_with_flag=True),)),
+    _cmd("eval", "Run JavaScript", latch=True, effect=MAY, probe=True, stdin="--stdin",
+         args=(0, 1), flags="--base64/-b --stdin"),
+    # Artifacts.
+    _cmd("screenshot", "Take screenshot", refs=(0,), ro=True, change=True, args=(0, 2),
+         flags="--full/-f --if-changed --threshold=",
+         artifacts=(ArtifactSlot(A.IMAGE, path_operand=-1, leading_selector=True),)),
+    _cmd("pdf", "Save as PDF", ro=True, change=True, args=(1, 1),
+         artifacts=(ArtifactSlot(A.PDF, path_operand=0),)),
+    _cmd("trace start", "Start Chrome DevTools trace", timeout=LONG, stop="trace stop"),
+    _cmd("trace stop", "Stop and save trace", args=(0, 1),
+         artifacts=(ArtifactSlot(A.TRACE, path_operand=0),)),
+    _cmd("profiler start", "Start DevTools profile", timeout=LONG, stop="profiler stop",
+         flags="--categories="),
+    _cmd("profiler stop", "Stop and save profile", args=(0, 1),
+         artifacts=(ArtifactSlot(A.PROFILE, path_operand=0),)),
+    # Recording swaps the page it captures in older natives, so start always latches; restart
+    # latches only when it navigates (URL operand).
+    _cmd("record start", "Start video recording", latch=True, effect=MAY, timeout=LONG,
+         stop="record stop", args=(1, 2), flags=_RECORD_FLAGS, artifacts=_RECORDING),
+    _cmd("record restart", "Stop current recording and start a new one", latch=True,
+         latch_min=2, effect=MAY, timeout=LONG, stop="record stop", args=(1, 2),
+         flags=_RECORD_FLAGS, artifacts=_RECORDING),
+    _cmd("record stop", "Stop and save video", artifacts=(
+        ArtifactSlot(A.VIDEO), ArtifactSlot(A.CONTACT_SHEET, data_fields=("contactSheetPath",)))),
+    _cmd("diff snapshot", "Compare current vs last snapshot (selector is CSS only)", ro=True,
+         flags="--baseline/-b= --selector/-s= --compact/-c --depth/-d="),
+    _cmd("diff screenshot", "Compare current vs baseline image", ro=True,
+         flags="--baseline/-b= --output/-o= --threshold/-t= --selector/-s= --full",
+         artifacts=(ArtifactSlot(A.DIFF_IMAGE, path_flag="--output", data_fields=("diffPath",)),)),
+    _cmd("diff url", "Compare two pages", effect=SWITCH, latch=True, nav=True, args=(2, 2),
+         flags="--screenshot --full --wait-until= --selector/-s= --compact/-c --depth/-d="),
+    # Browser settings (emulation does not re-render refs away).
+    _cmd("set viewport", "Set viewport size", args=(2, 3)),
+    _cmd("set device", "Emulate device", args=(1, 1)),
+    _cmd("set geo", "Set geolocation", aliases=("set geolocation",), args=(2, 2)),
+    _cmd("set offline", "Toggle offline mode", args=(0, 1)),
+    _cmd("set headers", "Set extra HTTP headers", args=(1, 1), secret=(0,)),
+    _cmd("set credentials", "HTTP basic auth", aliases=("set auth",), args=(2, 2), secret=(1,)),
+    _cmd("set media", "Emulate color scheme / reduced motion", args=(0, 2)),
+    # Network.
+    _cmd("network route", "Intercept requests", args=(1, 1),
+         flags="--abort --body=! --resource-type="),
+    _cmd("network unroute", "Remove routes", args=(0, 1)),
+    _cmd("network requests", "List captured requests", ro=True,
+         flags="--clear --filter= --type= --method= --status="),
+    _cmd("network request", "Full request/response detail", ro=True, args=(1, 1)),
+    _cmd("network har start", "Record a HAR", stop="network har stop", flags="--content="),
+    _cmd("network har stop", "Stop and save HAR", args=(0, 1),
+         artifacts=(ArtifactSlot(A.HAR, path_operand=0),)),
+    # Storage.
+    _cmd("cookies get", "Get all cookies", ro=True),
+    _cmd("cookies set", "Set a cookie (or import with --curl)", args=(0, 2), secret=(1,),
+         flags="--url= --domain= --path= --httpOnly --secure --sameSite= --expires= --curl="),
+    _cmd("cookies clear", "Clear cookies"),
+    *_STORAGE,
+    # Tabs and windows. `tab <id|label|target>` is spelled without a verb upstream.
+    _cmd("tab list", "List tabs", ro=True),
+    _cmd("tab new", "Open a new tab (and switch to it)", effect=SWITCH, latch=True, args=(0, 1),
+         flags="--label="),
+    _cmd("tab close", "Close a tab", effect=SWITCH, latch=True, nav=True, args=(0, 1)),
+    _cmd("tab select", "Switch to a tab by id, label or target id", synthetic=True,
+         effect=SWITCH, latch=True, nav=True, probe=True, args=(1, 1)),
+    _cmd("window new", "Open a new window", effect=SWITCH, latch=True, nav=True),
+    # Dialogs get the short dialog budget; accepting can navigate or re-render.
+    _cmd("dialog accept", "Accept dialog", effect=MAY, latch=True, change=True,
+         timeout=TimeoutFamily.DIALOG, args=(0, 1)),
+    _cmd("dialog dismiss", "Dismiss dialog", effect=MAY, latch=True, change=True,
+         timeout=TimeoutFamily.DIALOG),
+    _cmd("dialog status", "Is a dialog open?", ro=True, timeout=TimeoutFamily.DIALOG),
+    # Debugging.
+    _cmd("console", "View console logs", ro=True, flags="--clear"),
+    _cmd("errors", "View page errors", ro=True, flags="--clear"),
+    _cmd("inspect", "Open DevTools for the active page", ro=True, timeout=LONG),
+    _cmd("clipboard read", "Read clipboard", ro=True),
+    _cmd("clipboard write", "Write clipboard", args=(1, 1), secret=(0,)),
+    _cmd("clipboard copy", "Copy current selection"),
+    _cmd("clipboard paste", "Paste from clipboard", change=True),
+    _cmd("stream enable", "Start WebSocket streaming", timeout=LONG, stop="stream disable",
+         flags="--port="),
+    _cmd("stream disable", "Stop WebSocket streaming"),
+    _cmd("stream status", "Streaming status", ro=True),
+    # WebMCP: invoke/result/cancel can swap or navigate the page (contract: they latch).
+    _cmd("webmcp list", "WebMCP tool metadata", ro=True, args=(0, 1), flags="--frame="),
+    _cmd("webmcp invoke", "Invoke a page tool", effect=MAY, latch=True,
+         timeout=TimeoutFamily.WEBMCP, timeout_flag="--timeout", args=(1, 1),
+         flags="--params= --frame= --detach --timeout="),
+    _cmd("webmcp result", "Wait for a detached invocation", effect=MAY, latch=True,
+         timeout=TimeoutFamily.WEBMCP, timeout_flag="--timeout", args=(1, 1), flags="--timeout="),
+    _cmd("webmcp cancel", "Cancel an invocation", latch=True, args=(1, 1)),
+    _cmd("react tree", "React component tree", ro=True),
+    _cmd("react inspect", "Inspect one fiber", ro=True, args=(1, 1)),
+    _cmd("react renders start", "Start recording re-renders", stop="react renders stop"),
+    _cmd("react renders stop", "Stop and print render profile", ro=True),
+    _cmd("react suspense", "Suspense boundaries report", ro=True, flags="--only-dynamic"),
+    # `vitals <url>` / `a11y <url>` navigate first, so they latch only with a URL.
+    _cmd("vitals", "Core Web Vitals", aliases=("web-vitals",), effect=MAY, latch=True,
+         latch_min=1, args=(0, 1)),
+    _cmd("a11y", "axe-core accessibility audit", effect=MAY, latch=True, latch_min=1,
+         args=(0, 1), flags="--tags= --selector/-s="),
+    _cmd("removeinitscript", "Remove a runtime init script", args=(1, 1)),
+    _cmd("addinitscript", "Register an init script at runtime (documented; 0.39.4 CLI rejects)",
+         args=(1, 1), cli=False),
+    _cmd("batch", "Run commands sequentially (args or JSON stdin)", stdin_always=True,
+         args=(0, None), flags="--bail"),
+    # Auth vault: local profile maintenance is sessionless; login drives the browser.
+    _cmd("auth save", "Save an auth profile", session=LOCAL, stdin="--password-stdin",
+         args=(1, 1), flags="--url= --username= --password=! --password-stdin "
+         "--username-selector= --password-selector= --submit-selector="),
+    _cmd("auth login", "Log in with a saved profile", effect=MAY, latch=True, args=(1, 1),
+         flags="--credential-provider= --item= --url= --no-navigate --username-selector= "
+         "--password-selector= --submit-selector="),
+    _cmd("auth list", "List auth profiles", session=LOCAL, ro=True),
+    _cmd("auth show", "Show auth profile metadata", session=LOCAL, ro=True, args=(1, 1)),
+    _cmd("auth delete", "Delete auth profile", session=LOCAL, aliases=("auth remove",),
+         args=(1, 1)),
+    # Plugins are local config (brief: sessionless; the contract does not name them).
+    _cmd("plugin add", "Add a plugin", session=LOCAL, aliases=("plugins add",), args=(1, 1),
+         flags="--name= --capability= --project --no-manifest"),
+    _cmd("plugin list", "List plugins", session=LOCAL, aliases=("plugins list",), ro=True),
+    _cmd("plugin show", "Show a plugin", session=LOCAL, aliases=("plugins show",), ro=True,
+         args=(1, 1)),
+    _cmd("plugin run", "Run a plugin request", session=LOCAL, aliases=("plugins run",),
+         args=(2, 2), flags="--payload=!"),
+    # Confirming runs the pending action, which may navigate.
+    _cmd("confirm", "Approve a pending action", effect=MAY, latch=True, args=(1, 1)),
+    _cmd("deny", "Deny a pending action", args=(1, 1)),
+    _cmd("session", "Show current session name", ro=True),
+    _cmd("session id", "Generate a stable session id (local)", session=LOCAL, ro=True,
+         flags="--scope= --prefix="),
+    _cmd("session info", "Daemon, launch and restore diagnostics", ro=True),
+    _cmd("session list", "List active sessions", session=LOCAL, ro=True),
+    # State files: save/load need the browser, the rest is local file lifecycle.
+    _cmd("state save", "Save cookies and storage to a file", args=(1, 1)),
+    _cmd("state load", "Load state from a file", effect=SWITCH, latch=True, probe=True,
+         args=(1, 1)),
+    _cmd("state list", "List saved state files", session=LOCAL, ro=True),
+    _cmd("state show", "Show state summary", session=LOCAL, ro=True, args=(1, 1)),
+    _cmd("state rename", "Rename a state file", session=LOCAL, args=(2, 2)),
+    _cmd("state clear", "Clear saved states", session=LOCAL, args=(0, 1), flags="--all/-a"),
+    _cmd("state clean", "Delete expired state files", session=LOCAL, flags="--older-than="),
+    # Servers, setup and skills.
+    _cmd("chat", "Natural-language browser control", effect=MAY, latch=True, timeout=LONG,
+         args=(0, 1)),
+    _cmd("mcp", "Start an MCP stdio server", session=LOCAL, timeout=LONG, flags="--tools="),
+    _cmd("dashboard start", "Start the dashboard server", session=LOCAL, timeout=LONG,
+         stop="dashboard stop", flags="--port= --allowed-origins="),
+    _cmd("dashboard stop", "Stop the dashboard server", session=LOCAL),
+    _cmd("install", "Install browser binaries", session=LOCAL, timeout=LONG,
+         flags="--with-deps/-d"),
+    _cmd("upgrade", "Upgrade agent-browser", session=LOCAL, timeout=LONG),
+    # doctor's own switches (--offline, --quick, --fix, --webgpu, --headed, --debug) are all
+    # stripped by the global parser, so it has no local flags.
+    _cmd("doctor", "Diagnose the install", session=LOCAL, timeout=LONG),
+    _cmd("profiles", "List Chrome profiles", session=LOCAL, ro=True),
+    _cmd("skills list", "List bundled skills", session=LOCAL, ro=True),
+    _cmd("skills get", "Print a skill", session=LOCAL, ro=True, args=(0, None),
+         flags="--full --all"),
+    _cmd("skills path", "Print a skill directory", session=LOCAL, ro=True, args=(0, 1)),
+    _cmd("device list", "List iOS simulators", session=LOCAL, ro=True),
+)
+# fmt: on
+
+GROUP_DEFAULTS: tuple[GroupDefault, ...] = (
+    GroupDefault(("tab",), bare=("tab", "list"), operand=("tab", "select")),
+    GroupDefault(("cookies",), bare=("cookies", "get")),
+    GroupDefault(("storage", "local"), ("storage", "local", "get"), ("storage", "local", "get")),
+    GroupDefault(
+        ("storage", "session"), ("storage", "session", "get"), ("storage", "session", "get")
+    ),
+    GroupDefault(("skills",), bare=("skills", "list")),
+    GroupDefault(("plugin",), bare=("plugin", "list")),
+    GroupDefault(("plugins",), bare=("plugin", "list")),
+    GroupDefault(("dashboard",), bare=("dashboard", "start")),
+    GroupDefault(("device",), bare=("device", "list")),
+)

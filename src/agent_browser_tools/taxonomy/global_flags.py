@@ -1,0 +1,99 @@
+"""Global flags of agent-browser 0.39.4, one row each (types and lookup: `taxonomy.py`).
+
+Which flags are launch-scoped follows the contract's exact list; which are sensitive decides
+what argv redaction masks. Kept apart from the command rows in `taxonomy_table.py`.
+"""
+
+from __future__ import annotations
+
+from agent_browser_tools.taxonomy.lookup import FlagValue, GlobalFlag
+
+REQ = FlagValue.REQUIRED
+BOOL = FlagValue.OPTIONAL_BOOL
+
+
+def _g(
+    name: str,
+    summary: str,
+    value: FlagValue = REQ,
+    *,
+    short: str | None = None,
+    launch: bool = False,
+    sensitive: bool = False,
+    selects: bool = False,
+    inspection: bool = False,
+) -> GlobalFlag:
+    return GlobalFlag(name, summary, short, value, launch, sensitive, selects, inspection)
+
+
+# Launch-scoped is exactly the contract's list; --extension and --proxy also only matter at
+# launch upstream, but the contract does not list them, so they pass through unchanged.
+# fmt: off
+GLOBAL_FLAGS: tuple[GlobalFlag, ...] = (
+    _g("--profile", "Chrome profile name or directory", launch=True),
+    _g("--restore", "Auto-save/restore state (optional key)", FlagValue.OPTIONAL,
+       launch=True),
+    _g("--restore-save", "Restore auto-save policy", launch=True),
+    _g("--restore-check-url", "Validate restored URL", launch=True),
+    _g("--restore-check-text", "Validate restored page text", launch=True),
+    _g("--restore-check-fn", "Validate restored state with JS", launch=True),
+    _g("--session-name", "Legacy restore persistence key", launch=True),
+    _g("--state", "Load auth state JSON at launch", launch=True),
+    _g("--auto-connect", "Connect to a running Chrome", BOOL, launch=True),
+    _g("--headers", "Origin-scoped HTTP headers (credentials)", sensitive=True),
+    _g("--session", "Isolated session", selects=True),
+    _g("--namespace", "Isolate daemon sockets and restore state", launch=True),
+    _g("--executable-path", "Custom browser executable", launch=True),
+    _g("--extension", "Load a browser extension (repeatable)"),
+    _g("--init-script", "Page init script (repeatable)", launch=True),
+    _g("--enable", "Built-in init scripts", launch=True),
+    _g("--args", "Browser launch args", launch=True),
+    _g("--user-agent", "Custom User-Agent", launch=True),
+    _g("--proxy", "Proxy server URL (may embed user:pass)", sensitive=True),
+    _g("--proxy-bypass", "Hosts that bypass the proxy"),
+    _g("--ignore-https-errors", "Ignore HTTPS certificate errors", BOOL),
+    _g("--ca-cert", "Trust a CA certificate", launch=True),
+    _g("--no-ca-cert", "Clear retained CA trust", BOOL, launch=True),
+    _g("--use-system-ca", "OS trust store for CLI requests", BOOL),
+    _g("--allow-file-access", "Allow file:// access", BOOL),
+    _g("--hide-scrollbars", "Hide scrollbars in headless screenshots", BOOL),
+    _g("--provider", "Browser provider", short="-p", launch=True),
+    _g("--device", "iOS device name", launch=True),
+    _g("--json", "JSON output", BOOL),
+    _g("--annotate", "Annotated screenshot", BOOL),
+    _g("--screenshot-dir", "Default screenshot directory"),
+    _g("--screenshot-quality", "JPEG quality"),
+    _g("--screenshot-format", "png or jpeg"),
+    _g("--input-mode", "Sticky pointer mode (live session setting, not a launch flag)"),
+    _g("--headed", "Show browser window", BOOL, launch=True),
+    _g("--webgpu", "Enable WebGPU", BOOL, launch=True),
+    _g("--no-webmcp", "Disable experimental WebMCP", BOOL, launch=True),
+    # Remote CDP endpoints carry access tokens in their query strings.
+    _g("--cdp", "Connect via CDP port or URL", launch=True, sensitive=True),
+    _g("--pin-tab", "Pin the session to its bound tab", BOOL),
+    _g("--no-pin-tab", "Unpin the session", BOOL),
+    _g("--color-scheme", "Color scheme"),
+    _g("--download-path", "Default download directory"),
+    _g("--content-boundaries", "Wrap page output in boundary markers", BOOL),
+    _g("--max-output", "Truncate page output"),
+    _g("--allowed-domains", "Restrict network domains", launch=True),
+    _g("--action-policy", "Action policy JSON file"),
+    _g("--confirm-actions", "Categories requiring confirmation"),
+    _g("--confirm-interactive", "Interactive confirmation prompts", BOOL),
+    _g("--idle-timeout", "Daemon idle shutdown", launch=True),
+    _g("--engine", "Browser engine"),
+    _g("--no-auto-dialog", "Do not auto-dismiss dialogs", BOOL),
+    _g("--model", "AI model for chat"),
+    _g("--verbose", "Show chat tool commands", BOOL, short="-v"),
+    _g("--quiet", "Only AI text responses", BOOL, short="-q"),
+    _g("--config", "Custom config file"),
+    _g("--debug", "Debug output", BOOL),
+    # doctor switches, but the engine strips them from argv wherever they appear.
+    _g("--offline", "doctor: skip network probes", BOOL),
+    _g("--quick", "doctor: skip the live launch test", BOOL),
+    _g("--fix", "doctor: run destructive repairs", BOOL),
+    _g("--version", "Show version", FlagValue.NONE, short="-V", inspection=True),
+    _g("--help", "Show help (after a command: that command's help)", FlagValue.NONE,
+       short="-h", inspection=True),
+)
+# fmt: on

@@ -1,0 +1,159 @@
+"""Artifacts in the direct tool: preflight aliases, verify after the run, attach images.
+
+Categories follow the contract: any missing non-pending artifact fails closed
+(`artifact-missing`); otherwise a pending recording gives `artifact-pending`, unverified rows
+`artifact-unverified`, and verified files `artifact-saved`.
+"""
+
+from __future__ import annotations
+
+import base64
+from pathlib import Path
+from typing import Any
+
+from agent_browser_tools.engine.envelope import Envelope
+from agent_browser_tools.engine.runner import RawOutcome
+from agent_browser_tools.planning.plan import ExecutionPlan
+from agent_browser_tools.results import artifacts as art
+from agent_browser_tools.results import next_actions as na
+from agent_browser_tools.results.categories import FailureCategory, SuccessCategory
+from agent_browser_tools.results.observation import Observation
+from agent_browser_tools.results.output_file import resolve_output_path
+from agent_browser_tools.results.tool_result import ImageBlock
+from agent_browser_tools.taxonomy.lookup import ArtifactKind
+
+CAPTURE_BY_FLAG = (("--full", "full-page"), ("-f", "full-page"))
+
+
+def planned_requests(plan: ExecutionPlan) -> list[art.ArtifactRequest]:
+    if plan.row_matches is not None:
+        requests: list[art.ArtifactRequest] = []
+        for index, match in enumerate(plan.row_matches, start=1):
+            requests += art.requests_for(match, step=index)
+        return requests
+    return art.requests_for(plan.match)
+
+
+def preflight(plan: ExecutionPlan, cwd: Path, output_path: str | None) -> str | None:
+    """Reject duplicate/aliased destinations before dispatch; None when fine."""
+    labelled = [
+        (f"step {r.step} `{r.command}`" if r.step else f"`{r.command}`", r.requested)
+        for r in planned_requests(plan)
+        if r.requested
+    ]
+    paths = [(label, path) for label, path in labelled if path is not None]
+    if output_path:
+        try:
+            target = resolve_output_path(output_path, cwd)
+        except ValueError as exc:
+            return str(exc)
+        paths.append(("outputPath", str(target.absolute)))
+    return art.find_alias(paths, cwd)
+
+
+def verify(
+    plan: ExecutionPlan, envelope: Envelope, raw: RawOutcome, cwd: Path
+) -> list[dict[str, Any]]:
+    """Entries for every artifact the finished command reported or was asked for."""
+    window = (raw.started_at, raw.ended_at)
+    entries: list[dict[str, Any]] = []
+    if plan.row_matches is not None:
+        rows = envelope.rows or ()
+        for request in planned_requests(plan):
+            index = (request.step or 0) - 1
+            if index < len(rows) and rows[index].success:
+                entry = art.verify_entry(request, rows[index].result, cwd=cwd, window=window)
+                if entry is not None:
+                    entries.append(entry)
+        return entries
+    if not envelope.success:
+        return []
+    for request in planned_requests(plan):
+        entry = art.verify_entry(request, envelope.data, cwd=cwd, window=window)
+        if entry is not None:
+            entries.append(entry)
+    return entries
+
+
+def _capture(plan: ExecutionPlan) -> str:
+    tokens = plan.checked.command_tokens
+    for flag, capture in CAPTURE_BY_FLAG:
+        if flag in tokens:
+            return capture
+    match = plan.match
+    if match is not None and len(match.operands) >= 2:
+        return "element"
+    return "viewport"
+
+
+def attach(
+    plan: ExecutionPlan, obs: Observation, entries: list[dict[str, Any]], inline_max: int
+) -> list[ImageBlock]:
+    """Set artifact fields and categories on `obs`; return inline image blocks."""
+    if not entries:
+        return []
+    summary = art.summarize(entries)
+    obs.extra["artifacts"] = entries
+    obs.extra["artifactVerification"] = summary
+    if summary["missingCount"]:
+        missing = [e["path"] for e in entries if e["state"] == "missing"]
+        obs.success = False
+        obs.success_category = None
+        obs.failure_category = FailureCategory.ARTIFACT_MISSING
+        obs.error = "agent-browser reported success but the artifact is not on disk: " + ", ".join(
+            missing
+        )
+        return []
+    if not obs.success:
+        return []
+    if summary["pendingCount"]:
+        obs.success_category = SuccessCategory.ARTIFACT_PENDING
+        prefix = na.session_prefix(plan.session.key, not plan.session.used_implicit_session)
+        obs.next_actions.append(
+            na.NextAction(
+                id="stop-pending-recording",
+                reason="The recording file exists only after `record stop`; stop and verify it.",
+                params={"args": [*prefix, "record", "stop"]},
+            )
+        )
+    elif summary["unverifiedCount"]:
+        obs.success_category = SuccessCategory.ARTIFACT_UNVERIFIED
+    else:
+        obs.success_category = SuccessCategory.ARTIFACT_SAVED
+    return _images(plan, obs, entries, inline_max)
+
+
+def _images(
+    plan: ExecutionPlan, obs: Observation, entries: list[dict[str, Any]], inline_max: int
+) -> list[ImageBlock]:
+    blocks: list[ImageBlock] = []
+    observations: list[dict[str, Any]] = []
+    for entry in entries:
+        if entry["state"] != "verified" or entry["kind"] not in {k.value for k in art.IMAGE_KINDS}:
+            continue
+        path = Path(entry["absolutePath"])
+        info = art.image_dimensions(path)
+        if info is None:
+            continue
+        mime, width, height = info
+        observations.append(
+            {
+                "path": entry["path"],
+                "mimeType": mime,
+                "pixels": {"width": width, "height": height},
+                # Only a plain screenshot captures the page; diff images and contact sheets
+                # are derived pictures with no viewport/full-page/element meaning.
+                "capture": (
+                    _capture(plan)
+                    if not plan.is_batch and entry["kind"] == ArtifactKind.IMAGE.value
+                    else "unknown"
+                ),
+                "geometry": {"status": "unknown", "reason": "no viewport samples were taken"},
+            }
+        )
+        if entry.get("sizeBytes", 0) <= inline_max:
+            data = base64.b64encode(path.read_bytes()).decode("ascii")
+            blocks.append(ImageBlock(data=data, mime_type=mime, path=entry["path"]))
+    if observations:
+        obs.extra["imageObservations"] = observations
+    return blocks

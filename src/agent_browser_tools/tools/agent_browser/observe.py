@@ -1,0 +1,302 @@
+"""Direct tool: engine envelope -> `Observation` (pure).
+
+Categories come from the classifier chain; batch results get per-step categories plus the
+aggregate; the redacted roll-up goes to `data`; recovery is attached as exact next actions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from agent_browser_tools.engine.envelope import BatchRow, EngineFailure, Envelope
+from agent_browser_tools.planning.plan import ExecutionPlan
+from agent_browser_tools.redaction import (
+    argv_secrets,
+    redact_argv,
+    redact_data,
+    redact_text,
+    scrub_exact,
+)
+from agent_browser_tools.results import diagnostics
+from agent_browser_tools.results import next_actions as na
+from agent_browser_tools.results.categories import FailureCategory, SuccessCategory
+from agent_browser_tools.results.classify import classify_failure, classify_success, getter_hint
+from agent_browser_tools.results.observation import Observation
+from agent_browser_tools.results.overlays import overlay_blockers
+from agent_browser_tools.results.snapshot.delta import snapshot_payload
+from agent_browser_tools.taxonomy.lookup import CommandMatch, PageEffect
+
+UNVERIFIED_WARNING = "Action dispatched; application change unverified."
+
+
+def _path_of(match: CommandMatch | None, tokens: Sequence[str]) -> tuple[str, ...]:
+    return match.spec.path if match is not None else tuple(tokens[:2])
+
+
+def _failure_category(
+    error: str, command: Sequence[str], envelope: Envelope | None = None
+) -> FailureCategory:
+    failure = envelope.failure if envelope is not None else None
+    return classify_failure(
+        error,
+        command=tuple(command),
+        timed_out=failure is EngineFailure.TIMEOUT,
+        missing_binary=failure is EngineFailure.MISSING_BINARY,
+        parse_failure=failure is EngineFailure.PARSE_FAILURE,
+    )
+
+
+def _step(index: int, row: BatchRow, match: CommandMatch | None) -> dict[str, Any]:
+    path = _path_of(match, row.command)
+    step: dict[str, Any] = {
+        "step": index,
+        "command": redact_argv(row.command),
+        "success": row.success,
+        "resultCategory": "success" if row.success else "failure",
+    }
+    if row.success:
+        step["successCategory"] = SuccessCategory.COMPLETED.value
+        step["result"] = redact_data(_visible(row.result), path=path)
+        spec = match.spec if match is not None else None
+        if spec is not None and spec.page_change_summary and not spec.read_only:
+            step["dispatchOnly"] = True
+    else:
+        error = scrub_exact(redact_text(row.error or "failed"), argv_secrets(row.command))
+        step["error"] = error
+        step["failureCategory"] = _failure_category(error, row.command).value
+    lifecycle = _lifecycle(row.result)
+    if lifecycle is not None:
+        step["lifecycle"] = lifecycle
+    return step
+
+
+def _visible(data: Any) -> Any:
+    if isinstance(data, Mapping):
+        return {k: v for k, v in data.items() if k != "lifecycle"}
+    return data
+
+
+def _lifecycle(data: Any) -> dict[str, Any] | None:
+    if isinstance(data, Mapping):
+        life = data.get("lifecycle")
+        if isinstance(life, Mapping):
+            launch = life.get("effectiveLaunch")
+            if isinstance(launch, Mapping) and isinstance(launch.get("browserLaunched"), bool):
+                return {"effectiveLaunch": {"browserLaunched": launch["browserLaunched"]}}
+    return None
+
+
+def observe_batch(plan: ExecutionPlan, envelope: Envelope) -> Observation:
+    """Aggregate and per-step outcomes of a native batch."""
+    rows = envelope.rows or ()
+    matches = plan.row_matches or ()
+    reached = [r for r in (plan.checked.batch.rows if plan.checked.batch else ()) if r]
+    steps = [
+        _step(i, row, matches[i - 1] if i - 1 < len(matches) else None)
+        for i, row in enumerate(rows, start=1)
+    ]
+    rollup = [
+        {k: v for k, v in s.items() if k in ("success", "command", "result", "error")}
+        for s in steps
+    ]
+    obs = Observation(success=envelope.success, data=rollup)
+    obs.extra["batchSteps"] = steps
+    ok = sum(1 for s in steps if s["success"])
+    obs.summary = f"Batch: {ok}/{len(steps)} steps succeeded ({len(reached)} planned)."
+    if envelope.success:
+        obs.success_category = SuccessCategory.COMPLETED
+        return obs
+    failed = next((s for s in steps if not s["success"]), None)
+    if failed is not None:
+        obs.extra["batchFailure"] = {"failedStep": failed}
+        obs.error = (
+            f"step {failed['step']} ({' '.join(failed['command'])}) failed: {failed['error']}"
+        )
+        obs.failure_category = FailureCategory(failed["failureCategory"])
+    else:
+        obs.error = redact_text(envelope.error or "batch failed")
+        obs.failure_category = _failure_category(obs.error, plan.checked.command_tokens, envelope)
+    return obs
+
+
+def observe_direct(plan: ExecutionPlan, envelope: Envelope) -> Observation:
+    """Outcome of a single (non-batch) command."""
+    path = plan.path
+    pending = _pending_confirmation(envelope.data)
+    if envelope.success and pending is not None:
+        return _confirmation_required(plan, pending)
+    if envelope.success:
+        obs = Observation(success=True)
+        obs.data = redact_data(_visible(envelope.data), path=path)
+        obs.success_category = classify_success(
+            inspection=plan.checked.inspection,
+            pending_artifacts=0,
+            unverified_artifacts=0,
+            saved_file=False,
+            artifact_count=0,
+        )
+        if envelope.warning:
+            obs.warnings.append(redact_text(envelope.warning))
+        if path == ("read",):
+            _read_execution(plan, envelope.data, obs)
+        return obs
+    secrets = argv_secrets(plan.effective_args)
+    error = scrub_exact(redact_text(envelope.error or "agent-browser failed"), secrets)
+    obs = Observation(success=False, error=error)
+    obs.failure_category = _failure_category(error, plan.checked.command_tokens, envelope)
+    hint = getter_hint(error, tuple(plan.checked.command_tokens), _explicit_session(plan))
+    if hint is not None:
+        obs.warnings.extend(hint.lines)
+        action = hint.next_action()
+        if action is not None:
+            obs.next_actions.append(action)
+    return obs
+
+
+def _read_execution(plan: ExecutionPlan, data: Any, obs: Observation) -> None:
+    """`read` may fetch over HTTP without a browser; say which path ran, in words.
+
+    The facts (source, CLI start, browser lifecycle, managed-session outcome) are otherwise
+    only in details, which many hosts never show the model.
+    """
+    source = data.get("source") if isinstance(data, Mapping) else None
+    lifecycle = _lifecycle(data)
+    launched = lifecycle["effectiveLaunch"]["browserLaunched"] if lifecycle else None
+    if isinstance(source, str):
+        obs.extra["readSource"] = source
+    browser = {True: "active", False: "not launched", None: "unknown"}[launched]
+    life = data.get("lifecycle") if isinstance(data, Mapping) else None
+    if not plan.session.used_implicit_session:
+        session = "caller-selected session (not managed by the wrapper)"
+    elif isinstance(life, Mapping) and life.get("reused") is True:
+        session = "managed session reused"
+    elif isinstance(life, Mapping) and life.get("launched") is True:
+        session = "managed session started"
+    else:
+        session = "managed session outcome unknown"
+    owner = "implicit managed" if plan.session.used_implicit_session else "caller-selected"
+    obs.extra["readExecution"] = (
+        f"Read execution: source {source or 'unknown'}; agent-browser CLI started and exited "
+        f"0; {owner} session browser {browser}; {session}."
+    )
+
+
+def _pending_confirmation(data: Any) -> dict[str, Any] | None:
+    """The engine's pending-confirmation payload (`confirmation_required: true`), if any."""
+    if isinstance(data, Mapping) and data.get("confirmation_required") is True:
+        ident = data.get("confirmation_id")
+        if isinstance(ident, str) and ident:
+            return {"id": ident, "action": data.get("action")}
+    return None
+
+
+def _confirmation_required(plan: ExecutionPlan, pending: dict[str, Any]) -> Observation:
+    """The action did not run: it waits for an explicit confirm/deny with the exact id."""
+    prefix = na.session_prefix(plan.session.key, not plan.session.used_implicit_session)
+    ident = pending["id"]
+    obs = Observation(
+        success=False,
+        failure_category=FailureCategory.CONFIRMATION_REQUIRED,
+        error=(
+            f"`{pending.get('action') or plan.path[0]}` needs confirmation (id {ident}); it has "
+            "not run. Confirm only if the user's request covers it."
+        ),
+    )
+    obs.data = {"confirmationId": ident, "action": pending.get("action")}
+    obs.next_actions += [
+        na.NextAction(
+            id="confirm-pending-action",
+            reason="Approve the pending action with its exact native id.",
+            safety="Only when the user's request authorizes this action.",
+            params={"args": [*prefix, "confirm", ident]},
+        ),
+        na.NextAction(
+            id="deny-pending-action",
+            reason="Reject the pending action with its exact native id.",
+            params={"args": [*prefix, "deny", ident]},
+        ),
+    ]
+    return obs
+
+
+def _explicit_session(plan: ExecutionPlan) -> str | None:
+    key = plan.session.key
+    return key.session if key is not None and not plan.session.used_implicit_session else None
+
+
+def add_recovery(plan: ExecutionPlan, obs: Observation, *, target_unknown: bool) -> None:
+    """Attach exact next actions for timeouts, unknown targets, tab_gone and mutations."""
+    prefix = na.session_prefix(plan.session.key, not plan.session.used_implicit_session)
+    category = obs.failure_category
+    if not obs.success and category is FailureCategory.TIMEOUT:
+        if target_unknown:
+            obs.next_actions = [a for a in obs.next_actions if "snapshot" not in a.params["args"]]
+            obs.next_actions.append(
+                na.verify_page_target(prefix, "verify-page-target-after-timeout")
+            )
+        elif (
+            plan.match is not None
+            and plan.match.spec.read_only
+            and redact_argv(plan.args) == list(plan.args)
+        ):
+            obs.next_actions.append(
+                na.retry_with_longer_timeout(plan.args, plan.stdin, plan.timeout.timeout_ms * 2)
+            )
+    if (
+        not obs.success
+        and category is FailureCategory.TIMEOUT
+        and plan.timeout.source in ("dialog", "dialog-trigger")
+    ):
+        # A blocking alert/confirm/prompt stalls every page command: look, dismiss, or start
+        # over, instead of repeating the call that opened it.
+        obs.next_actions += na.dialog_timeout_actions(prefix)
+    if not obs.success and category is FailureCategory.TAB_GONE:
+        obs.next_actions.extend(na.tab_gone_actions(prefix))
+    if not obs.success and obs.error and "is covered by" in obs.error:
+        obs.next_actions.append(na.inspect_overlay_state(prefix))
+    if obs.success and plan.path == ("snapshot",) and isinstance(obs.data, Mapping):
+        _overlay_blockers(obs, prefix)
+    if obs.success and plan.match is not None and _mutates(plan.match):
+        obs.next_actions.append(na.inspect_after_mutation(prefix))
+    if obs.success and plan.path[:2] == ("network", "requests") and isinstance(obs.data, Mapping):
+        rows = diagnostics.request_rows(obs.data)
+        obs.next_actions += na.network_request_actions(prefix, diagnostics.select_request_id(rows))
+
+
+def _overlay_blockers(obs: Observation, prefix: list[str]) -> None:
+    payload = snapshot_payload(obs.data)
+    found = (
+        overlay_blockers(payload.refs, payload.text)
+        if payload is not None and payload.refs is not None
+        else None
+    )
+    if found is None:
+        return
+    obs.extra["overlayBlockers"] = found
+    obs.warnings.append("Possible overlay blockers: " + found["summary"])
+    obs.next_actions.append(na.inspect_overlay_state(prefix))
+    for index, candidate in enumerate(found["candidates"], start=1):
+        obs.next_actions.append(
+            na.NextAction(
+                id=f"try-overlay-blocker-candidate-{index}",
+                reason=f"Dismiss the overlay with {candidate['name']!r} ({candidate['ref']}).",
+                safety="Evidence only: make sure this control dismisses, not accepts, anything "
+                "the task must not agree to.",
+                params={"args": [*prefix, *candidate["args"]]},
+            )
+        )
+
+
+def _mutates(match: CommandMatch) -> bool:
+    spec = match.spec
+    return spec.page_effect in (
+        PageEffect.NAVIGATES,
+        PageEffect.MAY_NAVIGATE,
+        PageEffect.HISTORY,
+    ) or (spec.page_change_summary and not spec.read_only)
+
+
+def classify_text_failure(plan: ExecutionPlan, envelope: Envelope, error: str) -> FailureCategory:
+    """Native-text failures: process facts first, then the ordinary text chain."""
+    return _failure_category(error, plan.checked.command_tokens, envelope)

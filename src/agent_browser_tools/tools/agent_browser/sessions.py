@@ -1,0 +1,105 @@
+"""Managed-session lifecycle: fresh rotation outcomes and shutdown cleanup.
+
+A fresh launch replaces the conversation's managed browser only when it succeeds; the browser
+it replaced is closed (it is ours). A failed fresh launch is closed best-effort and
+`managedSessionOutcome` says whether the previous managed session was preserved or the attempt
+was abandoned. Shutdown closes only managed browsers this process owns, never caller-owned or
+attached ones, within the cleanup budget.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from typing import Any
+
+from agent_browser_tools.planning.plan import ExecutionPlan
+from agent_browser_tools.results.observation import Observation
+from agent_browser_tools.runtime import Runtime
+from agent_browser_tools.state.models import Effect, ManagedSessionSelected, SessionKey
+from agent_browser_tools.tools.agent_browser.helpers import session_args
+
+
+async def close_session(rt: Runtime, key: SessionKey, timeout_ms: int | None = None) -> bool:
+    """`close` one session; True when the engine confirmed it."""
+    from agent_browser_tools.engine.envelope import OutputMode, parse_outcome
+
+    args = [*session_args(key), "close"]
+    budget = timeout_ms or rt.settings.session_close_timeout_ms
+    raw = await rt.spawn(args, timeout_ms=budget)
+    return parse_outcome(raw, OutputMode.JSON).success
+
+
+async def settle_fresh(
+    rt: Runtime, plan: ExecutionPlan, obs: Observation, effects: list[Effect]
+) -> None:
+    """Record the outcome of a `sessionMode: "fresh"` launch."""
+    if not plan.session.fresh or plan.session.key is None:
+        return
+    key = plan.session.key
+    previous = plan.session.fresh_from
+    outcome: dict[str, Any] = {"session": key.session, "previousSession": previous}
+    if obs.success:
+        outcome["outcome"] = "replaced" if previous else "created"
+        if not any(isinstance(e, ManagedSessionSelected) for e in effects):
+            effects.append(ManagedSessionSelected(session=key.session))
+        if previous is not None:
+            old = SessionKey(session=previous, namespace=key.namespace)
+            with contextlib.suppress(Exception):
+                outcome["previousClosed"] = await close_session(rt, old)
+            rt.owned_sessions.discard(old)
+    else:
+        outcome["outcome"] = "preserved" if previous else "abandoned"
+        with contextlib.suppress(Exception):
+            await close_session(rt, key)
+        line = (
+            f"Managed session outcome: the fresh launch failed; previous managed session "
+            f"{previous!r} is still current."
+            if previous
+            else "Managed session outcome: the fresh launch failed and no managed session existed; "
+            "the attempt was abandoned."
+        )
+        obs.warnings.append(line)
+    obs.extra["managedSessionOutcome"] = outcome
+
+
+async def close_owned(rt: Runtime) -> dict[str, bool]:
+    """Close every managed browser this runtime launched, bounded by the cleanup budget."""
+    owned = sorted(rt.owned_sessions, key=lambda k: k.label)
+    if not owned:
+        return {}
+    results = await asyncio.gather(
+        *(close_session(rt, key) for key in owned), return_exceptions=True
+    )
+    rt.owned_sessions.clear()
+    return {key.label: result is True for key, result in zip(owned, results, strict=True)}
+
+
+HEADED_HANDOFF = (
+    "A headed browser window was launched for session {session}. If you can see it, complete "
+    'the login there, then continue with sessionMode: "auto"; this result cannot prove the '
+    "window is visible on your desktop."
+)
+
+
+def headed_handoff(plan: ExecutionPlan, obs: Observation, data: Any) -> None:
+    """`browserWindow` after a managed headed launch that the engine says really launched."""
+    key = plan.session.key
+    if not obs.success or key is None or plan.session.ownership != "managed":
+        return
+    if not any(flag.split("=", 1)[0] == "--headed" for flag in plan.session.launch_flags):
+        return
+    if any(flag.split("=", 1)[1:] == ["false"] for flag in plan.session.launch_flags):
+        return
+    outcome = obs.extra.get("managedSessionOutcome", {}).get("outcome", "created")
+    life = data.get("lifecycle") if isinstance(data, dict) else None
+    launched = isinstance(life, dict) and life.get("launched") is True
+    if not launched or outcome not in ("created", "replaced"):
+        return
+    obs.extra["browserWindow"] = {
+        "mode": "headed",
+        "ownership": "wrapper-managed",
+        "sessionName": key.session,
+        "visibility": "unverified",
+    }
+    obs.warnings.append(HEADED_HANDOFF.format(session=key.session))

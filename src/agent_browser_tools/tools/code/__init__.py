@@ -1,0 +1,1 @@
+"""`agent_browser_code`: sandboxed JavaScript cells over the persistent browser."""

@@ -1,0 +1,185 @@
+"""`agent_browser_code`: sandboxed JavaScript cells over the persistent browser.
+
+A cell is an async JavaScript body run in a fresh QuickJS worker process (`sandbox/`). Its
+`browser()` calls run in this process through the direct tool's executor, bound to one browser
+identity fixed before the code starts; its output is what it `emit`s (or returns) plus the
+images it selects with `emitImage`. JavaScript state never outlives the cell; the browser does.
+
+Outcome categories:
+
+- uncaught exception, a syntax error, the 64 MiB heap cap (`InternalError: out of memory`), a
+  deadlocked body, or a crashed worker -> `script-error` (with the JS message and line);
+- deadline -> `timeout` (the worker is killed; an active inner call is cancelled and journaled
+  as target-unknown); cancellation of the calling task -> the same clean-up, then re-raised
+  (`aborted` is recorded on the host object);
+- output/bridge violations -> `validation-error`: emitted JSON over 64 KiB, an invalid image
+  handle, a worker message over 1 MiB or 8 MiB of IPC in total, an invalid `browser()`
+  request shape (the outer result fails even when the code handled the observation), an
+  `outputPath` that cannot be written or aliases a browser artifact;
+- a selected image that vanished or changed on disk -> `artifact-missing`;
+- an exception inside the wrapper while running an inner call -> `upstream-error` (the worker
+  is stopped at once instead of waiting for a reply until the deadline).
+
+Counting: `callCount` is every attempted `browser()` call; `rejectedCallCount` the ones refused
+without dispatch (over the 25-call cap, invalid shape, another session/namespace, `close
+--all`, deadline, still queued when the body finished); `failedCallCount` every call whose
+observation has `success: false`, rejected ones included.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import ValidationError
+
+from agent_browser_tools.redaction import redact_data, redact_text
+from agent_browser_tools.results.categories import FailureCategory
+from agent_browser_tools.results.observation import Observation
+from agent_browser_tools.results.tool_result import ToolResult, validation_failure
+from agent_browser_tools.runtime import Runtime
+from agent_browser_tools.sandbox.bridge import BridgeOutcome, run_cell
+from agent_browser_tools.tools.code import present as code_present
+from agent_browser_tools.tools.code.cell import CodeCellHost, resolve_identity
+from agent_browser_tools.tools.code.schema import (
+    ALLOWED,
+    DEFAULT_TIMEOUT_MS,
+    DESCRIPTION,
+    FIELD_HINTS,
+    MAX_CODE_BYTES,
+    MAX_TIMEOUT_MS,
+    NAME,
+    CodeInput,
+)
+
+__all__ = [
+    "ALLOWED",
+    "DEFAULT_TIMEOUT_MS",
+    "DESCRIPTION",
+    "FIELD_HINTS",
+    "MAX_CODE_BYTES",
+    "MAX_TIMEOUT_MS",
+    "NAME",
+    "CodeInput",
+    "run",
+]
+
+
+def explain(exc: ValidationError) -> str:
+    problems: list[str] = []
+    for error in exc.errors():
+        where = ".".join(str(part) for part in error["loc"]) or "input"
+        if error["type"] == "extra_forbidden":
+            hint = FIELD_HINTS.get(str(error["loc"][0]))
+            problems.append(f"unknown field `{where}`" + (f" ({hint})" if hint else ""))
+        elif error["type"] == "missing":
+            problems.append(f"missing required field `{where}`")
+        else:
+            problems.append(f"`{where}`: {error['msg']}")
+    return f"{NAME} input rejected: {'; '.join(problems)}. {NAME} accepts only {ALLOWED}."
+
+
+def rejected(message: str) -> ToolResult:
+    """A failure before any code runs."""
+    return validation_failure(message)
+
+
+async def run(rt: Runtime, params: Mapping[str, Any]) -> ToolResult:
+    """Execute one code cell and return its `ToolResult`."""
+    try:
+        inp = CodeInput.model_validate(params)
+    except ValidationError as exc:
+        return rejected(explain(exc))
+    size = len(inp.code.encode("utf-8"))
+    if size > MAX_CODE_BYTES:
+        return rejected(
+            f"code is {size} UTF-8 bytes, over the {MAX_CODE_BYTES}-byte limit; shorten it or "
+            "split the work across cells."
+        )
+    ident = resolve_identity(rt, inp.session, inp.namespace)
+    loop = asyncio.get_running_loop()
+    started = time.perf_counter()
+    deadline = loop.time() + inp.timeoutMs / 1000
+    host = CodeCellHost(rt, ident, deadline)
+    try:
+        outcome = await run_cell(inp.code, host, deadline=deadline)
+    except asyncio.CancelledError:
+        host.aborted = True
+        raise
+    elapsed_ms = (time.perf_counter() - started) * 1000
+    return _result(rt, inp, host, outcome, elapsed_ms)
+
+
+def _verdict(host: CodeCellHost, out: BridgeOutcome, timeout_ms: int) -> Observation:
+    """The outer success/failure before images and the output file."""
+    if out.status == "timeout":
+        error = (
+            f"the cell did not finish within timeoutMs={timeout_ms}; the sandbox was stopped. "
+            "Browser actions already made are not rolled back; split the work or raise timeoutMs."
+        )
+        return Observation(success=False, failure_category=FailureCategory.TIMEOUT, error=error)
+    if out.status == "violation":
+        error = f"the cell broke an output/bridge limit: {out.violation}."
+        return Observation(
+            success=False, failure_category=FailureCategory.VALIDATION_ERROR, error=error
+        )
+    if out.status == "internal":
+        error = f"the cell was stopped by an internal error: {out.crash}"
+        return Observation(
+            success=False, failure_category=FailureCategory.UPSTREAM_ERROR, error=error
+        )
+    if out.status == "crashed":
+        error = out.crash or "the sandbox worker failed"
+        return Observation(
+            success=False, failure_category=FailureCategory.SCRIPT_ERROR, error=error
+        )
+    if out.status == "error":
+        return Observation(
+            success=False,
+            failure_category=FailureCategory.SCRIPT_ERROR,
+            error=redact_text(code_present.script_error_text(out.error)),
+        )
+    if host.invalid_inputs:
+        error = "invalid browser() input: " + "; ".join(host.invalid_inputs[:5])
+        return Observation(
+            success=False, failure_category=FailureCategory.VALIDATION_ERROR, error=error
+        )
+    obs = Observation(success=True)
+    if out.emits:
+        obs.data = redact_data(out.emits[0] if len(out.emits) == 1 else list(out.emits))
+    elif out.has_value:
+        obs.data = redact_data(out.value)
+    return obs
+
+
+def _result(
+    rt: Runtime, inp: CodeInput, host: CodeCellHost, out: BridgeOutcome, elapsed_ms: float
+) -> ToolResult:
+    obs = _verdict(host, out, inp.timeoutMs)
+    images = None
+    if obs.success and host.selected:
+        images = code_present.load_selected(rt, host)
+        if images.error is not None:
+            obs = Observation(success=False, failure_category=images.category, error=images.error)
+    output_file = None
+    if obs.success and inp.outputPath is not None:
+        output_file = code_present.save_output(rt, inp.outputPath, obs, host)
+        if output_file.get("status") == "failed":
+            obs = Observation(
+                success=False,
+                failure_category=FailureCategory.VALIDATION_ERROR,
+                error=f"outputPath was not written: {output_file.get('error')}",
+            )
+    code_present.add_recovery(rt, host, obs)
+    return code_present.build_result(
+        rt,
+        host=host,
+        out=out,
+        obs=obs,
+        images=images if obs.success else None,
+        output_file=output_file,
+        timeout_ms=inp.timeoutMs,
+        elapsed_ms=elapsed_ms,
+    )

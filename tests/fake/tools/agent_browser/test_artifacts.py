@@ -1,0 +1,95 @@
+"""Artifact verification against engine claims the real engine cannot be made to fake."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from agent_browser_tools.api import BrowserTools
+from tests.fake.tools.agent_browser.test_argv import _call, _tools
+from tests.support.fake import FakeEngine
+
+
+async def test_engine_success_naming_an_absent_file_fails_closed(
+    fake_engine: FakeEngine, tmp_path: Path
+) -> None:
+    absent = tmp_path / "never-written.png"
+    tools: BrowserTools = _tools(fake_engine, tmp_path)  # resets the fake: script it after
+    fake_engine.on({"command": ["screenshot"]}, envelope={"data": {"path": str(absent)}})
+    result = await _call(tools, {"args": ["screenshot", str(absent)]})
+    assert result.is_error
+    assert result.details["failureCategory"] == "artifact-missing"
+    assert result.details["artifactVerification"]["missingCount"] == 1
+    assert "successCategory" not in result.details
+    assert not result.images
+
+
+async def test_engine_written_file_is_verified(fake_engine: FakeEngine, tmp_path: Path) -> None:
+    target = tmp_path / "report.pdf"
+    tools = _tools(fake_engine, tmp_path)
+    fake_engine.on(
+        {"command": ["pdf"]}, envelope={"data": {"path": str(target)}}, touch_file=str(target)
+    )
+    result = await _call(tools, {"args": ["pdf", str(target)]})
+    assert result.details["successCategory"] == "artifact-saved", result.text
+    entry = result.details["artifacts"][0]
+    assert entry["state"] == "verified" and entry["kind"] == "pdf"
+
+
+async def test_recording_is_pending_until_stop(fake_engine: FakeEngine, tmp_path: Path) -> None:
+    video = tmp_path / "take.webm"
+    tools = _tools(fake_engine, tmp_path)
+    fake_engine.on({"command": ["record", "start"]}, envelope={"data": {"path": str(video)}})
+    result = await _call(tools, {"args": ["record", "start", str(video)]})
+    assert result.details["successCategory"] == "artifact-pending", result.text
+    assert result.details["artifactVerification"]["pendingCount"] == 1
+    ids = [action["id"] for action in result.details["nextActions"]]
+    assert "stop-pending-recording" in ids
+
+
+async def test_duplicate_destinations_in_one_batch_are_rejected_before_dispatch(
+    fake_engine: FakeEngine, tmp_path: Path
+) -> None:
+    tools = _tools(fake_engine, tmp_path)
+    shot = str(tmp_path / "a.png")
+    alias = str(tmp_path / "." / "a.png")
+    stdin = f'[["screenshot", "{shot}"], ["screenshot", "{alias}"]]'
+    result = await _call(tools, {"args": ["batch", "--bail"], "stdin": stdin})
+    assert result.details["failureCategory"] == "validation-error"
+    assert "same file" in result.text
+    assert fake_engine.calls() == []
+
+
+async def test_a_dialog_like_timeout_offers_dialog_recovery(
+    fake_engine: FakeEngine, tmp_path: Path
+) -> None:
+    tools = _tools(fake_engine, tmp_path)
+    fake_engine.on({"command": ["eval"]}, hang=True)
+    slow = await _call(tools, {"args": ["eval", "--stdin"], "stdin": "alert('hi')"})
+    ids = [action["id"] for action in slow.details["nextActions"]]
+    assert slow.details["failureCategory"] == "timeout"
+    assert slow.details["timedOut"] is True and slow.details["timeoutMs"] == 8_000
+    assert "inspect-dialog-after-timeout" in ids and "dismiss-dialog-after-timeout" in ids
+    assert "verify-page-target-after-timeout" in ids, "the eval may have changed the page"
+
+
+async def test_headed_fresh_launch_hands_off_without_claiming_visibility(
+    fake_engine: FakeEngine, tmp_path: Path
+) -> None:
+    tools = _tools(fake_engine, tmp_path)
+    lifecycle = {"launched": True, "effectiveLaunch": {"browserLaunched": True}}
+    fake_engine.on(
+        {"command": ["open"]}, envelope={"data": {"url": "https://a.test/", "lifecycle": lifecycle}}
+    )
+    result = await _call(
+        tools, {"args": ["--headed", "open", "https://a.test/"], "sessionMode": "fresh"}
+    )
+    window = result.details["browserWindow"]
+    assert window == {
+        "mode": "headed",
+        "ownership": "wrapper-managed",
+        "sessionName": result.details["sessionName"],
+        "visibility": "unverified",
+    }
+    assert "complete the login there" in result.text
+    plain = await _call(tools, {"args": ["open", "https://a.test/"]})
+    assert "browserWindow" not in plain.details

@@ -1,0 +1,111 @@
+"""Artifact verification on disk: fresh, stale, empty, missing, pending and unchanged."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from agent_browser_tools.results.artifacts import (
+    ArtifactRequest,
+    find_alias,
+    summarize,
+    verify_entry,
+)
+from agent_browser_tools.taxonomy.lookup import ArtifactKind
+
+SHOT = ArtifactRequest(
+    kind=ArtifactKind.IMAGE,
+    requested="shot.png",
+    data_fields=("path",),
+    pending=False,
+    command="screenshot",
+)
+
+
+def _file(tmp_path: Path, age_s: float, content: bytes = b"\x89PNG data") -> Path:
+    path = tmp_path / "shot.png"
+    path.write_bytes(content)
+    stamp = time.time() - age_s
+    os.utime(path, (stamp, stamp))
+    return path
+
+
+def _window(seconds: float = 1.0) -> tuple[float, float]:
+    now = time.time()
+    return now - seconds, now
+
+
+def test_a_file_written_in_the_command_window_is_verified(tmp_path: Path) -> None:
+    path = _file(tmp_path, age_s=0.5)
+    entry = verify_entry(SHOT, {"path": str(path)}, cwd=tmp_path, window=_window())
+    assert entry is not None
+    assert entry["state"] == "verified" and entry["status"] == "saved"
+    assert entry["sizeBytes"] == path.stat().st_size and entry["absolutePath"] == str(path)
+
+
+@pytest.mark.parametrize(
+    ("age_s", "state"),
+    [
+        (2.5, "verified"),  # 1.5 s before a 1 s window: inside the contract's 2 s tolerance
+        (8.0, "unverified"),  # older than the window allows
+        (3600.0, "unverified"),
+    ],
+)
+def test_the_mtime_window_has_a_two_second_tolerance(
+    tmp_path: Path, age_s: float, state: str
+) -> None:
+    path = _file(tmp_path, age_s=age_s)
+    entry = verify_entry(SHOT, {"path": str(path)}, cwd=tmp_path, window=_window(1.0))
+    assert entry is not None and entry["state"] == state
+    if state == "unverified":
+        assert entry["status"] == "stale" and "updatedAtMs" in entry
+
+
+def test_an_empty_file_is_not_evidence(tmp_path: Path) -> None:
+    path = _file(tmp_path, age_s=0.1, content=b"")
+    entry = verify_entry(SHOT, {"path": str(path)}, cwd=tmp_path, window=_window())
+    assert entry is not None and (entry["state"], entry["status"]) == ("unverified", "empty")
+
+
+def test_an_absent_file_is_missing_and_counted(tmp_path: Path) -> None:
+    entry = verify_entry(SHOT, {"path": str(tmp_path / "no.png")}, cwd=tmp_path, window=_window())
+    assert entry is not None and entry["state"] == "missing" and entry["exists"] is False
+    counts = summarize([entry])
+    assert counts["missingCount"] == 1 and counts["verifiedCount"] == 0
+    assert counts["verified"] is False
+
+
+def test_relative_requested_paths_resolve_against_the_execution_dir(tmp_path: Path) -> None:
+    _file(tmp_path, age_s=0.1)
+    entry = verify_entry(SHOT, {}, cwd=tmp_path, window=_window())
+    assert entry is not None and entry["state"] == "verified"
+    assert entry["absolutePath"] == str(tmp_path / "shot.png")
+
+
+def test_an_unchanged_if_changed_screenshot_produces_no_artifact(tmp_path: Path) -> None:
+    _file(tmp_path, age_s=0.1)  # even an existing fresh file at the requested path
+    data = {"changed": False, "revision": 3}
+    assert verify_entry(SHOT, data, cwd=tmp_path, window=_window()) is None
+
+
+def test_a_recording_is_pending_without_touching_the_disk(tmp_path: Path) -> None:
+    video = ArtifactRequest(ArtifactKind.VIDEO, "take.webm", ("path",), True, "record start")
+    entry = verify_entry(video, {"path": "take.webm"}, cwd=tmp_path, window=_window())
+    assert entry is not None and entry["state"] == "pending"
+    assert summarize([entry])["pendingCount"] == 1
+
+
+def test_aliases_through_hard_links_dangling_symlinks_and_dot_dot_are_caught(
+    tmp_path: Path,
+) -> None:
+    shot = tmp_path / "a.png"
+    shot.write_bytes(b"x")
+    os.link(shot, tmp_path / "hard.png")
+    (tmp_path / "dangling.png").symlink_to(tmp_path / "later.png")
+    assert find_alias([("step 1", "a.png"), ("step 2", "hard.png")], tmp_path) is not None
+    assert find_alias([("step 1", "later.png"), ("step 2", "dangling.png")], tmp_path)
+    assert find_alias([("step 1", "a.png"), ("step 2", "new/../a.png")], tmp_path)
+    assert find_alias([("step 1", "a.png"), ("step 2", "b.png")], tmp_path) is None
