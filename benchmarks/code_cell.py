@@ -40,7 +40,7 @@ from tests.support.real_engine import close_socket_dir  # noqa: E402
 from agent_browser_tools.runtime import Runtime  # noqa: E402
 from agent_browser_tools.settings import Settings  # noqa: E402
 from agent_browser_tools.tools import agent_browser  # noqa: E402
-from agent_browser_tools.tools.agent_browser.sessions import close_owned  # noqa: E402
+from agent_browser_tools.tools.agent_browser import close_owned  # noqa: E402
 from agent_browser_tools.tools.code import run as agent_browser_code  # noqa: E402
 
 CLOSE_TIMEOUT_S = 30.0

@@ -23,7 +23,7 @@ from agent_browser_tools.runtime import Runtime
 from agent_browser_tools.settings import Settings
 from agent_browser_tools.state.journal import ConversationLog
 from agent_browser_tools.state.sqlite_journal import SqliteJournal
-from agent_browser_tools.tools.agent_browser.sessions import close_owned
+from agent_browser_tools.tools.agent_browser import close_owned
 from agent_browser_tools.tools.catalog import build_toolkit
 from agent_browser_tools.tools.registry import ToolSpec
 

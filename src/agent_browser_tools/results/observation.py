@@ -8,7 +8,7 @@ they cannot disagree; `details` carries it plus audit metadata.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Annotated, Any, Final, TypedDict, get_type_hints
 
 from agent_browser_tools.results.categories import (
     FailureCategory,
@@ -16,6 +16,91 @@ from agent_browser_tools.results.categories import (
     SuccessCategory,
 )
 from agent_browser_tools.results.next_actions import NextAction
+
+
+class _Audience:
+    """Who sees an observation key: `CELL` keys are part of the canonical observation a code
+    cell's `browser()` returns; `DETAILS` keys only reach `details` (audit, rendering input)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+CELL: Final = _Audience("cell")
+DETAILS: Final = _Audience("details")
+
+Json = dict[str, Any]
+
+
+class ObservationExtras(TypedDict, total=False):
+    """Every key a stage may add to an observation, each marked `CELL` or `DETAILS`.
+
+    Why declared: a misspelt or unlisted key would otherwise vanish silently from code cells.
+    """
+
+    # direct tool: page facts and ref guards
+    navigationSummary: Annotated[Json, CELL]
+    pageChangeSummary: Annotated[Json, CELL]
+    sessionTabTargetUnknown: Annotated[bool, CELL]
+    staleRef: Annotated[Json, CELL]
+    managedSessionOutcome: Annotated[Json, CELL]
+    browserWindow: Annotated[Json, DETAILS]
+    # batches
+    batchSteps: Annotated[list[Json], CELL]
+    batchFailure: Annotated[Json, CELL]
+    # artifacts and files
+    artifacts: Annotated[list[Json], CELL]
+    artifactVerification: Annotated[Json, CELL]
+    imageObservations: Annotated[list[Json], CELL]
+    outputFile: Annotated[Json, CELL]
+    fullOutputPath: Annotated[str, DETAILS]
+    # read
+    readExecution: Annotated[str, CELL]
+    readSource: Annotated[Any, CELL]
+    # snapshots
+    snapshotDeltaRefs: Annotated[Json, CELL]
+    snapshotCompaction: Annotated[Json, DETAILS]
+    snapshotFilter: Annotated[Json, DETAILS]
+    snapshotViewport: Annotated[Json, DETAILS]
+    snapshotDiff: Annotated[Json, DETAILS]
+    overlayBlockers: Annotated[Json, DETAILS]
+    # selector-miss recovery
+    visibleRefFallback: Annotated[Json, DETAILS]
+    richInputRecovery: Annotated[Json, DETAILS]
+    nameCandidateFallback: Annotated[Json, DETAILS]
+    # network
+    networkRequestsPageFilter: Annotated[Json, DETAILS]
+    # advanced tools and code cells
+    semanticSelect: Annotated[Json, DETAILS]
+    qaPreset: Annotated[Json, DETAILS]
+    qaTargetVerification: Annotated[Json, DETAILS]
+    failures: Annotated[list[Json], DETAILS]
+    # web search
+    provider: Annotated[str, DETAILS]
+    query: Annotated[str, DETAILS]
+    httpStatus: Annotated[int | None, DETAILS]
+
+
+class ProcessFacts(TypedDict, total=False):
+    """How the engine process ran: details only, never rendered."""
+
+    exitCode: int | None
+    timedOut: bool
+    timeoutMs: int
+    durationMs: float
+    stderr: str
+    parseError: str
+
+
+def keys_for(audience: _Audience) -> frozenset[str]:
+    """The `ObservationExtras` keys marked for `audience`."""
+    hints = get_type_hints(ObservationExtras, include_extras=True)
+    return frozenset(
+        name for name, hint in hints.items() if audience in getattr(hint, "__metadata__", ())
+    )
 
 
 @dataclass
@@ -30,7 +115,9 @@ class Observation:
     summary: str | None = None
     next_actions: list[NextAction] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
-    extra: dict[str, Any] = field(default_factory=dict)
+    extra: ObservationExtras = field(default_factory=lambda: ObservationExtras())
+    process: ProcessFacts | None = None
+    """Process facts of the spawned call; merged into details only."""
     context: dict[str, Any] = field(default_factory=dict)
     """Rendering hints that are not part of the observation (e.g. a compacted snapshot)."""
 
@@ -62,4 +149,10 @@ class Observation:
 
 
 def failure(category: FailureCategory, error: str, **extra: Any) -> Observation:
-    return Observation(success=False, failure_category=category, error=error, extra=dict(extra))
+    extras = ObservationExtras()
+    for name in keys_for(CELL) | keys_for(DETAILS):
+        if name in extra:
+            extras[name] = extra.pop(name)  # type: ignore[literal-required]
+    if extra:
+        raise TypeError(f"undeclared observation keys: {sorted(extra)}")
+    return Observation(success=False, failure_category=category, error=error, extra=extras)

@@ -1,11 +1,11 @@
 """Property: a ref from a superseded snapshot, or from a page the browser has left, never
 reaches the engine.
 
-The test drives the real state machinery exactly as the direct tool does (guards before
-dispatch, `success_effects` / `failure_effects` after, one url/title probe when the command's
-taxonomy row asks for it, journal intent + completion) against a small model engine written
-here. The model knows the truth the wrapper cannot see: which *document* is loaded (a new one
-after every real navigation) and which snapshot generation the engine's ref map comes from.
+The test drives the direct tool's own pure stages (`build_plan`, `guards.refusal` before
+dispatch, `followups.wants_probe` and `record.effects_of` after, journal intent + completion)
+against a small model engine written here. The model knows the truth the wrapper cannot see:
+which *document* is loaded (a new one after every real navigation) and which snapshot
+generation the engine's ref map comes from.
 Whenever the guard lets a ref-using command through, the model checks that the ref belongs to
 the engine's latest snapshot, that the snapshot was taken on the current page (URL compared
 without the fragment) and that no navigation happened since.
@@ -18,26 +18,27 @@ stays in the same document, so its refs legitimately remain valid.
 
 from __future__ import annotations
 
+import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from agent_browser_tools import taxonomy
-from agent_browser_tools.state.effects import Probe, failure_effects, success_effects
+from agent_browser_tools.engine.envelope import BatchRow, Envelope, OutputMode
+from agent_browser_tools.planning.inputs import AgentBrowserInput
+from agent_browser_tools.planning.plan import build_plan
+from agent_browser_tools.settings import Settings
+from agent_browser_tools.state.effects import Probe
 from agent_browser_tools.state.journal import ConversationLog
-from agent_browser_tools.state.models import Effect, SessionKey
+from agent_browser_tools.state.models import ConversationState, Effect, SessionKey
 from agent_browser_tools.state.reducers import fold
-from agent_browser_tools.state.stale_refs import (
-    guard_batch,
-    guard_direct,
-    guard_unknown_target,
-    normalize_url,
-)
-from agent_browser_tools.taxonomy.lookup import CommandMatch
+from agent_browser_tools.state.stale_refs import normalize_url
+from agent_browser_tools.tools.agent_browser import followups, guards, record
 
 KEY = SessionKey(session="abt-property")
 PAGES = (
@@ -196,31 +197,20 @@ class ModelEngine:
         return Probe(url=self.url, title="T")
 
 
-# ----- the wrapper pipeline (what tools/agent_browser + direct_finish do) ----------------
+# ----- the wrapper pipeline: the direct tool's own pure stages ---------------------------
 
 
-def _match(tokens: tuple[str, ...]) -> CommandMatch | None:
-    return taxonomy.resolve_command(taxonomy.split_global_flags(tokens)[1])
+SESSION = ("--session", "abt-property")
+SETTINGS = Settings(env={}, state_dir=Path("/nonexistent-state"))
 
 
-def _wants_probe(match: CommandMatch | None, success: bool) -> bool:
-    if match is None:
-        return False
-    return match.spec.navigation_summary if success else match.spec.failure_probe
+def _plan(tokens: tuple[str, ...], state: ConversationState, stdin: str | None = None) -> Any:
+    inp = AgentBrowserInput(args=[*SESSION, *tokens], stdin=stdin)
+    return build_plan(inp, state, SETTINGS, root_id="root", native_default=None)
 
 
-def _row_effects(
-    match: CommandMatch | None,
-    tokens: tuple[str, ...],
-    outcome: tuple[bool, dict[str, Any] | None, str | None],
-    probe: Probe | None,
-) -> list[Effect]:
-    success, data, error = outcome
-    if success:
-        return success_effects(
-            match, tokens, data, probe=probe, ownership="managed", launch_flags=()
-        )
-    return failure_effects(match, tokens, error, timed_out=False, probe=probe)
+def _envelope(success: bool, data: Any, error: str | None) -> Envelope:
+    return Envelope(mode=OutputMode.JSON, success=success, data=data, error=error)
 
 
 @dataclass
@@ -230,7 +220,8 @@ class Stats:
 
 
 class Wrapper:
-    """The guard + effects pipeline of the direct tool, over one session."""
+    """The direct tool's pipeline over one session: plan, `guards.refusal`, intent, the model
+    engine, `followups.wants_probe`, `record.effects_of`, completion."""
 
     def __init__(self, engine: ModelEngine) -> None:
         self.engine = engine
@@ -238,70 +229,57 @@ class Wrapper:
         self.calls = 0
         self.stats = Stats()
 
-    def _dispatch(self, tokens: tuple[str, ...], effects_of: Any) -> None:
+    def _dispatch(self, plan: Any, run: Callable[[], tuple[bool, list[Effect]]]) -> None:
+        assert plan.session.key == KEY
         self.calls += 1
         call_id = f"c{self.calls}"
-        self.log.intent(call_id, "agent_browser", KEY, tokens)
-        success, effects = effects_of()
+        self.log.intent(call_id, "agent_browser", KEY, tuple(plan.effective_args))
+        success, effects = run()
         self.log.complete(call_id, KEY, success, effects)
 
     def direct(self, action: Navigate | Snapshot | UseRef) -> bool:
         """Run one direct call; False when the guard blocked it before dispatch."""
-        tokens = action.tokens()
-        match = _match(tokens)
-        entry = self.log.state.session(KEY)
-        if guard_unknown_target((match,), entry) is not None or guard_direct(match, entry):
+        plan = _plan(action.tokens(), self.log.state)
+        if guards.refusal(plan, self.log.state) is not None:
             self.stats.blocked += 1
             return False
 
-        def effects_of() -> tuple[bool, list[Effect]]:
-            outcome = self.engine.execute(action)
-            probe = self.engine.probe() if _wants_probe(match, outcome[0]) else None
-            return outcome[0], _row_effects(match, tokens, outcome, probe)
+        def run() -> tuple[bool, list[Effect]]:
+            success, data, error = self.engine.execute(action)
+            envelope = _envelope(success, data, error)
+            probe = self.engine.probe() if followups.wants_probe(plan, envelope) else None
+            return success, record.effects_of(plan, envelope, probe)
 
-        self._dispatch(tokens, effects_of)
+        self._dispatch(plan, run)
         self.stats.dispatched_ref_uses += isinstance(action, UseRef)
         return True
 
     def batch(self, batch: Batch) -> bool:
-        rows = tuple(row.tokens() for row in batch.rows)
+        rows = [list(row.tokens()) for row in batch.rows]
         self.engine.trace.append(f"batch of {len(rows)}:")
-        matches = tuple(_match(row) for row in rows)
-        entry = self.log.state.session(KEY)
-        if guard_unknown_target(matches, entry) is not None or guard_batch(rows, entry):
+        plan = _plan(("batch", "--bail"), self.log.state, stdin=json.dumps(rows))
+        if guards.refusal(plan, self.log.state) is not None:
             self.stats.blocked += 1
             return False
 
-        def effects_of() -> tuple[bool, list[Effect]]:
-            effects: list[Effect] = []
+        def run() -> tuple[bool, list[Effect]]:
+            results: list[BatchRow] = []
             seen_snapshot = False
-            wants_probe = False
-            ok = True
-            for action, tokens, match in zip(batch.rows, rows, matches, strict=True):
-                outcome = self.engine.execute(action, after_batch_snapshot=seen_snapshot)
-                effects += _row_effects(match, tokens, outcome, None)
-                wants_probe = wants_probe or (
-                    match is not None
-                    and (match.spec.navigation_summary or match.spec.failure_probe)
+            for action in batch.rows:
+                success, data, error = self.engine.execute(
+                    action, after_batch_snapshot=seen_snapshot
                 )
+                results.append(BatchRow(action.tokens(), success, data, error))
                 seen_snapshot = seen_snapshot or isinstance(action, Snapshot)
                 self.stats.dispatched_ref_uses += isinstance(action, UseRef)
-                if not outcome[0]:
-                    ok = False
+                if not success:
                     break  # --bail: later rows are never reached
-            if wants_probe:
-                probe = self.engine.probe()
-                effects += success_effects(
-                    None,
-                    ("get", "url"),
-                    {"url": probe.url, "title": probe.title},
-                    probe=None,
-                    ownership=None,
-                    launch_flags=(),
-                )
-            return ok, effects
+            ok = all(row.success for row in results)
+            envelope = Envelope(mode=OutputMode.JSON, success=ok, rows=tuple(results))
+            probe = self.engine.probe() if followups.wants_probe(plan, envelope) else None
+            return ok, record.effects_of(plan, envelope, probe)
 
-        self._dispatch(("batch", "--bail"), effects_of)
+        self._dispatch(plan, run)
         return True
 
 
@@ -390,9 +368,7 @@ def test_the_model_catches_a_guard_that_lets_everything_through(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """The property can fail: with the guards disabled the model reports the stale ref."""
-    import tests.unit.state.test_stale_refs_property as me
-
-    monkeypatch.setattr(me, "guard_direct", lambda match, entry: None)
+    monkeypatch.setattr(guards, "guard_direct", lambda match, entry: None)
     with pytest.raises(StaleRefReachedEngine):
         run_actions([Navigate(_A), Snapshot(("button",)), Navigate(_B), UseRef("click", 1, "@")])
 

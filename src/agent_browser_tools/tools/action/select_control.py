@@ -11,7 +11,7 @@ guessed control would change the wrong field.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pydantic import ValidationError
 
@@ -25,11 +25,8 @@ from agent_browser_tools.results.tool_result import TextBlock, ToolResult
 from agent_browser_tools.runtime import Runtime
 from agent_browser_tools.state.models import RefInfo
 from agent_browser_tools.tools import agent_browser
-from agent_browser_tools.tools.agent_browser import finish as direct_finish
-from agent_browser_tools.tools.agent_browser.hooks import Hooks
-
-if TYPE_CHECKING:
-    from agent_browser_tools.tools.action.run import Compiled
+from agent_browser_tools.tools.action.compile import Compiled
+from agent_browser_tools.tools.agent_browser import Hooks
 
 NAME = "agent_browser_action"
 HooksFor = Callable[[Sequence[str], str], Hooks]
@@ -54,7 +51,7 @@ async def accessible_select(
     try:
         snap_plan = agent_browser.preview_plan(rt, snap_params)
     except (ValidationError, ArgvRejected) as exc:
-        return direct_finish.rejected(f"{NAME} input rejected: {exc}", {}, False)
+        return agent_browser.rejected(f"{NAME} input rejected: {exc}", {}, False)
     key = snap_plan.session.key
     async with rt.lock_for(key):
         snap: ToolResult = await agent_browser.run(rt, snap_params, lock_held=True)
@@ -130,7 +127,7 @@ def _unresolved(
     status = "ambiguous" if matches else "missing"
     obs.extra["semanticSelect"] = {"status": status, "candidates": listing}
     extra = {"compiledSemanticAction": compiled.semantic(None, None)}
-    return direct_finish.finish(rt, snap_plan, obs, None, extra_details=extra)
+    return agent_browser.result_from_observation(rt, snap_plan, obs, None, extra_details=extra)
 
 
 def _ambiguous_actions(

@@ -21,6 +21,7 @@ from agent_browser_tools.results.observation import Observation
 from agent_browser_tools.results.output_file import resolve_output_path
 from agent_browser_tools.results.tool_result import ImageBlock
 from agent_browser_tools.taxonomy.lookup import ArtifactKind
+from agent_browser_tools.tools.agent_browser.call import DirectCall, Spawned
 
 CAPTURE_BY_FLAG = (("--full", "full-page"), ("-f", "full-page"))
 
@@ -84,6 +85,12 @@ def _capture(plan: ExecutionPlan) -> str:
     if match is not None and len(match.operands) >= 2:
         return "element"
     return "viewport"
+
+
+def collect(call: DirectCall, obs: Observation, spawned: Spawned) -> list[ImageBlock]:
+    """Verify the call's artifacts on disk, set their categories, return inline images."""
+    entries = verify(call.plan, spawned.envelope, spawned.raw, call.rt.cwd)
+    return attach(call.plan, obs, entries, call.rt.settings.inline_image_max_bytes)
 
 
 def attach(

@@ -1,7 +1,11 @@
 """`agent_browser`: one native agent-browser command with the wrapper guarantees.
 
-Pipeline: validate -> plan (pure) -> guards (pure) -> journal intent -> run -> probe (at most
-one extra engine call) -> observe (pure) -> journal completion -> present (pure).
+`run` is the whole order of a direct call; each stage is a module of this package:
+validate and plan (`request`), lock, refuse before dispatch (`guards`), journal the intent and
+spawn the engine (here), observe the answer (`observe`, pure), read back what changed
+(`followups`: at most one probe call, snapshot completion), record effects in the journal
+(`record`), recover a selector miss (`followups` decides, this module runs the snapshot) and
+present (`finish`). No stage module imports this one.
 """
 
 from __future__ import annotations
@@ -10,198 +14,90 @@ import asyncio
 from collections.abc import Mapping
 from typing import Any
 
-from pydantic import ValidationError
-
 from agent_browser_tools.engine.discovery import EngineNotFound, EngineTooOld
-from agent_browser_tools.engine.envelope import OutputMode, parse_outcome
-from agent_browser_tools.planning.argv_rules import ArgvRejected
-from agent_browser_tools.planning.inputs import explain_validation_error, parse_input
-from agent_browser_tools.planning.plan import ExecutionPlan, build_plan
-from agent_browser_tools.planning.sessions import native_session_default
+from agent_browser_tools.engine.envelope import parse_outcome
+from agent_browser_tools.planning.inputs import AgentBrowserInput
+from agent_browser_tools.planning.plan import ExecutionPlan
 from agent_browser_tools.redaction import redact_argv
-from agent_browser_tools.results import next_actions as na
 from agent_browser_tools.results.categories import FailureCategory
-from agent_browser_tools.results.observation import Observation
+from agent_browser_tools.results.observation import CELL, Observation, keys_for
+from agent_browser_tools.results.tool_result import ToolResult
 from agent_browser_tools.runtime import Runtime
 from agent_browser_tools.state.models import TargetUnknown
-from agent_browser_tools.state.stale_refs import guard_batch, guard_direct, guard_unknown_target
-from agent_browser_tools.taxonomy.lookup import PageEffect
-from agent_browser_tools.tools.agent_browser import artifacts as artifact_flow
-from agent_browser_tools.tools.agent_browser import finish as direct_finish
-from agent_browser_tools.tools.agent_browser import network_filter
-from agent_browser_tools.tools.agent_browser import snapshot as snapshot_flow
-from agent_browser_tools.tools.agent_browser.finish import finish, rejected
+from agent_browser_tools.tools.agent_browser import artifacts, finish, followups, guards, record
+from agent_browser_tools.tools.agent_browser.call import DirectCall, Spawned
 from agent_browser_tools.tools.agent_browser.hooks import Hooks
+from agent_browser_tools.tools.agent_browser.observe import observe
+from agent_browser_tools.tools.agent_browser.request import (
+    NAME,
+    Refused,
+    caller_wants_json,
+    plan_now,
+    planned_under_lock,
+    validate,
+)
 
-NAME = "agent_browser"
-ALLOWED = "args, stdin, outputPath, timeoutMs and sessionMode"
-
-
-def _caller_wants_json(params: Mapping[str, Any]) -> bool:
-    args = params.get("args") if isinstance(params, Mapping) else None
-    if not isinstance(args, list):
-        return False
-    chosen = None
-    for index, token in enumerate(args):
-        if token == "--json":
-            nxt = args[index + 1] if index + 1 < len(args) else None
-            chosen = nxt if nxt in ("true", "false") else "true"
-    return chosen == "true"
+__all__ = ["NAME", "OBSERVATION_KEYS", "handle", "preview_plan", "run", "run_observation"]
 
 
 async def run(
     rt: Runtime,
-    params: Mapping[str, Any],
+    params: Mapping[str, Any] | AgentBrowserInput,
     *,
     hooks: Hooks | None = None,
     lock_held: bool = False,
-) -> Any:
+) -> ToolResult:
     """Execute one `agent_browser` call and return its `ToolResult`.
 
     `hooks` let advanced tools add metadata/verdicts; `lock_held=True` when the caller already
     holds this identity's lock (a compound action that must not interleave with others).
     """
-    hooks = hooks or Hooks()
-    wants_json = _caller_wants_json(params)
     try:
-        inp = parse_input(params)
-    except ValidationError as exc:
-        return rejected(explain_validation_error(exc, NAME, ALLOWED), params, wants_json)
-    try:
-        inp, hooks = _wrapper_flags(inp, hooks)
-    except ValueError as exc:
-        return rejected(str(exc), params, wants_json)
-    native_default = native_session_default(rt.settings.env, rt.cwd)
-    nonce = f"{rt.conversation_id}:{rt.log.state.last_seq}"
-    try:
-        plan = _plan(rt, inp, native_default, nonce)
-    except ArgvRejected as exc:
-        return rejected(str(exc), params, wants_json)
-    if lock_held:
-        return await _run_locked(rt, inp, plan, params, wants_json, hooks)
-    for _attempt in range(3):
-        async with rt.lock_for(plan.session.key, whole_namespace=_closes_namespace(plan)):
-            # State may have moved while waiting for the lock: plan again with the same nonce
-            # and run only if the browser identity is still the one we hold.
-            try:
-                fresh_plan = _plan(rt, inp, native_default, nonce)
-            except ArgvRejected as exc:
-                return rejected(str(exc), params, wants_json)
-            if fresh_plan.session.key != plan.session.key:
-                plan = fresh_plan
-                continue
-            return await _run_locked(rt, inp, fresh_plan, params, wants_json, hooks)
-    return rejected("the browser session kept changing while waiting; retry", params, wants_json)
+        request = validate(params, hooks or Hooks())
+        async with planned_under_lock(rt, request, lock_held) as call:
+            refusal = await _guard(call)
+            if refusal is not None:
+                return refusal
+            spawned = await _spawn(call)
+            if isinstance(spawned, ToolResult):
+                return spawned
+            obs = observe(call.plan, spawned.envelope)
+            effects = await followups.read_back(call, obs, spawned.envelope)
+            images = artifacts.collect(call, obs, spawned)
+            await record.complete(call, obs, effects, spawned)
+            await _recover_selector_miss(call, obs)
+            return await finish.conclude(call, obs, spawned, images)
+    except Refused as exc:
+        raw = params.model_dump() if isinstance(params, AgentBrowserInput) else params
+        return finish.rejected(str(exc), raw, caller_wants_json(raw))
 
 
-async def _run_locked(
-    rt: Runtime,
-    inp: Any,
-    plan: ExecutionPlan,
-    params: Mapping[str, Any],
-    wants_json: bool,
-    hooks: Hooks,
-) -> Any:
-    blocked = _guard(rt, plan)
+async def handle(rt: Runtime, inp: AgentBrowserInput) -> ToolResult:
+    """The registry's handler: the input is already validated."""
+    return await run(rt, inp)
+
+
+async def _guard(call: DirectCall) -> ToolResult | None:
+    """Stale refs, unknown targets and aliased output destinations fail before dispatch."""
+    blocked = guards.refusal(call.plan, call.rt.log.state)
     if blocked is not None:
-        if hooks.post is not None:
-            await hooks.post(rt, plan, blocked)
-        return finish(rt, plan, blocked, None, extra_details=hooks.details)
-    alias = artifact_flow.preflight(plan, rt.cwd, inp.outputPath)
+        return await finish.refused(call, blocked)
+    alias = artifacts.preflight(call.plan, call.rt.cwd, call.output_path)
     if alias is not None:
-        return rejected(alias, params, wants_json)
-    return await _execute(rt, plan, inp.outputPath, hooks)
+        raise Refused(alias)
+    return None
 
 
-def preview_plan(rt: Runtime, params: Mapping[str, Any]) -> ExecutionPlan:
-    """The plan a call would get now (raises `ValidationError` / `ArgvRejected`); used by
-    compound tools to learn the browser identity whose lock they must hold."""
-    inp = parse_input(params)
-    native_default = native_session_default(rt.settings.env, rt.cwd)
-    return _plan(rt, inp, native_default, f"{rt.conversation_id}:{rt.log.state.last_seq}")
+async def _spawn(call: DirectCall) -> Spawned | ToolResult:
+    """Journal the intent, run the engine once, parse its answer.
 
-
-def _wrapper_flags(inp: Any, hooks: Hooks) -> tuple[Any, Hooks]:
-    """Strip wrapper-only flags before planning; their work happens after the engine answers.
-
-    `details.args` keeps the caller's request; `effectiveArgs` shows what the engine ran.
-    Raises ValueError (a preparation failure) for misused snapshot flags.
+    A missing engine finishes the call here; a cancelled call journals an unknown page target
+    (the command may have run) before the cancellation propagates.
     """
-    clean, snapshot = snapshot_flow.split_flags(list(inp.args))
-    clean, network = network_filter.split_network_flags(clean)
-    if snapshot is None and network is None:
-        return inp, hooks
-    details = {**hooks.details, "args": redact_argv(inp.args)}
-    post = hooks.post
-    if network is not None and post is None:
-        post = network_filter.make_post(network, clean)
-    updated = Hooks(hooks.tool, post, details, snapshot=snapshot)
-    return inp.model_copy(update={"args": clean}), updated
-
-
-def _closes_namespace(plan: ExecutionPlan) -> bool:
-    """`close --all` ends every session of the namespace, so it waits for all of them."""
-    rows = plan.row_matches if plan.row_matches is not None else (plan.match,)
-    return any(
-        m is not None and m.spec.page_effect is PageEffect.CLOSE and m.has_flag("--all")
-        for m in rows
-    )
-
-
-def _plan(rt: Runtime, inp: Any, native_default: str | None, nonce: str) -> ExecutionPlan:
-    return build_plan(
-        inp,
-        rt.log.state,
-        rt.settings,
-        root_id=rt.root_id,
-        native_default=native_default,
-        nonce=nonce,
-    )
-
-
-def _guard(rt: Runtime, plan: ExecutionPlan) -> Observation | None:
-    """Stale refs and unknown targets fail before anything is dispatched."""
-    key = plan.session.key
-    if key is None or (plan.output_mode is OutputMode.TEXT and plan.checked.inspection):
-        return None
-    entry = rt.log.state.session(key)
-    prefix = na.session_prefix(key, not plan.session.used_implicit_session)
-    matches = plan.row_matches if plan.row_matches is not None else (plan.match,)
-    step = guard_unknown_target(matches, entry)
-    if step is not None:
-        where = f"step {step}" if plan.is_batch else "this command"
-        obs = Observation(
-            success=False,
-            failure_category=FailureCategory.TAB_DRIFT,
-            error=(
-                f"The session's page target is unknown, so {where} could act on a page you have "
-                "not seen. Run `get url` first (then `snapshot -i`)."
-            ),
-        )
-        obs.next_actions.append(na.verify_page_target(prefix, "verify-page-target"))
-        obs.extra["sessionTabTargetUnknown"] = True
-        return obs
-    stale = guard_batch(plan.checked.batch.rows, entry) if plan.checked.batch else None
-    if stale is None and not plan.is_batch:
-        stale = guard_direct(plan.match, entry)
-    if stale is None:
-        return None
-    obs = Observation(
-        success=False,
-        failure_category=FailureCategory.STALE_REF,
-        error=f"Stale ref blocked before dispatch: {stale.reason} Run `snapshot -i` and use the "
-        "current refs.",
-    )
-    obs.next_actions.append(na.refresh_interactive_refs(prefix))
-    obs.extra["staleRef"] = {"refs": ["@" + r for r in stale.refs], "step": stale.step}
-    return obs
-
-
-async def _execute(rt: Runtime, plan: ExecutionPlan, output_path: str | None, hooks: Hooks) -> Any:
+    rt, plan, key = call.rt, call.plan, call.key
     call_id = rt.next_call_id()
-    key = plan.session.key
     if key is not None:
-        rt.log.intent(call_id, hooks.tool, key, tuple(redact_argv(plan.effective_args)))
+        rt.log.intent(call_id, call.hooks.tool, key, tuple(redact_argv(plan.effective_args)))
     try:
         raw = await rt.spawn(
             plan.effective_args, timeout_ms=plan.timeout.timeout_ms, stdin=plan.stdin
@@ -212,17 +108,37 @@ async def _execute(rt: Runtime, plan: ExecutionPlan, output_path: str | None, ho
         obs = Observation(
             success=False, failure_category=FailureCategory.MISSING_BINARY, error=str(exc)
         )
-        return finish(rt, plan, obs, None, extra_details=hooks.details)
+        return finish.finish(rt, plan, obs, None, extra_details=call.hooks.details)
     except asyncio.CancelledError:
         if key is not None:
             summary = "The call was cancelled while the command ran; the page state is unknown."
             rt.log.complete(call_id, key, False, (TargetUnknown(summary=summary),))
         raise
     envelope = parse_outcome(raw, plan.output_mode)
-    return await direct_finish.conclude(rt, plan, call_id, raw, envelope, output_path, hooks)
+    if raw.stdout_path is not None:
+        # The runner's overflow file holds raw, unredacted engine output: never keep it.
+        raw.stdout_path.unlink(missing_ok=True)
+    return Spawned(call_id, raw, envelope)
 
 
-OBSERVATION_KEYS = frozenset(
+async def _recover_selector_miss(call: DirectCall, obs: Observation) -> None:
+    """After a `find` selector miss: one journaled `snapshot -i` and candidates from it."""
+    miss = followups.selector_miss(call.plan, obs)
+    if miss is None:
+        return
+    snapshot = await run(call.rt, miss.snapshot_params, lock_held=True)
+    followups.apply_selector_miss(
+        call.plan, call.rt.log.state, miss, obs, snapshot_failed=snapshot.is_error
+    )
+
+
+def preview_plan(rt: Runtime, params: Mapping[str, Any]) -> ExecutionPlan:
+    """The plan a call would get now (raises `ValidationError` / `ArgvRejected`); used by
+    compound tools to learn the browser identity whose lock they must hold."""
+    return plan_now(rt, AgentBrowserInput.model_validate(params))
+
+
+CORE_KEYS = frozenset(
     {
         "success",
         "resultCategory",
@@ -233,26 +149,16 @@ OBSERVATION_KEYS = frozenset(
         "error",
         "warnings",
         "nextActions",
-        "sessionName",
-        "namespace",
-        "navigationSummary",
-        "pageChangeSummary",
-        "batchSteps",
-        "batchFailure",
-        "artifacts",
-        "artifactVerification",
-        "imageObservations",
-        "managedSessionOutcome",
-        "sessionTabTargetUnknown",
-        "staleRef",
-        "timedOut",
-        "observationPath",
-        "outputFile",
-        "readExecution",
-        "readSource",
-        "snapshotDeltaRefs",
     }
 )
+"""`Observation.to_dict`'s own fields."""
+
+SESSION_KEYS = frozenset({"sessionName", "namespace", "observationPath", "timedOut"})
+"""Detail keys `finish` adds that a code cell also needs: which browser, where the full
+observation spilled, and whether the watchdog fired."""
+
+OBSERVATION_KEYS = CORE_KEYS | SESSION_KEYS | keys_for(CELL)
+"""What `run_observation` returns to code cells: the `CELL`-marked `ObservationExtras`."""
 
 
 async def run_observation(rt: Runtime, params: Mapping[str, Any]) -> dict[str, Any]:

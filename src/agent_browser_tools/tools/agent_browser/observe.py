@@ -9,12 +9,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from agent_browser_tools.engine.envelope import BatchRow, EngineFailure, Envelope
+from agent_browser_tools.engine.envelope import BatchRow, EngineFailure, Envelope, OutputMode
 from agent_browser_tools.planning.plan import ExecutionPlan
 from agent_browser_tools.redaction import (
     argv_secrets,
     redact_argv,
     redact_data,
+    redact_native_batch_text,
+    redact_native_text,
     redact_text,
     scrub_exact,
 )
@@ -27,7 +29,41 @@ from agent_browser_tools.results.overlays import overlay_blockers
 from agent_browser_tools.results.snapshot.delta import snapshot_payload
 from agent_browser_tools.taxonomy.lookup import CommandMatch, PageEffect
 
-UNVERIFIED_WARNING = "Action dispatched; application change unverified."
+
+def observe(plan: ExecutionPlan, envelope: Envelope) -> Observation:
+    """The canonical observation of what the engine answered (pure, redacted)."""
+    if plan.output_mode is OutputMode.TEXT:
+        return _observe_text(plan, envelope)
+    if plan.is_batch and envelope.rows is not None:
+        return observe_batch(plan, envelope)
+    return observe_direct(plan, envelope)
+
+
+def _observe_text(plan: ExecutionPlan, envelope: Envelope) -> Observation:
+    """Native text output, redacted like JSON data would be."""
+    single = plan.match is not None and plan.path[:1] == ("storage",) and bool(plan.match.operands)
+    if plan.is_batch:
+        paths = [m.spec.path for m in plan.row_matches or () if m is not None]
+        text = redact_native_batch_text(envelope.text or "", paths)
+    else:
+        text = redact_native_text(envelope.text or "", plan.path, single_key=single)
+    # Upstream may quote a row's argv (`unknown flag '--password=…'`) in its output.
+    literals = _argv_literals(plan)
+    text = scrub_exact(text, literals)
+    if envelope.success:
+        category = (
+            SuccessCategory.INSPECTION if plan.checked.inspection else SuccessCategory.COMPLETED
+        )
+        return Observation(success=True, data=text, success_category=category)
+    error = scrub_exact(redact_text(envelope.error or ""), literals)
+    obs = Observation(success=False, data=text or None, error=error)
+    obs.failure_category = _failure_category(obs.error or "", plan.checked.command_tokens, envelope)
+    return obs
+
+
+def _argv_literals(plan: ExecutionPlan) -> list[str]:
+    rows = plan.checked.batch.rows if plan.checked.batch is not None else ()
+    return [s for argv in (plan.effective_args, *rows) for s in argv_secrets(argv)]
 
 
 def _path_of(match: CommandMatch | None, tokens: Sequence[str]) -> tuple[str, ...]:
@@ -295,8 +331,3 @@ def _mutates(match: CommandMatch) -> bool:
         PageEffect.MAY_NAVIGATE,
         PageEffect.HISTORY,
     ) or (spec.page_change_summary and not spec.read_only)
-
-
-def classify_text_failure(plan: ExecutionPlan, envelope: Envelope, error: str) -> FailureCategory:
-    """Native-text failures: process facts first, then the ordinary text chain."""
-    return _failure_category(error, plan.checked.command_tokens, envelope)

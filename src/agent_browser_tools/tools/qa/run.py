@@ -29,9 +29,13 @@ from agent_browser_tools.results.observation import Observation
 from agent_browser_tools.results.tool_result import ToolResult
 from agent_browser_tools.runtime import Runtime
 from agent_browser_tools.tools import agent_browser
-from agent_browser_tools.tools.agent_browser.finish import finish, rejected
-from agent_browser_tools.tools.agent_browser.helpers import current_page_url
-from agent_browser_tools.tools.agent_browser.hooks import Hooks, PostHook
+from agent_browser_tools.tools.agent_browser import (
+    Hooks,
+    PostHook,
+    current_page_url,
+    rejected,
+)
+from agent_browser_tools.tools.agent_browser import result_from_observation as finish
 from agent_browser_tools.tools.qa.compile import (
     ALLOWED,
     BATCH_ARGS,

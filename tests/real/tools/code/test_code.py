@@ -20,7 +20,7 @@ from agent_browser_tools.runtime import Runtime
 from agent_browser_tools.settings import Settings
 from agent_browser_tools.state.models import SessionKey
 from agent_browser_tools.tools import agent_browser
-from agent_browser_tools.tools.agent_browser.sessions import close_owned
+from agent_browser_tools.tools.agent_browser import close_owned
 from agent_browser_tools.tools.code import run as agent_browser_code
 from tests.support.fixture_server import FixtureServer
 from tests.support.real_engine import EngineEnv, track_socket_dir

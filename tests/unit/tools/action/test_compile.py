@@ -15,13 +15,9 @@ from pydantic import ValidationError
 
 from agent_browser_tools.runtime import Runtime
 from agent_browser_tools.settings import Settings
-from agent_browser_tools.tools.action.run import (
-    ActionInput,
-    ActionRejected,
-    Compiled,
-    compile_action,
-    run,
-)
+from agent_browser_tools.tools.action.compile import ActionRejected, Compiled, compile_action
+from agent_browser_tools.tools.action.run import run
+from agent_browser_tools.tools.action.schema import ActionInput
 from agent_browser_tools.tools.catalog import build_specs
 
 

@@ -1,0 +1,173 @@
+"""Direct tool, after the engine answered: the read-backs that complete an observation.
+
+`read_back` runs the post-action probe (at most one extra engine call: url + title in one
+batch), decides the call's effects, annotates the page change, and completes snapshots
+(compaction, wrapper views, complete refs for a native delta). Selector-miss recovery is split
+into a decision (`selector_miss`) and its application (`apply_selector_miss`); the executor runs
+the recovery snapshot in between, so nothing here re-enters the executor.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from agent_browser_tools.engine.envelope import EngineFailure, Envelope, OutputMode
+from agent_browser_tools.planning.plan import ExecutionPlan
+from agent_browser_tools.redaction import redact_text, redact_url
+from agent_browser_tools.results import next_actions as na
+from agent_browser_tools.results import selector_recovery as sr
+from agent_browser_tools.results.categories import FailureCategory
+from agent_browser_tools.results.observation import Observation
+from agent_browser_tools.state.effects import Probe
+from agent_browser_tools.state.journal import scrub_effect
+from agent_browser_tools.state.models import ConversationState, Effect, RefInfo
+from agent_browser_tools.taxonomy import PageEffect
+from agent_browser_tools.tools.agent_browser import page_change, record
+from agent_browser_tools.tools.agent_browser import snapshot as snapshot_flow
+from agent_browser_tools.tools.agent_browser.call import DirectCall
+from agent_browser_tools.tools.agent_browser.helpers import helper_call
+
+
+async def read_back(call: DirectCall, obs: Observation, envelope: Envelope) -> list[Effect]:
+    """Probe, effects (scrubbed), page-change summary and snapshot completion, in that order.
+
+    Effects are scrubbed now, not only when journaled: summaries built from them quote URLs.
+    """
+    plan, rt = call.plan, call.rt
+    prior = rt.log.state.session(call.key) if call.key is not None else None
+    pending = obs.failure_category is FailureCategory.CONFIRMATION_REQUIRED
+    probe = await run_probe(call) if wants_probe(plan, envelope) and not pending else None
+    effects = [] if pending else [scrub_effect(e) for e in record.effects_of(plan, envelope, probe)]
+    page_change.annotate(plan, obs, prior, probe, effects)
+    if plan.path == ("snapshot",) and obs.success and plan.output_mode is OutputMode.JSON:
+        snapshot_flow.compact(rt, obs)
+        if call.hooks.snapshot is not None:
+            previous = prior.ref_snapshot.refs if prior and prior.ref_snapshot else None
+            await snapshot_flow.apply_views(rt, plan, obs, call.hooks.snapshot, previous)
+    if call.key is not None and plan.output_mode is OutputMode.JSON and not pending:
+        delta_effects = await snapshot_flow.complete_delta(rt, plan, obs, envelope)
+        effects += [scrub_effect(e) for e in delta_effects]
+    return effects
+
+
+def wants_probe(plan: ExecutionPlan, envelope: Envelope) -> bool:
+    """Whether the call gets the post-action url/title probe (pure)."""
+    if plan.output_mode is not OutputMode.JSON or plan.session.key is None:
+        return False
+    if envelope.failure in (EngineFailure.TIMEOUT, EngineFailure.MISSING_BINARY):
+        return False
+    if plan.is_batch:
+        reached = [m for m, _ in zip(plan.row_matches or (), envelope.rows or (), strict=False)]
+        return any(
+            m is not None and (m.spec.navigation_summary or m.spec.failure_probe) for m in reached
+        )
+    spec = plan.match.spec if plan.match is not None else None
+    if spec is None:
+        return False
+    if envelope.success:
+        # Anything that may navigate (keys, taps, locator clicks, evals) is probed too: an
+        # unobserved navigation would let old refs pass the stale-ref guard on the new page.
+        return spec.navigation_summary or spec.page_effect is PageEffect.MAY_NAVIGATE
+    return spec.failure_probe
+
+
+async def run_probe(call: DirectCall) -> Probe | None:
+    """One extra engine call: `get url` and `get title` in a single fail-fast batch."""
+    stdin = json.dumps([["get", "url"], ["get", "title"]])
+    envelope = await helper_call(call.rt, call.plan, ["batch", "--bail"], stdin=stdin)
+    if envelope is None:
+        return None
+    url = title = None
+    for row in envelope.rows or ():
+        if row.success and isinstance(row.result, Mapping):
+            url = url or _str(row.result.get("url"))
+            title = title or _str(row.result.get("title"))
+    if not url:
+        return None
+    return Probe(url=redact_url(url), title=redact_text(title) if title else None)
+
+
+def _str(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+# ----- selector-miss recovery (raw and compiled `find`) ---------------------------------
+
+
+@dataclass(frozen=True)
+class SelectorMiss:
+    """A `find` that missed: what it looked for and the snapshot that lists current refs."""
+
+    target: sr.FindTarget
+    prefix: list[str]
+    snapshot_params: dict[str, Any]
+
+
+def selector_miss(plan: ExecutionPlan, obs: Observation) -> SelectorMiss | None:
+    """After a `find` selector miss: the fresh `snapshot -i` to run (journaled, so its refs
+    become the session's latest ref map), else None (pure)."""
+    if plan.path[:1] != ("find",) or obs.failure_category is not FailureCategory.SELECTOR_NOT_FOUND:
+        return None
+    match, key = plan.match, plan.session.key
+    if match is None or key is None:
+        return None
+    target = sr.find_target(match.operands, match.flag_value("--name"))
+    if target is None:
+        return None
+    prefix = na.session_prefix(key, not plan.session.used_implicit_session)
+    return SelectorMiss(target, prefix, {"args": [*prefix, "snapshot", "-i"]})
+
+
+def apply_selector_miss(
+    plan: ExecutionPlan,
+    state: ConversationState,
+    miss: SelectorMiss,
+    obs: Observation,
+    *,
+    snapshot_failed: bool,
+) -> None:
+    """Candidates from the recovery snapshot now recorded in `state` (pure over `obs`)."""
+    assert plan.session.key is not None
+    entry = state.session(plan.session.key)
+    if snapshot_failed or entry.ref_snapshot is None:
+        obs.next_actions.append(na.refresh_interactive_refs(miss.prefix))
+        return
+    refs = entry.ref_snapshot.refs
+    view = {
+        "refs": {k: v.model_dump(exclude_none=True) for k, v in refs.items()},
+        "target": {"url": entry.ref_snapshot.target_url},
+    }
+    apply_find_recovery(obs, miss.target, refs, view, miss.prefix)
+
+
+def apply_find_recovery(
+    obs: Observation,
+    target: sr.FindTarget,
+    refs: Mapping[str, RefInfo],
+    snapshot: Mapping[str, Any],
+    prefix: Sequence[str],
+) -> None:
+    """Attach the diagnostics, visible sections and next actions (pure over `obs`)."""
+    matches = sr.exact_matches(target, refs)
+    fallback = sr.visible_ref_fallback(target, matches, snapshot, prefix)
+    if fallback is not None:
+        obs.extra["visibleRefFallback"] = fallback
+        obs.warnings.append(sr.fallback_text(fallback))
+        obs.next_actions += sr.visible_ref_actions(fallback)
+    rich = sr.rich_input_recovery(target, matches, prefix)
+    if rich is not None:
+        obs.extra["richInputRecovery"] = rich
+        obs.warnings.append(sr.rich_input_text(rich))
+        obs.next_actions += sr.rich_input_actions(rich)
+    if matches:
+        return
+    guesses = sr.name_candidate_fallback(target, sr.name_candidates(target, refs), prefix)
+    if guesses is not None:
+        obs.extra["nameCandidateFallback"] = guesses
+        obs.warnings.append(sr.name_candidate_text(guesses))
+        obs.next_actions += sr.name_candidate_actions(guesses)
+    if not any(a.id == "refresh-interactive-refs" for a in obs.next_actions):
+        obs.next_actions.append(na.refresh_interactive_refs(prefix))

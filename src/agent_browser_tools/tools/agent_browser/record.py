@@ -1,0 +1,95 @@
+"""Direct tool: what a call changed, written to the journal.
+
+`effects_of` is the pure rule (plan + envelope + probe -> effects); `complete` adds the session
+ownership effects, settles a fresh launch, journals the completion and then attaches the
+recovery next actions that depend on the state the completion produced.
+"""
+
+from __future__ import annotations
+
+from agent_browser_tools.engine.envelope import EngineFailure, Envelope, OutputMode
+from agent_browser_tools.planning.plan import ExecutionPlan
+from agent_browser_tools.results.observation import Observation
+from agent_browser_tools.state.effects import (
+    Probe,
+    failure_effects,
+    success_effects,
+    text_mode_effects,
+)
+from agent_browser_tools.state.models import Effect, ManagedSessionSelected
+from agent_browser_tools.tools.agent_browser.call import DirectCall, Spawned
+from agent_browser_tools.tools.agent_browser.observe import add_recovery
+from agent_browser_tools.tools.agent_browser.sessions import headed_handoff, settle_fresh
+
+
+def effects_of(plan: ExecutionPlan, envelope: Envelope, probe: Probe | None) -> list[Effect]:
+    """The state changes the engine's answer (and the probe) prove (pure)."""
+    if plan.output_mode is OutputMode.TEXT:
+        return (
+            []
+            if plan.checked.inspection
+            else text_mode_effects(plan.match, plan.checked.command_tokens)
+        )
+    if not plan.is_batch:
+        return _single_effects(plan, envelope, probe)
+    owner, launch = plan.session.ownership, plan.session.launch_flags
+    effects: list[Effect] = []
+    for match, row in zip(plan.row_matches or (), envelope.rows or (), strict=False):
+        if row.success:
+            effects += success_effects(
+                match, row.command, row.result, probe=None, ownership=owner, launch_flags=launch
+            )
+        else:
+            effects += failure_effects(match, row.command, row.error, timed_out=False, probe=None)
+    if envelope.failure is EngineFailure.TIMEOUT:
+        effects += failure_effects(None, ("batch",), envelope.error, timed_out=True, probe=None)
+    if probe is not None:
+        effects += success_effects(
+            None,
+            ("get", "url"),
+            {"url": probe.url, "title": probe.title},
+            probe=None,
+            ownership=None,
+            launch_flags=(),
+        )
+    return effects
+
+
+def _single_effects(plan: ExecutionPlan, envelope: Envelope, probe: Probe | None) -> list[Effect]:
+    tokens = plan.checked.command_tokens
+    if envelope.success:
+        return success_effects(
+            plan.match,
+            tokens,
+            envelope.data,
+            probe=probe,
+            ownership=plan.session.ownership,
+            launch_flags=plan.session.launch_flags,
+        )
+    return failure_effects(
+        plan.match,
+        tokens,
+        envelope.error,
+        timed_out=envelope.failure is EngineFailure.TIMEOUT,
+        probe=probe,
+    )
+
+
+async def complete(
+    call: DirectCall, obs: Observation, effects: list[Effect], spawned: Spawned
+) -> None:
+    """Ownership, fresh-launch outcome, headed handoff, journal completion, then recovery."""
+    rt, plan, key = call.rt, call.plan, call.key
+    if key is not None and obs.success and plan.session.used_implicit_session:
+        if rt.log.state.managed_session != key.session:
+            effects.append(ManagedSessionSelected(session=key.session))
+        if rt.root_id == rt.conversation_id or plan.session.fresh:
+            # A sub-agent shares its root's browser; only the root closes it.
+            rt.owned_sessions.add(key)
+    await settle_fresh(rt, plan, obs, effects)
+    if plan.output_mode is OutputMode.JSON and not plan.is_batch:
+        headed_handoff(plan, obs, spawned.envelope.data)
+    if key is not None:
+        rt.log.complete(spawned.call_id, key, obs.success, effects)
+    unknown = key is not None and rt.log.state.session(key).target_unknown
+    add_recovery(plan, obs, target_unknown=unknown)

@@ -1,0 +1,145 @@
+"""Direct tool, before the lock: validate the input, strip wrapper flags, plan.
+
+Planning is pure; it runs once to learn the browser identity whose lock to take and again under
+that lock (state may have moved while waiting), with the same nonce.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
+from typing import Any
+
+from pydantic import ValidationError
+
+from agent_browser_tools.planning.argv_rules import ArgvRejected
+from agent_browser_tools.planning.inputs import AgentBrowserInput, explain_validation_error
+from agent_browser_tools.planning.plan import ExecutionPlan, build_plan
+from agent_browser_tools.planning.sessions import native_session_default
+from agent_browser_tools.redaction import redact_argv
+from agent_browser_tools.runtime import Runtime
+from agent_browser_tools.taxonomy import PageEffect
+from agent_browser_tools.tools.agent_browser import network_filter
+from agent_browser_tools.tools.agent_browser import snapshot as snapshot_flow
+from agent_browser_tools.tools.agent_browser.call import DirectCall, DirectRequest
+from agent_browser_tools.tools.agent_browser.hooks import Hooks
+
+NAME = "agent_browser"
+ALLOWED = "args, stdin, outputPath, timeoutMs and sessionMode"
+LOCK_ATTEMPTS = 3
+
+
+class Refused(Exception):
+    """The call is refused before dispatch as a validation error; the message says why."""
+
+
+def caller_wants_json(params: Mapping[str, Any]) -> bool:
+    """True when the caller's argv asks for `--json` (the last `--json` value wins)."""
+    args = params.get("args") if isinstance(params, Mapping) else None
+    if not isinstance(args, list):
+        return False
+    chosen = None
+    for index, token in enumerate(args):
+        if token == "--json":
+            nxt = args[index + 1] if index + 1 < len(args) else None
+            chosen = nxt if nxt in ("true", "false") else "true"
+    return chosen == "true"
+
+
+def validate(call: Mapping[str, Any] | AgentBrowserInput, hooks: Hooks) -> DirectRequest:
+    """A typed request from raw params (validated here) or an already validated input.
+
+    Raises `Refused` with the explanation for a bad input or misused wrapper flags.
+    """
+    params: Mapping[str, Any]
+    if isinstance(call, AgentBrowserInput):
+        inp, params = call, call.model_dump(exclude_none=True)
+    else:
+        params = call
+        try:
+            inp = AgentBrowserInput.model_validate(params)
+        except ValidationError as exc:
+            raise Refused(explain_validation_error(exc, NAME, ALLOWED)) from None
+    try:
+        inp, hooks = _wrapper_flags(inp, hooks)
+    except ValueError as exc:
+        raise Refused(str(exc)) from None
+    return DirectRequest(inp, params, hooks, caller_wants_json(params))
+
+
+def _wrapper_flags(inp: AgentBrowserInput, hooks: Hooks) -> tuple[AgentBrowserInput, Hooks]:
+    """Strip wrapper-only flags before planning; their work happens after the engine answers.
+
+    `details.args` keeps the caller's request; `effectiveArgs` shows what the engine ran.
+    Raises ValueError (a preparation failure) for misused snapshot flags.
+    """
+    clean, snapshot = snapshot_flow.split_flags(list(inp.args))
+    clean, network = network_filter.split_network_flags(clean)
+    if snapshot is None and network is None:
+        return inp, hooks
+    details = {**hooks.details, "args": redact_argv(inp.args)}
+    post = hooks.post
+    if network is not None and post is None:
+        post = network_filter.make_post(network, clean)
+    updated = Hooks(hooks.tool, post, details, snapshot=snapshot)
+    return inp.model_copy(update={"args": clean}), updated
+
+
+def plan_request(rt: Runtime, inp: AgentBrowserInput, nonce: str) -> ExecutionPlan:
+    """The pure plan for `inp` against the conversation's current state."""
+    return build_plan(
+        inp,
+        rt.log.state,
+        rt.settings,
+        root_id=rt.root_id,
+        native_default=native_session_default(rt.settings.env, rt.cwd),
+        nonce=nonce,
+    )
+
+
+def plan_now(rt: Runtime, inp: AgentBrowserInput) -> ExecutionPlan:
+    """The plan a call would get now (raises `ArgvRejected`)."""
+    return plan_request(rt, inp, _nonce(rt))
+
+
+def _nonce(rt: Runtime) -> str:
+    return f"{rt.conversation_id}:{rt.log.state.last_seq}"
+
+
+def _closes_namespace(plan: ExecutionPlan) -> bool:
+    """`close --all` ends every session of the namespace, so it waits for all of them."""
+    rows = plan.row_matches if plan.row_matches is not None else (plan.match,)
+    return any(
+        m is not None and m.spec.page_effect is PageEffect.CLOSE and m.has_flag("--all")
+        for m in rows
+    )
+
+
+@asynccontextmanager
+async def planned_under_lock(
+    rt: Runtime, request: DirectRequest, lock_held: bool
+) -> AsyncIterator[DirectCall]:
+    """Plan, take the identity lock, plan again under it; yields the call holding the lock.
+
+    `lock_held=True` when the caller (a compound tool) already holds this identity's lock.
+    Raises `Refused` for a rejected argv or a session that kept changing while waiting.
+    """
+    nonce = _nonce(rt)
+    try:
+        plan = plan_request(rt, request.inp, nonce)
+    except ArgvRejected as exc:
+        raise Refused(str(exc)) from None
+    if lock_held:
+        yield DirectCall(rt, request, plan)
+        return
+    for _attempt in range(LOCK_ATTEMPTS):
+        async with rt.lock_for(plan.session.key, whole_namespace=_closes_namespace(plan)):
+            try:
+                fresh = plan_request(rt, request.inp, nonce)
+            except ArgvRejected as exc:
+                raise Refused(str(exc)) from None
+            if fresh.session.key == plan.session.key:
+                yield DirectCall(rt, request, fresh)
+                return
+            plan = fresh
+    raise Refused("the browser session kept changing while waiting; retry")
