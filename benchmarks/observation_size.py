@@ -154,7 +154,7 @@ def corpus(
 
 def miniwob_dir() -> Path | None:
     try:
-        import miniwob  # type: ignore[import-untyped]
+        import miniwob
     except ImportError:
         print("note: the miniwob package is missing (pip install -e '.[dev]'); skipping it")
         return None

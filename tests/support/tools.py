@@ -39,5 +39,5 @@ async def ab(tools: BrowserTools, *args: str, **params: Any) -> ToolResult:
 def ref_for(result: ToolResult, role: str, name: str) -> str:
     for ref_id, info in result.details["refSnapshot"]["refs"].items():
         if info.get("role") == role and info.get("name") == name:
-            return "@" + ref_id
+            return f"@{ref_id}"
     raise AssertionError(f"no {role} {name!r} in snapshot refs")

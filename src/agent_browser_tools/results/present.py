@@ -67,21 +67,28 @@ def _tab_lines(data: Mapping[str, Any]) -> list[str]:
     return lines
 
 
-def command_body(path: Sequence[str], data: Any) -> list[str]:
-    """The command's own output, shaped for reading."""
-    if not isinstance(data, Mapping):
-        return [] if data is None else [_compact(data)]
-    head = tuple(path)
-    if head == ("snapshot",) and (payload := snapshot_payload(data)) is not None:
-        return [*_snapshot_header(data), payload.text]
-    if head == ("snapshot",) and (native := native_snapshot(data)) is not None:
-        return render_partial(native)
-    if head in (("open",), ("goto",), ("navigate",), ("pushstate",)) and "url" in data:
+_NAVIGATION_COMMANDS = frozenset({("open",), ("goto",), ("navigate",), ("pushstate",)})
+
+
+def _page_body(head: tuple[str, ...], data: Mapping[str, Any]) -> list[str] | None:
+    """Snapshot, navigation and `get` output, or None when `data` has no such shape."""
+    if head == ("snapshot",):
+        if (payload := snapshot_payload(data)) is not None:
+            return [*_snapshot_header(data), payload.text]
+        if (native := native_snapshot(data)) is not None:
+            return render_partial(native)
+        return None
+    if head in _NAVIGATION_COMMANDS and "url" in data:
         return [f"Opened: {data.get('title') or '(untitled)'} - {data['url']}"]
     if head[:1] == ("get",) and len(head) == 2:
         for key in (head[1], "value", "text", "result"):
             if key in data and not isinstance(data[key], Mapping | list):
                 return [str(data[key])]
+    return None
+
+
+def _tab_and_log_body(head: tuple[str, ...], data: Mapping[str, Any]) -> list[str] | None:
+    """Tab lists and console/error/network logs, or None when `data` has no such shape."""
     if head == ("tab", "list") or (head[:1] == ("tab",) and "tabs" in data):
         return _tab_lines(data)
     if head[:2] == ("network", "requests"):
@@ -90,6 +97,17 @@ def command_body(path: Sequence[str], data: Any) -> list[str]:
         return diagnostics.console_lines(data)
     if head[:1] == ("errors",) and "errors" in data:
         return diagnostics.error_lines(data)
+    return None
+
+
+def command_body(path: Sequence[str], data: Any) -> list[str]:
+    """The command's own output, shaped for reading."""
+    if not isinstance(data, Mapping):
+        return [] if data is None else [_compact(data)]
+    head = tuple(path)
+    for shaped in (_page_body, _tab_and_log_body):
+        if (lines := shaped(head, data)) is not None:
+            return lines
     if "path" in data and isinstance(data["path"], str):
         return [f"Saved: {data['path']}"]
     visible = {k: v for k, v in data.items() if k not in _HIDDEN_KEYS}
@@ -170,6 +188,68 @@ def _action_line(action: Mapping[str, Any]) -> str:
     return f"- {action['id']} ({action.get('tool')}): {params} - {action.get('reason', '')}"
 
 
+def _success_body(observation: Observation, path: Sequence[str]) -> list[str]:
+    """A successful single command's output (batches and native text are handled first)."""
+    if isinstance(observation.context.get("snapshot_text"), str):
+        return [*_snapshot_header(observation.data), observation.context["snapshot_text"]]
+    if isinstance(entries := observation.extra.get("artifacts"), list) and entries:
+        # The artifact lines say what is really on disk; a bare "Saved:" would not.
+        own = command_body(path, observation.data)
+        return [line for line in own if not line.startswith("Saved: ")] + artifact_lines(entries)
+    return command_body(path, observation.data)
+
+
+def _prose_body(
+    observation: Observation, path: Sequence[str], native_text: str | None
+) -> list[str]:
+    """The cuttable part: native text, batch steps, the error, or the command output."""
+    if native_text is not None:
+        return [native_text]
+    steps = observation.extra.get("batchSteps")
+    if isinstance(steps, list):
+        return _batch_lines(steps)
+    if not observation.success:
+        return [f"Error: {observation.error}"]
+    return _success_body(observation, path)
+
+
+def _page_lines(observation: Observation) -> list[str]:
+    """Where the call left the page, and how a read was carried out."""
+    lines: list[str] = []
+    nav = observation.extra.get("navigationSummary")
+    if isinstance(nav, Mapping) and nav.get("url"):
+        changed = " (URL changed)" if nav.get("urlChanged") else ""
+        lines.append(f"Page: {nav.get('title') or '(untitled)'} - {nav['url']}{changed}")
+    if isinstance(read := observation.extra.get("readExecution"), str):
+        lines.append(read)
+    return lines
+
+
+def _category_lines(observation: Observation) -> list[str]:
+    """The category line agents branch on: artifact verdicts on success, always on failure."""
+    if observation.success and observation.success_category in _ARTIFACT_CATEGORIES:
+        # Artifact verdicts are what evidence-taking agents branch on; say them in prose too.
+        value = observation.success_category.value
+        return [f"Result category: success; successCategory: {value}."]
+    if not observation.success:
+        category = observation.failure_category.value if observation.failure_category else "?"
+        return [f"Result category: failure; failureCategory: {category}; isError: true."]
+    return []
+
+
+def _prose_tail(observation: Observation, native_text: str | None) -> list[str]:
+    """The never-cut part: page, summary, warnings, next actions, category line."""
+    lines = _page_lines(observation)
+    if observation.summary and native_text is None:
+        lines.append(f"Summary: {observation.summary}")
+    for warning in observation.warnings:
+        lines.append(f"Warning: {warning}")
+    if observation.next_actions:
+        lines.append("Next actions:")
+        lines += [_action_line(action.to_dict()) for action in observation.next_actions]
+    return lines + _category_lines(observation)
+
+
 def render_prose(
     observation: Observation, path: Sequence[str], *, native_text: str | None = None
 ) -> tuple[str, str]:
@@ -178,49 +258,5 @@ def render_prose(
     The body is the command output and may be cut to fit the visible budget; the tail holds
     warnings, page evidence, exact next actions and the category line, and is never cut.
     """
-    lines: list[str] = []
-    if native_text is not None:
-        lines.append(native_text)
-    elif observation.success:
-        steps = observation.extra.get("batchSteps")
-        if isinstance(steps, list):
-            lines += _batch_lines(steps)
-        elif isinstance(observation.context.get("snapshot_text"), str):
-            lines += _snapshot_header(observation.data)
-            lines.append(observation.context["snapshot_text"])
-        elif isinstance(entries := observation.extra.get("artifacts"), list) and entries:
-            # The artifact lines say what is really on disk; a bare "Saved:" would not.
-            own = command_body(path, observation.data)
-            lines += [line for line in own if not line.startswith("Saved: ")]
-            lines += artifact_lines(entries)
-        else:
-            lines += command_body(path, observation.data)
-    else:
-        steps = observation.extra.get("batchSteps")
-        if isinstance(steps, list):
-            lines += _batch_lines(steps)
-        else:
-            lines.append(f"Error: {observation.error}")
-    body = "\n".join(lines)
-    lines = []
-    nav = observation.extra.get("navigationSummary")
-    if isinstance(nav, Mapping) and nav.get("url"):
-        changed = " (URL changed)" if nav.get("urlChanged") else ""
-        lines.append(f"Page: {nav.get('title') or '(untitled)'} - {nav['url']}{changed}")
-    if isinstance(read := observation.extra.get("readExecution"), str):
-        lines.append(read)
-    if observation.summary and native_text is None:
-        lines.append(f"Summary: {observation.summary}")
-    for warning in observation.warnings:
-        lines.append(f"Warning: {warning}")
-    if observation.next_actions:
-        lines.append("Next actions:")
-        lines += [_action_line(action.to_dict()) for action in observation.next_actions]
-    if observation.success and observation.success_category in _ARTIFACT_CATEGORIES:
-        # Artifact verdicts are what evidence-taking agents branch on; say them in prose too.
-        value = observation.success_category.value
-        lines.append(f"Result category: success; successCategory: {value}.")
-    if not observation.success:
-        category = observation.failure_category.value if observation.failure_category else "?"
-        lines.append(f"Result category: failure; failureCategory: {category}; isError: true.")
-    return body, "\n".join(lines)
+    body = _prose_body(observation, path, native_text)
+    return "\n".join(body), "\n".join(_prose_tail(observation, native_text))

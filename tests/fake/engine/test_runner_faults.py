@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from agent_browser_tools.engine.envelope import EngineFailure, OutputMode, parse_outcome
-from agent_browser_tools.engine.runner import TIMEOUT_EXIT_CODE, run_engine
+from agent_browser_tools.engine.runner import TIMEOUT_EXIT_CODE, RawOutcome, run_engine
 from tests.support.fake import FakeEngine
 
 
@@ -36,7 +36,7 @@ def _alive(pid: int) -> bool:
 
 async def _run(
     fake: FakeEngine, tmp_path: Path, *argv: str, timeout_ms: int = 10_000, stdin: str | None = None
-):  # type: ignore[no-untyped-def]
+) -> RawOutcome:
     return await run_engine(
         [str(fake.path), *argv],
         env={"PATH": os.environ["PATH"], **fake.env()},

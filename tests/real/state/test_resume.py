@@ -78,7 +78,7 @@ def _run_then_kill(
 def _ref(details: dict[str, Any], role: str, name: str) -> str:
     for ref_id, info in details["refSnapshot"]["refs"].items():
         if info.get("role") == role and info.get("name") == name:
-            return "@" + ref_id
+            return f"@{ref_id}"
     raise AssertionError(f"no {role} {name!r} in {details['refSnapshot']['refs']}")
 
 

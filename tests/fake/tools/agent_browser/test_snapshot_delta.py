@@ -53,7 +53,7 @@ async def test_failed_complete_refs_read_drops_refs_instead_of_recording_an_empt
     assert "Snapshot delta: unchanged (revision 2 against base revision 1)." in partial.text
     assert partial.details["snapshotDeltaRefs"]["status"] == "failed"
     assert "complete-refs read failed" in partial.text
-    read = [c["argv"] for c in fake_engine.calls()][-1]
+    read = fake_engine.argvs()[-1]
     assert read[-2:] == ["snapshot", "-i"] and "--delta" not in read
 
     fake_engine.reset()
@@ -89,7 +89,7 @@ async def test_batch_ending_in_a_partial_delta_reads_complete_refs_after_the_bat
     assert "Snapshot delta: unchanged (revision 4 against base revision 3)." in result.text
     assert "Complete refs: 1 read" in result.text
     assert result.details["refSnapshot"]["refs"] == REFS
-    argvs = [c["argv"] for c in fake_engine.calls()]
+    argvs = fake_engine.argvs()
     assert argvs[-1][-2:] == ["snapshot", "--interactive"], "the read runs after the batch"
 
 
@@ -107,5 +107,5 @@ async def test_no_complete_refs_read_when_a_later_batch_step_may_have_changed_th
     stdin = '[["snapshot", "-i", "--delta"], ["click", "#go"]]'
     result = await _call(tools, {"args": ["batch"], "stdin": stdin})
     assert "snapshotDeltaRefs" not in result.details and "Complete refs" not in result.text
-    spawned = [c["argv"] for c in fake_engine.calls()]
+    spawned = fake_engine.argvs()
     assert not any(argv[-2:] == ["snapshot", "--interactive"] for argv in spawned)

@@ -124,11 +124,11 @@ async def test_image_changed_after_the_call_fails(shots: list[Path], tmp_path: P
         shots[1].write_bytes(png_bytes(5, 5))
         return observation
 
-    agent_browser.run_observation = rewriting  # type: ignore[assignment]
+    agent_browser.run_observation = rewriting
     try:
         result = await cell(rt, code)
     finally:
-        agent_browser.run_observation = original  # type: ignore[assignment]
+        agent_browser.run_observation = original
     assert result.details["failureCategory"] == "artifact-missing"
     assert "changed on disk" in result.details["error"]
     assert result.images == ()

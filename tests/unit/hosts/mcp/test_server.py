@@ -171,7 +171,9 @@ async def test_tools_list_and_instructions(tmp_path: Path) -> None:
     async with serving(tmp_path) as (connected, _events, _registry):
         names = [t.name for t in (await connected.list_tools()).tools]
         assert names == ["agent_browser", "agent_browser_code", "agent_browser_tools"]
-        assert connected.server_capabilities.tools.list_changed is True
+        tools_capability = connected.server_capabilities.tools
+        assert tools_capability is not None
+        assert tools_capability.list_changed is True
         assert connected.instructions == playbook.INSTRUCTIONS
 
 

@@ -110,13 +110,14 @@ def test_scope_allows(args: list[str], stdin: str | None) -> None:
 
 def test_browser_request_shape() -> None:
     assert BrowserRequest.model_validate({"args": ["get", "url"], "timeoutMs": 5}).timeoutMs == 5
-    for bad in (
+    bad_requests: tuple[dict[str, object], ...] = (
         {"args": "get url"},
         {"args": []},
         {"args": ["get"], "sessionMode": "fresh"},
         {"args": ["get"], "timeoutMs": 0},
         {"args": ["get", 1]},
         {},
-    ):
+    )
+    for bad in bad_requests:
         with pytest.raises(ValidationError):
             BrowserRequest.model_validate(bad)
