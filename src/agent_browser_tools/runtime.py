@@ -10,8 +10,9 @@ from __future__ import annotations
 import itertools
 import uuid
 from collections.abc import Sequence
+from contextlib import AbstractAsyncContextManager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from agent_browser_tools.engine.discovery import EngineBinary, resolve_engine
 from agent_browser_tools.engine.environment import build_child_env, socket_dir_for
@@ -79,7 +80,9 @@ class Runtime:
     def next_call_id(self) -> str:
         return f"{self.conversation_id[:12]}-{next(self._calls)}"
 
-    def lock_for(self, key: SessionKey | None, *, whole_namespace: bool = False) -> Any:
+    def lock_for(
+        self, key: SessionKey | None, *, whole_namespace: bool = False
+    ) -> AbstractAsyncContextManager[None]:
         """Serialize calls on one browser identity, in-process and across processes.
 
         `whole_namespace` (for `close --all`) waits for every call in the namespace.

@@ -11,6 +11,8 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from agent_browser_tools.results.snapshot.views import SnapshotFlags
+
 if TYPE_CHECKING:
     from agent_browser_tools.planning.plan import ExecutionPlan
     from agent_browser_tools.results.observation import Observation
@@ -28,4 +30,5 @@ class Hooks:
     tool: str = "agent_browser"
     post: PostHook | None = None
     details: Mapping[str, Any] = field(default_factory=dict)
-    snapshot: Any = None  # wrapper-side snapshot flags (`snapshot_flow.SnapshotFlags`)
+    snapshot: SnapshotFlags | None = None
+    """Wrapper-side snapshot flags (`--search`, `--filter`, `--viewport`, `--diff`)."""

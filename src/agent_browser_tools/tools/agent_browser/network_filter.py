@@ -19,6 +19,7 @@ from agent_browser_tools.results.observation import Observation
 from agent_browser_tools.runtime import Runtime
 from agent_browser_tools.state.stale_refs import normalize_url
 from agent_browser_tools.tools.agent_browser.helpers import current_page_url
+from agent_browser_tools.tools.agent_browser.hooks import PostHook
 
 MODES = {"--current-page": "origin", "--current-origin": "origin", "--current-url": "url"}
 
@@ -53,7 +54,7 @@ def _keep(row_url: str, current: str, mode: str) -> bool:
     return _origin(row_url) == _origin(current)
 
 
-def make_post(flt: NetworkFilter, clean_args: Sequence[str]) -> Any:
+def make_post(flt: NetworkFilter, clean_args: Sequence[str]) -> PostHook:
     """A post hook that filters the visible rows and records `networkRequestsPageFilter`."""
 
     async def post(rt: Runtime, plan: ExecutionPlan, obs: Observation) -> None:
