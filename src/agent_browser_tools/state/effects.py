@@ -25,7 +25,7 @@ from agent_browser_tools.state.models import (
     TargetObserved,
     TargetUnknown,
 )
-from agent_browser_tools.taxonomy.lookup import CommandMatch, PageEffect
+from agent_browser_tools.taxonomy import CommandMatch, PageEffect
 
 UNOBSERVED_SUMMARY = (
     "`{command}` may have changed the page but the result did not show where it landed; run "

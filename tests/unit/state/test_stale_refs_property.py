@@ -37,7 +37,7 @@ from agent_browser_tools.state.stale_refs import (
     guard_unknown_target,
     normalize_url,
 )
-from agent_browser_tools.taxonomy.lookup import CommandMatch
+from agent_browser_tools.taxonomy import CommandMatch
 
 KEY = SessionKey(session="abt-property")
 PAGES = (
