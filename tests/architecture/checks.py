@@ -8,7 +8,9 @@ package (`state.effects`); the package's own `__init__` keeps its full name.
 
 from __future__ import annotations
 
+import ast
 import functools
+from collections import Counter
 from collections.abc import Collection, Iterator, Mapping
 from pathlib import Path
 
@@ -114,4 +116,42 @@ def oversized(graph: ImportGraph, max_file_lines: int, max_function_lines: int) 
                     f"{path}:{function.qualname} (line {function.line}): {function.length} "
                     f"lines (limit {max_function_lines})"
                 )
+    return found
+
+
+def _is_path(node: ast.expr) -> bool:
+    """`path`, `x.path`, or a slice or index of one (`plan.path[:1]`)."""
+    if isinstance(node, ast.Subscript):
+        return _is_path(node.value)
+    if isinstance(node, ast.Name):
+        return node.id == "path"
+    return isinstance(node, ast.Attribute) and node.attr == "path"
+
+
+def _words(node: ast.expr) -> tuple[str, ...] | None:
+    """The command words of a literal `("network", "requests")` or `"find"`, else None."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return (node.value,)
+    if isinstance(node, ast.Tuple) and node.elts:
+        words = [_words(element) for element in node.elts]
+        if all(word is not None and len(word) == 1 for word in words):
+            return tuple(word[0] for word in words if word is not None)
+    return None
+
+
+def command_path_literals(graph: ImportGraph, outside: str) -> Counter[tuple[str, str]]:
+    """(file, command words) for each comparison of a command path with a literal in a module
+    not within `outside`: a rule that re-lists command names instead of reading the table."""
+    found: Counter[tuple[str, str]] = Counter()
+    for name in sorted(graph.modules):
+        if within(graph.relative(name), outside):
+            continue
+        tree = ast.parse(graph.modules[name].read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Compare) or len(node.comparators) != 1:
+                continue
+            left, right = node.left, node.comparators[0]
+            literal = _words(right) if _is_path(left) else _words(left) if _is_path(right) else None
+            if literal is not None:
+                found[(graph.path_of(name), " ".join(literal))] += 1
     return found

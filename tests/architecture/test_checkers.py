@@ -7,9 +7,11 @@ here is shown to catch a planted violation (and to let the matching allowed shap
 from __future__ import annotations
 
 import textwrap
+from collections import Counter
 from pathlib import Path
 
 from tests.architecture.checks import (
+    command_path_literals,
     forbidden_imports,
     oversized,
     tool_crossings,
@@ -199,3 +201,23 @@ def test_a_61_line_function_is_too_long_and_decorators_do_not_count(tmp_path: Pa
 def test_a_501_line_file_is_too_long(tmp_path: Path) -> None:
     graph = plant(tmp_path, {"long.py": "x = 1\n" * 501, "short.py": "x = 1\n" * 500})
     assert oversized(graph, 500, 60) == ["long.py: 501 lines (limit 500)"]
+
+
+def test_a_command_path_literal_outside_the_taxonomy_is_found(tmp_path: Path) -> None:
+    graph = plant(
+        tmp_path,
+        {
+            "taxonomy/rows.py": 'def f(spec):\n    return spec.path == ("snapshot",)\n',
+            "rules.py": """
+                def f(plan, match, path):
+                    a = plan.path == ("snapshot",)
+                    b = ("network", "requests") == match.spec.path[:2]
+                    c = path[0] != "find"
+                    d = plan.name == "snapshot"
+                    return plan.path[:1] == ("snapshot",) or a or b or c or d
+            """,
+        },
+    )
+    assert command_path_literals(graph, "taxonomy") == Counter(
+        {("rules.py", "snapshot"): 2, ("rules.py", "network requests"): 1, ("rules.py", "find"): 1}
+    )
