@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Print the command paths an agent-browser release documents, one per line, sorted.
 
-Re-run it on an engine upgrade, then fix `taxonomy_table.py` until `tests/unit/test_taxonomy.py`
-passes. Typical uses:
+Re-run it on an engine upgrade, then fix `taxonomy/commands.py` until
+`tests/unit/taxonomy/test_taxonomy.py` passes. Typical uses:
 
     # paths from the live engine: top-level --help plus every `<command> --help`
     python scripts/extract_engine_commands.py --engine /path/to/agent-browser

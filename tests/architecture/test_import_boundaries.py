@@ -1,56 +1,136 @@
 """Declared import boundaries between the package's folders (DESIGN.md "Shape of the code").
 
 Pure layers (planning, state, results) never reach the process runner, the runtime, the tools
-or the hosts; the engine layer knows nothing above it; only `engine/runner.py` spawns the
-engine. A violation names the file and the forbidden import.
+or the hosts; `state` sits below `results`; the engine layer knows nothing above it; only
+`engine/runner.py` spawns the engine. Tool packages meet only through each other's public
+`__init__` or light `spec` module, and hosts see only the facade. Every import counts, deferred
+and `TYPE_CHECKING` ones included (`imports.py`). A violation names the file, line and import.
 """
 
 from __future__ import annotations
 
-import ast
-from pathlib import Path
-
 import pytest
 
-PACKAGE = Path(__file__).resolve().parents[2] / "src" / "agent_browser_tools"
-PREFIX = "agent_browser_tools."
+from tests.architecture.checks import (
+    PACKAGE_ROOT,
+    forbidden_imports,
+    source_graph,
+    tool_crossings,
+    tool_packages,
+    unlisted_imports,
+)
 
 FORBIDDEN: dict[str, tuple[str, ...]] = {
     "planning": ("runtime", "engine.runner", "tools", "hosts", "sandbox"),
-    "state": ("runtime", "engine", "tools", "hosts", "sandbox", "planning"),
+    "state": ("runtime", "engine", "tools", "hosts", "sandbox", "planning", "results"),
     "results": ("runtime", "engine.runner", "tools", "hosts", "sandbox", "planning"),
     "engine": ("runtime", "tools", "hosts", "sandbox", "planning", "state", "results"),
     "sandbox": ("runtime", "tools", "hosts", "engine", "planning", "state"),
+    "tools": ("hosts", "api"),
 }
 
+#: What a host may import. Hosts (MCP, CLI) carry no browser logic: they drive `BrowserTools`
+#: and convert its `ToolResult`s, so the list is the facade and what a host needs around it:
+#: its own subpackages (the CLI starts the MCP server), the package root (`__version__`),
+#: `api`, the result value, its builder (`results.response`, planned) and the category names
+#: for host-made refusals, the agent-facing words (`playbook`), `settings`, and the tool specs
+#: for listing tools (`tools.registry`, `tools.catalog`). Narrower rows add to that for one
+#: subcommand: `demo` for the CLI's `demo`, the journal for `state`, and the engine and private
+#: dirs for `doctor`, which checks the installation without a `BrowserTools`.
+HOSTS_MAY_IMPORT: dict[str, tuple[str, ...]] = {
+    "hosts": (
+        "hosts",
+        "agent_browser_tools",
+        "api",
+        "results.tool_result",
+        "results.response",
+        "results.categories",
+        "playbook",
+        "settings",
+        "tools.registry",
+        "tools.catalog",
+    ),
+    "hosts.cli.main": ("demo",),
+    "hosts.cli.state": ("state.sqlite_journal", "state.journal"),
+    "hosts.cli.doctor": ("engine", "private_fs"),
+}
 
-def _imports(path: Path) -> set[str]:
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    found: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and node.module:
-            found.add(node.module)
-        elif isinstance(node, ast.Import):
-            found.update(alias.name for alias in node.names)
-    return {name.removeprefix(PREFIX) for name in found if name.startswith(PREFIX)}
+#: The bottom of the stack: modules every layer reads, so they import (almost) nothing.
+FOUNDATIONS_MAY_IMPORT: dict[str, tuple[str, ...]] = {
+    "taxonomy": ("taxonomy",),
+    "redaction": ("taxonomy",),
+    "playbook": ("taxonomy",),
+    "settings": (),
+    "private_fs": (),
+}
+
+TOOLS = "tools"
+#: Modules of `tools/` that every tool package may import besides other tools' `__init__`/`spec`.
+TOOLS_SHARED = ("tools.registry",)
+#: Tool packages reaching into the direct tool's phase modules (and back), exactly as today;
+#: removed by the direct-tool step of issue 13, which exposes what they need from its package.
+KNOWN_TOOL_CROSSINGS = frozenset(
+    {
+        ("tools.action.run", "tools.agent_browser.finish"),
+        ("tools.action.run", "tools.agent_browser.hooks"),
+        ("tools.action.select_control", "tools.agent_browser.finish"),
+        ("tools.action.select_control", "tools.agent_browser.hooks"),
+        ("tools.agent_browser.finish", "tools.action.run"),
+        ("tools.qa.run", "tools.agent_browser.finish"),
+        ("tools.qa.run", "tools.agent_browser.helpers"),
+        ("tools.qa.run", "tools.agent_browser.hooks"),
+    }
+)
 
 
 @pytest.mark.parametrize("layer", sorted(FORBIDDEN))
 def test_layer_respects_its_boundary(layer: str) -> None:
-    violations = []
-    for path in sorted((PACKAGE / layer).rglob("*.py")):
-        for module in _imports(path):
-            if any(module == bad or module.startswith(bad + ".") for bad in FORBIDDEN[layer]):
-                violations.append(f"{path.relative_to(PACKAGE)} imports {module}")
+    violations = forbidden_imports(source_graph(), {layer: FORBIDDEN[layer]})
     assert not violations, "\n".join(violations)
+
+
+def test_hosts_import_only_the_facade() -> None:
+    violations = unlisted_imports(source_graph(), HOSTS_MAY_IMPORT)
+    assert not violations, "\n".join(violations)
+
+
+def test_foundations_import_only_below_themselves() -> None:
+    violations = unlisted_imports(source_graph(), FOUNDATIONS_MAY_IMPORT)
+    assert not violations, "\n".join(violations)
+
+
+def test_tool_packages_are_the_expected_ones() -> None:
+    """The tool rule below finds tool packages by folder; this pins which ones it sees."""
+    assert tool_packages(source_graph(), TOOLS) == [
+        "tools.action",
+        "tools.agent_browser",
+        "tools.code",
+        "tools.qa",
+        "tools.web_search",
+    ]
+
+
+def test_tools_meet_only_through_package_or_spec() -> None:
+    crossings = set(tool_crossings(source_graph(), TOOLS, TOOLS_SHARED))
+    new = sorted(crossings - KNOWN_TOOL_CROSSINGS)
+    assert not new, "a tool imports another tool's internals (import its package or spec):\n" + (
+        "\n".join(f"{importer} -> {target}" for importer, target in new)
+    )
+
+
+def test_known_tool_crossings_still_exist() -> None:
+    """The allowance shrinks with the code: a crossing that is gone must leave the list."""
+    crossings = set(tool_crossings(source_graph(), TOOLS, TOOLS_SHARED))
+    gone = sorted(KNOWN_TOOL_CROSSINGS - crossings)
+    assert not gone, f"remove from KNOWN_TOOL_CROSSINGS: {gone}"
 
 
 def test_only_the_runner_spawns_the_engine() -> None:
     spawners = []
-    for path in sorted(PACKAGE.rglob("*.py")):
+    for path in sorted(PACKAGE_ROOT.rglob("*.py")):
         text = path.read_text(encoding="utf-8")
         if "subprocess.run(" in text or "subprocess_exec(" in text or "Popen(" in text:
-            spawners.append(str(path.relative_to(PACKAGE)))
+            spawners.append(str(path.relative_to(PACKAGE_ROOT)))
     # The sandbox worker and credential commands are not the engine; they spawn their own.
     assert set(spawners) <= {
         "engine/runner.py",

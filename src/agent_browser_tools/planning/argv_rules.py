@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from agent_browser_tools import taxonomy
-from agent_browser_tools.taxonomy.lookup import CommandMatch
+from agent_browser_tools.taxonomy import CommandMatch
 
 SHELL_OPERATORS = frozenset({"&&", "||", "|", ";", ">", ">>", "<", "2>", "2>&1", "&", "|&"})
 HELP_TOKENS = frozenset({"--help", "-h"})

@@ -20,7 +20,7 @@ from agent_browser_tools.planning.sessions import SessionPlan, plan_session
 from agent_browser_tools.planning.timeouts import TimeoutPlan, plan_timeout
 from agent_browser_tools.settings import Settings
 from agent_browser_tools.state.models import ConversationState
-from agent_browser_tools.taxonomy.lookup import CommandMatch
+from agent_browser_tools.taxonomy import CommandMatch
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from agent_browser_tools import taxonomy
 from agent_browser_tools.state.models import RefInfo
-from agent_browser_tools.taxonomy.lookup import CommandMatch
+from agent_browser_tools.taxonomy import CommandMatch
 
 WAIT_GRACE_MS = 5_000
 _DIALOG_WORDS = re.compile(r"\b(alert|confirm|prompt|dialog)\b", re.IGNORECASE)

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agent_browser_tools.taxonomy.lookup import ArtifactKind, CommandMatch
+from agent_browser_tools.taxonomy import ArtifactKind, CommandMatch
 
 MTIME_TOLERANCE_S = 2.0
 #: `mediaType` by file suffix, for the artifact kinds the engine writes.

@@ -19,7 +19,7 @@ from agent_browser_tools.results.snapshot.delta import (
     render_partial,
     snapshot_payload,
 )
-from agent_browser_tools.taxonomy.lookup import resolve_command
+from agent_browser_tools.taxonomy import resolve_command
 
 _HIDDEN_KEYS = frozenset({"lifecycle", "targetId"})
 _ARTIFACT_CATEGORIES = frozenset(

@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from agent_browser_tools import taxonomy
-from agent_browser_tools.results.snapshot.delta import snapshot_payload
 from agent_browser_tools.state.models import (
     Effect,
     NamespaceClosed,
@@ -25,7 +24,8 @@ from agent_browser_tools.state.models import (
     TargetObserved,
     TargetUnknown,
 )
-from agent_browser_tools.taxonomy.lookup import CommandMatch, PageEffect
+from agent_browser_tools.state.snapshot_payload import snapshot_payload
+from agent_browser_tools.taxonomy import CommandMatch, PageEffect
 
 UNOBSERVED_SUMMARY = (
     "`{command}` may have changed the page but the result did not show where it landed; run "

@@ -19,7 +19,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from agent_browser_tools import taxonomy
 from agent_browser_tools.state.models import RefInfo, SessionPageState
-from agent_browser_tools.taxonomy.lookup import CommandMatch
+from agent_browser_tools.taxonomy import CommandMatch
 
 _REF = re.compile(r"^(?:@|ref=)?(e\d+)$")
 

@@ -1,10 +1,56 @@
 """The command taxonomy: one declarative table of upstream commands and its lookups.
 
-`lookup` holds the spec types and the pure lookup; `commands` and `global_flags` are the rows;
-`vocabulary` the enums; `inventory` the `--help` coverage check. Import names from here.
+`vocabulary` holds the enums, `spec` the row and match types, `commands` and `global_flags` the
+rows, `lookup` the pure lookups over them, `inventory` the `--help` coverage check. Modules
+inside the package import their siblings directly; everything else imports names from here.
 """
 
 from __future__ import annotations
 
-from agent_browser_tools.taxonomy.lookup import *  # noqa: F403
-from agent_browser_tools.taxonomy.lookup import __all__ as __all__
+from agent_browser_tools.taxonomy.lookup import (
+    all_commands,
+    all_global_flags,
+    command,
+    global_flag,
+    is_command_word,
+    resolve_command,
+    split_global_flags,
+)
+from agent_browser_tools.taxonomy.spec import (
+    ArtifactSlot,
+    CommandMatch,
+    CommandSpec,
+    GlobalFlag,
+    LocalFlag,
+    RefSlots,
+    looks_like_path,
+)
+from agent_browser_tools.taxonomy.vocabulary import (
+    ArtifactKind,
+    FlagValue,
+    PageEffect,
+    SessionNeed,
+    TimeoutFamily,
+)
+
+__all__ = [
+    "ArtifactKind",
+    "ArtifactSlot",
+    "CommandMatch",
+    "CommandSpec",
+    "FlagValue",
+    "GlobalFlag",
+    "LocalFlag",
+    "PageEffect",
+    "RefSlots",
+    "SessionNeed",
+    "TimeoutFamily",
+    "all_commands",
+    "all_global_flags",
+    "command",
+    "global_flag",
+    "is_command_word",
+    "looks_like_path",
+    "resolve_command",
+    "split_global_flags",
+]

@@ -1,4 +1,4 @@
-"""Rows of the command taxonomy for agent-browser 0.39.4 (types and lookup: `taxonomy.py`).
+"""Rows of the command taxonomy for agent-browser 0.39.4 (types: `spec.py`, lookup: `lookup.py`).
 
 Each row is written with `_cmd`, whose keyword names are short on purpose so a row fits on a few
 lines; the field docstrings on `CommandSpec` say what each capability means and why it exists.
@@ -14,14 +14,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from agent_browser_tools.taxonomy.lookup import (
+from agent_browser_tools.taxonomy.spec import ArtifactSlot, CommandSpec, LocalFlag, RefSlots
+from agent_browser_tools.taxonomy.vocabulary import (
     ArtifactKind,
-    ArtifactSlot,
-    CommandSpec,
     FlagValue,
-    LocalFlag,
     PageEffect,
-    RefSlots,
     SessionNeed,
     TimeoutFamily,
 )

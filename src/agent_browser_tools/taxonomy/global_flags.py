@@ -1,12 +1,13 @@
-"""Global flags of agent-browser 0.39.4, one row each (types and lookup: `taxonomy.py`).
+"""Global flags of agent-browser 0.39.4, one row each (type: `spec.py`, lookup: `lookup.py`).
 
 Which flags are launch-scoped follows the contract's exact list; which are sensitive decides
-what argv redaction masks. Kept apart from the command rows in `taxonomy_table.py`.
+what argv redaction masks. Kept apart from the command rows in `commands.py`.
 """
 
 from __future__ import annotations
 
-from agent_browser_tools.taxonomy.lookup import FlagValue, GlobalFlag
+from agent_browser_tools.taxonomy.spec import GlobalFlag
+from agent_browser_tools.taxonomy.vocabulary import FlagValue
 
 REQ = FlagValue.REQUIRED
 BOOL = FlagValue.OPTIONAL_BOOL

@@ -1,8 +1,8 @@
 """The vocabulary of the command taxonomy: how a command needs a session, touches the page,
 times out, names its artifacts, and how its flags take values.
 
-Split from `taxonomy.py` (which re-exports these names) so the specs and the argv parser read
-on their own; nothing here depends on anything else in the package.
+Split from the specs (`spec.py`; the package re-exports these names) so the specs and the
+argv parser read on their own; nothing here depends on anything else in the package.
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ from agent_browser_tools.results.artifacts import (
     summarize,
     verify_entry,
 )
-from agent_browser_tools.taxonomy.lookup import ArtifactKind
+from agent_browser_tools.taxonomy import ArtifactKind
 
 SHOT = ArtifactRequest(
     kind=ArtifactKind.IMAGE,

@@ -38,7 +38,7 @@ from agent_browser_tools.state.stale_refs import (
     guard_unknown_target,
     targets_match,
 )
-from agent_browser_tools.taxonomy.lookup import CommandMatch
+from agent_browser_tools.taxonomy import CommandMatch
 
 KEY = SessionKey(session="abt-unit")
 FORM = "http://127.0.0.1:8000/form.html"

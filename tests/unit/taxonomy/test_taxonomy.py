@@ -2,8 +2,8 @@
 
 Coverage tests run the real engine binary's `--help` (it needs no browser and answers in
 milliseconds) and fail naming every command path the table does not account for; on an engine
-upgrade, re-run `scripts/extract_engine_commands.py` and extend `taxonomy_table.py` (commands)
-or `taxonomy_flags.py` (global flags).
+upgrade, re-run `scripts/extract_engine_commands.py` and extend `taxonomy/commands.py` (commands)
+or `taxonomy/global_flags.py` (global flags).
 """
 
 from __future__ import annotations
@@ -16,8 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_browser_tools.taxonomy import inventory
-from agent_browser_tools.taxonomy.lookup import (
+from agent_browser_tools.taxonomy import (
     ArtifactKind,
     CommandMatch,
     CommandSpec,
@@ -29,6 +28,7 @@ from agent_browser_tools.taxonomy.lookup import (
     all_global_flags,
     command,
     global_flag,
+    inventory,
     resolve_command,
     split_global_flags,
 )

@@ -1,0 +1,266 @@
+"""The types of the command taxonomy: what one table row says about a command or a global flag,
+and what a resolved call looks like.
+
+Kept apart from the rows (`commands.py`, `global_flags.py`) and the lookups (`lookup.py`) so
+the rows import only these types and the lookups import the rows, with no cycle. Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from agent_browser_tools.taxonomy.vocabulary import (
+    ArtifactKind,
+    FlagValue,
+    PageEffect,
+    SessionNeed,
+    TimeoutFamily,
+)
+
+__all__ = [
+    "ArtifactSlot",
+    "CommandMatch",
+    "CommandSpec",
+    "GlobalFlag",
+    "LocalFlag",
+    "RefSlots",
+    "looks_like_path",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class RefSlots:
+    """Where a command resolves page-scoped refs (`@eN`, `eN`, `ref=eN`).
+
+    Only these slots are checked for stale refs: literal text (`fill`'s value), key names,
+    mouse data and CSS-only selectors (`get count`, `diff snapshot --selector`) are not refs.
+    """
+
+    positions: tuple[int, ...] = ()
+    """Operand indexes (after flags are removed) that take a selector or ref."""
+    flags: tuple[str, ...] = ()
+    """Local flags whose value is resolved as a ref (none in 0.39.4 by contract)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ArtifactSlot:
+    """One file a command writes, where its path is requested and where the engine reports it."""
+
+    kind: ArtifactKind
+    path_operand: int | None = None
+    """Operand index of the requested path; negative counts from the end."""
+    path_flag: str | None = None
+    """Local flag whose value is the requested path."""
+    data_fields: tuple[str, ...] = ("path",)
+    """Envelope `data` keys that report the saved path."""
+    pending_until: tuple[str, ...] | None = None
+    """The file only exists after this command runs (a recording is pending until stop)."""
+    leading_selector: bool = False
+    """Operands are `[selector] [path]`: a lone operand is the path only if it looks like one
+    (the engine's own screenshot rule)."""
+    only_with_flag: bool = False
+    """Written only when `path_flag` is present (`wait --download [path]`)."""
+
+
+@dataclass(frozen=True, slots=True)
+class LocalFlag:
+    """A command-local option (global options live in `GlobalFlag`)."""
+
+    name: str
+    short: str | None = None
+    value: FlagValue = FlagValue.NONE
+    sensitive: bool = False
+    """Its value is a secret and must be redacted wherever argv is echoed."""
+
+
+@dataclass(frozen=True, slots=True)
+class CommandSpec:
+    """Everything the wrapper's rules need to know about one upstream command path."""
+
+    path: tuple[str, ...]
+    summary: str
+    session: SessionNeed = SessionNeed.BROWSER
+    ref_slots: RefSlots = RefSlots()
+    guards_refs: bool = False
+    """`isRefGuardedCommand`: a mutation-prone command whose refs are preflighted for
+    staleness, because a recycled ref would silently act on the wrong element."""
+    invalidates_batch_refs: bool = False
+    """`isRefInvalidatingBatchCommand`: in a batch, later guarded steps using refs are blocked
+    until a `snapshot` step, because this step can swap or re-render the page."""
+    latch_exempt_roles: frozenset[str] = frozenset()
+    """A step whose refs all have these roles in the latest snapshot does not set the latch
+    (same-snapshot form controls: ticking a checkbox does not re-render the form)."""
+    latch_min_operands: int = 0
+    """The latch applies only with at least this many operands (`record restart <path> <url>`)."""
+    page_effect: PageEffect = PageEffect.NONE
+    navigation_summary: bool = False
+    """Probe url/title after success so the model sees where the action landed."""
+    failure_probe: bool = False
+    """Also probe the url after a failure: a failed transition may still have moved the page."""
+    page_change_summary: bool = False
+    """`isPageChangeSummaryCommand`: emit a mutation summary even without navigation data."""
+    artifacts: tuple[ArtifactSlot, ...] = ()
+    timeout_family: TimeoutFamily = TimeoutFamily.DEFAULT
+    timeout_flag: str | None = None
+    """Local flag carrying a duration in ms that extends the watchdog."""
+    duration_operand: int | None = None
+    """Operand that is a duration in ms when it is all digits (`wait 2000`)."""
+    paired_stop: tuple[str, ...] | None = None
+    """The command that ends what this one starts (cleanup guidance)."""
+    read_only: bool = False
+    """Changes neither the page nor saved state; safe to repeat."""
+    stdin_flag: str | None = None
+    """Stdin is read only when this flag is present (`eval --stdin`, `--password-stdin`)."""
+    stdin_without_flag: bool = False
+    """Stdin is read without a flag (`batch`)."""
+    aliases: tuple[tuple[str, ...], ...] = ()
+    min_operands: int = 0
+    max_operands: int | None = 0
+    """None: variadic."""
+    flags: tuple[LocalFlag, ...] = ()
+    sensitive_operands: tuple[int, ...] = ()
+    """Operands that are secrets (cookie/storage values, credentials, header JSON)."""
+    synthetic: bool = False
+    """The path is a wrapper name: upstream spells it as the group head plus an operand
+    (`tab t2` is `tab select`), so it is reachable only through its group's fallback."""
+    cli_available: bool = True
+    """False when the skills reference documents it but the 0.39.4 CLI rejects it."""
+
+    @property
+    def name(self) -> str:
+        return " ".join(self.path)
+
+    @property
+    def accepts_stdin(self) -> bool:
+        return self.stdin_without_flag or self.stdin_flag is not None
+
+    def local_flag(self, token: str) -> LocalFlag | None:
+        """The local flag spelled `token` (long or short form), if this command has one."""
+        for flag in self.flags:
+            if token == flag.name or token == flag.short:
+                return flag
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class GlobalFlag:
+    """One global option from `agent-browser --help`."""
+
+    name: str
+    summary: str
+    short: str | None = None
+    value: FlagValue = FlagValue.REQUIRED
+    launch_scoped: bool = False
+    """Applies only when a browser launches; a running managed session ignores it, so the
+    wrapper requires a fresh launch (the contract's exact list)."""
+    sensitive: bool = False
+    session_selecting: bool = False
+    """Picks the browser session (`--session`): the caller's choice beats injection."""
+    inspection: bool = False
+    """Turns the call into plain-text help/version output that must stay sessionless."""
+
+
+@dataclass(frozen=True, slots=True)
+class CommandMatch:
+    """A resolved command: its spec, the words as written, operands and local flags."""
+
+    spec: CommandSpec
+    tokens: tuple[str, ...]
+    operands: tuple[str, ...] = ()
+    flags: tuple[tuple[str, str | None], ...] = ()
+    unknown_flags: tuple[str, ...] = ()
+    missing_values: tuple[str, ...] = ()
+    """Local flags given without their required value."""
+
+    @property
+    def path(self) -> tuple[str, ...]:
+        return self.spec.path
+
+    @property
+    def well_formed(self) -> bool:
+        """Known flags, values present and operand count in range: syntactic shape rules (such
+        as 'this local command stays sessionless') only apply to well-formed calls."""
+        count = len(self.operands)
+        upper = self.spec.max_operands
+        return (
+            not self.unknown_flags
+            and not self.missing_values
+            and count >= self.spec.min_operands
+            and (upper is None or count <= upper)
+        )
+
+    def has_flag(self, name: str) -> bool:
+        return any(flag == name for flag, _ in self.flags)
+
+    def flag_value(self, name: str) -> str | None:
+        """Value of the last occurrence of local flag `name` (canonical long name)."""
+        return next((value for flag, value in reversed(self.flags) if flag == name), None)
+
+    @property
+    def reads_stdin(self) -> bool:
+        flag = self.spec.stdin_flag
+        return self.spec.stdin_without_flag or (flag is not None and self.has_flag(flag))
+
+    @property
+    def sets_batch_latch(self) -> bool:
+        """Whether this step sets the batch ref latch, before any role-based exemption."""
+        spec = self.spec
+        return spec.invalidates_batch_refs and len(self.operands) >= spec.latch_min_operands
+
+    def _lone_operand_is_path(self) -> bool:
+        leading = any(slot.leading_selector for slot in self.spec.artifacts)
+        return leading and len(self.operands) == 1 and looks_like_path(self.operands[0])
+
+    def ref_values(self) -> tuple[str, ...]:
+        """Tokens in ref-resolving slots; callers decide which of them are ref spellings."""
+        if self._lone_operand_is_path():
+            return ()
+        spec, operands = self.spec, self.operands
+        values = [
+            operands[i]
+            for i in spec.ref_slots.positions
+            if i < len(operands) and not (i == spec.duration_operand and operands[i].isdigit())
+        ]
+        for flag, value in self.flags:
+            if flag in spec.ref_slots.flags and value is not None:
+                values.append(value)
+        return tuple(values)
+
+    def artifact_requests(self) -> tuple[tuple[ArtifactSlot, str | None], ...]:
+        """Each artifact slot this call can write, with the path the caller asked for (None: the
+        engine picks one). Flag-gated slots are left out when their flag is absent."""
+        requests: list[tuple[ArtifactSlot, str | None]] = []
+        for slot in self.spec.artifacts:
+            if slot.only_with_flag and not (slot.path_flag and self.has_flag(slot.path_flag)):
+                continue
+            path: str | None = None
+            if slot.path_flag is not None:
+                path = self.flag_value(slot.path_flag)
+            elif slot.path_operand is not None:
+                if slot.leading_selector and len(self.operands) == 1:
+                    path = self.operands[0] if self._lone_operand_is_path() else None
+                elif -len(self.operands) <= slot.path_operand < len(self.operands):
+                    path = self.operands[slot.path_operand]
+            requests.append((slot, path))
+        return tuple(requests)
+
+    def requested_duration_ms(self) -> int | None:
+        """The explicit duration (ms) the caller asked this command to wait, if any."""
+        spec, operands = self.spec, self.operands
+        candidates = [self.flag_value(spec.timeout_flag) if spec.timeout_flag else None]
+        if spec.duration_operand is not None and spec.duration_operand < len(operands):
+            candidates.append(operands[spec.duration_operand])
+        durations = [int(text) for text in candidates if text is not None and text.isdigit()]
+        return max(durations) if durations else None
+
+
+_PATH_SUFFIX = re.compile(r"\.(png|jpe?g|webp)$", re.IGNORECASE)
+
+
+def looks_like_path(token: str) -> bool:
+    """The engine's screenshot rule for telling a lone path from a selector."""
+    relative = token.startswith(("./", "../"))
+    if not relative and token.startswith((".", "#", "@")):
+        return False
+    return relative or "/" in token or _PATH_SUFFIX.search(token) is not None
