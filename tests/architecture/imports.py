@@ -152,53 +152,30 @@ def _known(name: str, modules: Mapping[str, Path]) -> str:
     return name
 
 
+def _reachable(graph: Mapping[str, set[str]], start: str) -> set[str]:
+    """Every module reachable from `start` by one or more imports."""
+    seen: set[str] = set()
+    todo = [start]
+    while todo:
+        for succ in graph.get(todo.pop(), ()):
+            if succ not in seen:
+                seen.add(succ)
+                todo.append(succ)
+    return seen
+
+
 def cycles(graph: Mapping[str, set[str]]) -> list[tuple[str, ...]]:
-    """Strongly connected components with more than one module, plus self loops (sorted)."""
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    on_stack: set[str] = set()
-    found: list[tuple[str, ...]] = []
+    """Strongly connected components with more than one module, plus self loops (sorted).
 
-    def visit(start: str) -> None:
-        # Iterative Tarjan: a frame is (node, iterator over its successors).
-        frames = [(start, iter(sorted(graph.get(start, ()))))]
-        index[start] = low[start] = len(index)
-        stack.append(start)
-        on_stack.add(start)
-        while frames:
-            node, successors = frames[-1]
-            advanced = False
-            for succ in successors:
-                if succ not in index:
-                    index[succ] = low[succ] = len(index)
-                    stack.append(succ)
-                    on_stack.add(succ)
-                    frames.append((succ, iter(sorted(graph.get(succ, ())))))
-                    advanced = True
-                    break
-                if succ in on_stack:
-                    low[node] = min(low[node], index[succ])
-            if advanced:
-                continue
-            frames.pop()
-            if frames:
-                parent = frames[-1][0]
-                low[parent] = min(low[parent], low[node])
-            if low[node] == index[node]:
-                component: list[str] = []
-                while True:
-                    member = stack.pop()
-                    on_stack.discard(member)
-                    component.append(member)
-                    if member == node:
-                        break
-                if len(component) > 1 or node in graph.get(node, ()):
-                    found.append(tuple(sorted(component)))
-
-    for name in sorted(graph):
-        if name not in index:
-            visit(name)
+    Plain mutual reachability: the package has about a hundred modules, so clarity wins over
+    a linear-time algorithm.
+    """
+    reach = {node: _reachable(graph, node) for node in graph}
+    found = {
+        tuple(sorted(m for m in reach[node] if node in reach.get(m, set())))
+        for node in graph
+        if node in reach[node]
+    }
     return sorted(found)
 
 

@@ -67,20 +67,6 @@ FOUNDATIONS_MAY_IMPORT: dict[str, tuple[str, ...]] = {
 TOOLS = "tools"
 #: Modules of `tools/` that every tool package may import besides other tools' `__init__`/`spec`.
 TOOLS_SHARED = ("tools.registry",)
-#: Tool packages reaching into the direct tool's phase modules (and back), exactly as today;
-#: removed by the direct-tool step of issue 13, which exposes what they need from its package.
-KNOWN_TOOL_CROSSINGS = frozenset(
-    {
-        ("tools.action.run", "tools.agent_browser.finish"),
-        ("tools.action.run", "tools.agent_browser.hooks"),
-        ("tools.action.select_control", "tools.agent_browser.finish"),
-        ("tools.action.select_control", "tools.agent_browser.hooks"),
-        ("tools.agent_browser.finish", "tools.action.run"),
-        ("tools.qa.run", "tools.agent_browser.finish"),
-        ("tools.qa.run", "tools.agent_browser.helpers"),
-        ("tools.qa.run", "tools.agent_browser.hooks"),
-    }
-)
 
 
 @pytest.mark.parametrize("layer", sorted(FORBIDDEN))
@@ -111,18 +97,11 @@ def test_tool_packages_are_the_expected_ones() -> None:
 
 
 def test_tools_meet_only_through_package_or_spec() -> None:
-    crossings = set(tool_crossings(source_graph(), TOOLS, TOOLS_SHARED))
-    new = sorted(crossings - KNOWN_TOOL_CROSSINGS)
-    assert not new, "a tool imports another tool's internals (import its package or spec):\n" + (
-        "\n".join(f"{importer} -> {target}" for importer, target in new)
+    crossings = sorted(tool_crossings(source_graph(), TOOLS, TOOLS_SHARED))
+    assert not crossings, (
+        "a tool imports another tool's internals (import its package or spec):\n"
+        + ("\n".join(f"{importer} -> {target}" for importer, target in crossings))
     )
-
-
-def test_known_tool_crossings_still_exist() -> None:
-    """The allowance shrinks with the code: a crossing that is gone must leave the list."""
-    crossings = set(tool_crossings(source_graph(), TOOLS, TOOLS_SHARED))
-    gone = sorted(KNOWN_TOOL_CROSSINGS - crossings)
-    assert not gone, f"remove from KNOWN_TOOL_CROSSINGS: {gone}"
 
 
 def test_only_the_runner_spawns_the_engine() -> None:

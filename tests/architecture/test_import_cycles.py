@@ -10,20 +10,10 @@ from __future__ import annotations
 from tests.architecture.checks import source_graph, unexpected_cycles
 
 #: Cycles on the tree today, keyed by their exact module sets so any other cycle (or a change
-#: in these) fails. Removed by the direct-tool and registry steps of issue 13: the direct tool's
-#: `finish` re-enters `tools.action.run` (deferred `recover_find_miss`, with `select_control`
-#: reaching `run` under TYPE_CHECKING), and `Runtime.toolkit` types `runtime` by the registry.
+#: in these) fails. Removed by the registry step of issue 13 (`Runtime.toolkit` types `runtime`
+#: by the registry, which types its handlers by `Runtime`).
 KNOWN_CYCLES = frozenset(
     {
-        frozenset(
-            {
-                "tools.action.run",
-                "tools.action.select_control",
-                "tools.agent_browser",
-                "tools.agent_browser.execute",
-                "tools.agent_browser.finish",
-            }
-        ),
         frozenset({"runtime", "tools.registry"}),
     }
 )
