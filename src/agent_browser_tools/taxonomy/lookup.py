@@ -21,16 +21,10 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-# `CommandMatch`, `ArtifactKind` and `PageEffect` are imported `as` themselves, i.e. re-exported:
-# the direct tool's modules import them from here until their rewrite (issue 13). Everything
-# else imports them from `agent_browser_tools.taxonomy`.
 from agent_browser_tools.taxonomy.commands import COMMANDS, GROUP_DEFAULTS
 from agent_browser_tools.taxonomy.global_flags import GLOBAL_FLAGS
-from agent_browser_tools.taxonomy.spec import CommandMatch as CommandMatch
-from agent_browser_tools.taxonomy.spec import CommandSpec, GlobalFlag
-from agent_browser_tools.taxonomy.vocabulary import ArtifactKind as ArtifactKind
+from agent_browser_tools.taxonomy.spec import CommandMatch, CommandSpec, GlobalFlag
 from agent_browser_tools.taxonomy.vocabulary import FlagValue
-from agent_browser_tools.taxonomy.vocabulary import PageEffect as PageEffect
 
 __all__ = [
     "all_commands",

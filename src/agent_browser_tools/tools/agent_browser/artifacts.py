@@ -20,7 +20,7 @@ from agent_browser_tools.results.categories import FailureCategory, SuccessCateg
 from agent_browser_tools.results.observation import Observation
 from agent_browser_tools.results.output_file import resolve_output_path
 from agent_browser_tools.results.tool_result import ImageBlock
-from agent_browser_tools.taxonomy.lookup import ArtifactKind
+from agent_browser_tools.taxonomy import ArtifactKind
 from agent_browser_tools.tools.agent_browser.call import DirectCall, Spawned
 
 CAPTURE_BY_FLAG = (("--full", "full-page"), ("-f", "full-page"))

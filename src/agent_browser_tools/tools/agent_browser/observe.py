@@ -26,8 +26,8 @@ from agent_browser_tools.results.categories import FailureCategory, SuccessCateg
 from agent_browser_tools.results.classify import classify_failure, classify_success, getter_hint
 from agent_browser_tools.results.observation import Observation
 from agent_browser_tools.results.overlays import overlay_blockers
-from agent_browser_tools.results.snapshot.delta import snapshot_payload
-from agent_browser_tools.taxonomy.lookup import CommandMatch, PageEffect
+from agent_browser_tools.state.snapshot_payload import snapshot_payload
+from agent_browser_tools.taxonomy import CommandMatch, PageEffect
 
 
 def observe(plan: ExecutionPlan, envelope: Envelope) -> Observation:

@@ -14,7 +14,7 @@ from agent_browser_tools.results.observation import Observation
 from agent_browser_tools.state.effects import Probe
 from agent_browser_tools.state.models import Effect, SessionPageState, TargetObserved
 from agent_browser_tools.state.stale_refs import normalize_url
-from agent_browser_tools.taxonomy.lookup import PageEffect
+from agent_browser_tools.taxonomy import PageEffect
 
 UNVERIFIED_WARNING = "Action dispatched; application change unverified."
 

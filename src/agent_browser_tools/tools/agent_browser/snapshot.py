@@ -23,17 +23,17 @@ from agent_browser_tools.results.bounds import VISIBLE_LIMIT
 from agent_browser_tools.results.observation import Observation
 from agent_browser_tools.results.snapshot import views
 from agent_browser_tools.results.snapshot.compaction import compact_snapshot
-from agent_browser_tools.results.snapshot.delta import (
-    NativeSnapshot,
-    native_snapshot,
-    render_partial,
-    snapshot_payload,
-    without_delta_flags,
-)
+from agent_browser_tools.results.snapshot.delta import render_partial
 from agent_browser_tools.runtime import Runtime
 from agent_browser_tools.state.effects import refs_from_snapshot
 from agent_browser_tools.state.models import Effect, RefInfo, RefsInvalidated, RefsRecorded
-from agent_browser_tools.taxonomy.lookup import CommandMatch, PageEffect
+from agent_browser_tools.state.snapshot_payload import (
+    NativeSnapshot,
+    native_snapshot,
+    snapshot_payload,
+    without_delta_flags,
+)
+from agent_browser_tools.taxonomy import CommandMatch, PageEffect
 from agent_browser_tools.tools.agent_browser.helpers import helper_data
 
 HEADER_RESERVE = 600
