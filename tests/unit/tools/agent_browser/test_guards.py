@@ -1,0 +1,127 @@
+"""`guards.refusal`: what is refused before dispatch, with which category and next action."""
+
+from __future__ import annotations
+
+from agent_browser_tools.results.categories import FailureCategory
+from agent_browser_tools.results.observation import Observation
+from agent_browser_tools.state.models import ConversationState
+from agent_browser_tools.tools.agent_browser.guards import refusal
+from tests.support.plans import CLEAN, FORM, managed, named, page, plan
+
+CURRENT = managed(page(FORM, refs_from=FORM))
+"""On the form page with refs from a snapshot of that page."""
+MOVED = managed(page(CLEAN, refs_from=FORM))
+"""Now on the clean page, refs still from the older snapshot of the form page."""
+UNKNOWN = managed(page(None, refs_from=None, target_unknown=True))
+"""The page target is unknown (an unobserved navigation or an interrupted call)."""
+
+REFRESH = {"args": ["snapshot", "-i"]}
+VERIFY_STDIN = '[["get", "url"], ["snapshot", "-i"]]'
+
+
+def _refusal(
+    args: list[str], state: ConversationState, *, rows: list[list[str]] | None = None
+) -> Observation | None:
+    return refusal(plan(args, state, rows=rows), state)
+
+
+def test_current_refs_are_allowed() -> None:
+    assert _refusal(["click", "@e13"], CURRENT) is None
+
+
+def test_a_ref_from_a_snapshot_of_another_page_is_refused_as_stale() -> None:
+    """The engine would re-resolve @e13 by role/name on the new page: the wrong element."""
+    obs = _refusal(["click", "@e13"], MOVED)
+    assert obs is not None and not obs.success
+    assert obs.failure_category is FailureCategory.STALE_REF
+    assert obs.error == (
+        "Stale ref blocked before dispatch: @e13 came from a snapshot of "
+        f"{FORM}, but the session is now on {CLEAN}. Run `snapshot -i` and use the current refs."
+    )
+    assert obs.extra["staleRef"] == {"refs": ["@e13"], "step": None}
+    (action,) = obs.next_actions
+    assert action.id == "refresh-interactive-refs"
+    assert action.to_dict()["params"] == REFRESH
+
+
+def test_a_ref_missing_from_the_latest_snapshot_is_refused() -> None:
+    obs = _refusal(["click", "@e99"], CURRENT)
+    assert obs is not None and obs.failure_category is FailureCategory.STALE_REF
+    assert "@e99 is not in the latest snapshot of this session" in (obs.error or "")
+    assert obs.extra["staleRef"] == {"refs": ["@e99"], "step": None}
+
+
+def test_the_refresh_action_targets_the_callers_session() -> None:
+    """A caller-selected session must be named again, or the refresh reads another browser."""
+    state = named("mine", page(CLEAN, refs_from=FORM, ownership="caller"))
+    obs = _refusal(["--session", "mine", "click", "@e13"], state)
+    assert obs is not None
+    assert [a.params for a in obs.next_actions] == [
+        {"args": ["--session", "mine", "snapshot", "-i"]}
+    ]
+
+
+def test_a_read_only_getter_on_an_old_ref_is_not_guarded() -> None:
+    """Only mutation-prone commands are preflighted; reading cannot act on the wrong element."""
+    assert _refusal(["get", "text", "@e13"], MOVED) is None
+
+
+def test_a_batch_names_the_first_stale_step() -> None:
+    obs = _refusal(["batch"], CURRENT, rows=[["get", "title"], ["click", "@e99"]])
+    assert obs is not None and obs.failure_category is FailureCategory.STALE_REF
+    assert obs.extra["staleRef"] == {"refs": ["@e99"], "step": 2}
+    assert (obs.error or "").startswith("Stale ref blocked before dispatch: step 2: @e99")
+
+
+def test_a_batch_ref_after_a_page_swapping_step_is_refused() -> None:
+    """A click can navigate, so @e3 in the next row may already belong to another page."""
+    obs = _refusal(["batch"], CURRENT, rows=[["click", "@e13"], ["fill", "@e3", "Ada"]])
+    assert obs is not None and obs.extra["staleRef"] == {"refs": ["@e3"], "step": 2}
+    assert "after step 1 (`click`) may have replaced the page" in (obs.error or "")
+
+
+def test_a_batch_with_a_snapshot_step_before_the_ref_is_allowed() -> None:
+    rows = [["click", "@e13"], ["snapshot", "-i"], ["fill", "@e3", "Ada"]]
+    assert _refusal(["batch"], CURRENT, rows=rows) is None
+
+
+def test_an_unknown_page_target_is_refused_as_tab_drift() -> None:
+    obs = _refusal(["get", "text", "h1"], UNKNOWN)
+    assert obs is not None and not obs.success
+    assert obs.failure_category is FailureCategory.TAB_DRIFT
+    assert "so this command could act on a page you have not seen" in (obs.error or "")
+    assert obs.extra == {"sessionTabTargetUnknown": True}
+    (action,) = obs.next_actions
+    assert action.id == "verify-page-target"
+    assert action.params == {"args": ["batch", "--bail"], "stdin": VERIFY_STDIN}
+
+
+def test_tab_drift_wins_over_a_stale_ref() -> None:
+    """On an unknown page the first fix is to look at the page, not to re-snapshot refs."""
+    obs = _refusal(["click", "@e13"], UNKNOWN)
+    assert obs is not None and obs.failure_category is FailureCategory.TAB_DRIFT
+    assert "staleRef" not in obs.extra
+
+
+def test_an_unknown_target_in_a_batch_names_the_step() -> None:
+    obs = _refusal(["batch"], UNKNOWN, rows=[["tab", "list"], ["get", "text", "h1"]])
+    assert obs is not None and obs.failure_category is FailureCategory.TAB_DRIFT
+    assert "so step 2 could act" in (obs.error or "")
+
+
+def test_commands_that_establish_the_target_run_on_an_unknown_page() -> None:
+    assert _refusal(["get", "url"], UNKNOWN) is None
+    assert _refusal(["open", FORM], UNKNOWN) is None
+    assert _refusal(["batch"], UNKNOWN, rows=[["get", "url"], ["snapshot", "-i"]]) is None
+
+
+def test_help_inspection_is_never_refused() -> None:
+    """`--help` prints native text and touches no page, whatever the refs look like."""
+    assert _refusal(["click", "@e13", "--help"], MOVED) is None
+    assert _refusal(["click", "--help"], UNKNOWN) is None
+
+
+def test_text_mode_alone_does_not_bypass_the_stale_ref_guard() -> None:
+    """`--json false` changes the rendering, not the element the click would hit."""
+    obs = _refusal(["--json", "false", "click", "@e13"], MOVED)
+    assert obs is not None and obs.failure_category is FailureCategory.STALE_REF

@@ -1,0 +1,285 @@
+"""`observe`: captured engine answers -> the canonical observation (categories, redaction,
+batch steps) and `add_recovery`'s next actions."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from agent_browser_tools.engine.envelope import BatchRow, Envelope
+from agent_browser_tools.results.categories import FailureCategory, SuccessCategory
+from agent_browser_tools.results.observation import Observation
+from agent_browser_tools.tools.agent_browser.observe import add_recovery, observe
+from tests.support.envelopes import (
+    command,
+    engine_error,
+    engine_error_command,
+    envelope,
+    missing_binary,
+    text_answer,
+    timed_out,
+)
+from tests.support.plans import CLEAN, FORM, managed, page, plan
+
+STATE = managed(page(FORM, refs_from=FORM))
+SECRET = "hunter2-secret-pw"
+LIFECYCLE = {"effectiveLaunch": {"browserLaunched": True}}
+
+
+def _observe(capture: str) -> Observation:
+    """The observation of a captured single command, planned exactly as it was run."""
+    return observe(plan(command(capture), STATE), envelope(capture))
+
+
+# --- JSON mode: single commands --------------------------------------------------------------
+
+
+def test_a_json_success_is_completed_with_the_engine_lifecycle_removed() -> None:
+    obs = _observe("get_text")
+    assert obs.success and obs.success_category is SuccessCategory.COMPLETED
+    assert obs.failure_category is None and obs.error is None
+    assert obs.data == {"origin": FORM, "text": "Profile"}
+
+
+@pytest.mark.parametrize(
+    ("capture", "category", "error"),
+    [
+        ("click_missing_ref", FailureCategory.STALE_REF, "Unknown ref: e999"),
+        ("unknown_command", FailureCategory.UPSTREAM_ERROR, "Unknown command: frobnicate"),
+    ],
+)
+def test_captured_json_failures_get_their_category(
+    capture: str, category: FailureCategory, error: str
+) -> None:
+    obs = _observe(capture)
+    assert not obs.success and obs.success_category is None
+    assert obs.failure_category is category
+    assert obs.error == error
+
+
+@pytest.mark.parametrize(
+    ("scenario", "category"),
+    [
+        ("css-selector-not-found-getter", FailureCategory.SELECTOR_NOT_FOUND),
+        ("find-role-name-miss", FailureCategory.SELECTOR_NOT_FOUND),
+        ("pinned-tab-closed-click", FailureCategory.TAB_GONE),
+        ("allowed-domains-blocked", FailureCategory.POLICY_BLOCKED),
+    ],
+)
+def test_captured_engine_errors_get_their_category(
+    scenario: str, category: FailureCategory
+) -> None:
+    # A fresh conversation: some records carry launch-scoped flags (`--cdp`, `--allowed-domains`).
+    obs = observe(plan(engine_error_command(scenario)), engine_error(scenario))
+    assert not obs.success and obs.failure_category is category
+
+
+def test_process_failures_are_categorised_from_the_parser_not_the_text() -> None:
+    """A watchdog kill and a missing binary have dedicated categories and no data."""
+    click = plan(["click", "@e13"], STATE)
+    stopped = observe(click, timed_out())
+    assert stopped.failure_category is FailureCategory.TIMEOUT and stopped.data is None
+    absent = observe(click, missing_binary())
+    assert absent.failure_category is FailureCategory.MISSING_BINARY
+
+
+def test_a_pending_confirmation_is_a_failure_with_exact_confirm_and_deny_actions() -> None:
+    """The engine says success, but nothing ran: reporting success would be a lie."""
+    scenario = "confirm-actions-click-pending"
+    obs = observe(plan(engine_error_command(scenario), STATE), engine_error(scenario))
+    assert not obs.success
+    assert obs.failure_category is FailureCategory.CONFIRMATION_REQUIRED
+    assert obs.data == {"confirmationId": "r626721", "action": "click"}
+    assert "(id r626721); it has not run" in (obs.error or "")
+    assert [(a.id, a.params) for a in obs.next_actions] == [
+        ("confirm-pending-action", {"args": ["confirm", "r626721"]}),
+        ("deny-pending-action", {"args": ["deny", "r626721"]}),
+    ]
+
+
+def test_confirmation_actions_keep_an_explicit_session() -> None:
+    scenario = "confirm-actions-click-pending"
+    obs = observe(
+        plan(["--session", "mine", *engine_error_command(scenario)]), engine_error(scenario)
+    )
+    assert [a.params["args"] for a in obs.next_actions] == [
+        ["--session", "mine", "confirm", "r626721"],
+        ["--session", "mine", "deny", "r626721"],
+    ]
+
+
+def test_an_engine_warning_is_kept_redacted() -> None:
+    answer = replace(envelope("get_text"), warning=f"slow page; token={SECRET}")
+    obs = observe(plan(command("get_text"), STATE), answer)
+    assert obs.warnings == ["slow page; token=[REDACTED]"]
+
+
+# --- text mode ------------------------------------------------------------------------------
+
+
+def test_text_mode_scrubs_a_password_flag_from_output_and_error() -> None:
+    """Upstream quotes the offending argv back; the secret must not survive in either field."""
+    args = ["--json", "false", "auth", "save", "site", "--password", SECRET]
+    answer = text_answer(
+        f"saving site with {SECRET}", exit_code=1, stderr=f"unknown flag '--password={SECRET}'"
+    )
+    obs = observe(plan(args), answer)
+    assert not obs.success and obs.failure_category is FailureCategory.UPSTREAM_ERROR
+    assert obs.error == "unknown flag '--password=[REDACTED]'"
+    assert obs.data == "saving site with [REDACTED]"
+
+
+def test_text_mode_success_is_completed_and_help_is_inspection() -> None:
+    title = observe(plan(["--json", "false", "get", "title"]), text_answer("Clean Page\n"))
+    assert title.success and title.success_category is SuccessCategory.COMPLETED
+    assert title.data == "Clean Page\n"
+    usage = observe(plan(["click", "--help"]), text_answer("Usage: agent-browser click"))
+    assert usage.success_category is SuccessCategory.INSPECTION
+
+
+def test_text_mode_failures_are_still_classified() -> None:
+    obs = observe(
+        plan(["--json", "false", "click", "@e999"], STATE),
+        text_answer("", exit_code=1, stderr="Unknown ref: e999"),
+    )
+    assert obs.failure_category is FailureCategory.STALE_REF
+
+
+# --- batches --------------------------------------------------------------------------------
+
+
+def _batch(capture: str) -> Observation:
+    """A captured batch, planned with the rows it ran (they are in its stdin)."""
+    rows = [list(row.command) for row in envelope(capture).rows or ()]
+    return observe(plan(["batch"], STATE, rows=rows), envelope(capture))
+
+
+def test_a_successful_batch_reports_every_step() -> None:
+    obs = _batch("batch_success")
+    assert obs.success and obs.success_category is SuccessCategory.COMPLETED
+    assert obs.summary == "Batch: 2/2 steps succeeded (2 planned)."
+    assert obs.extra["batchSteps"] == [
+        {
+            "step": 1,
+            "command": ["get", "url"],
+            "success": True,
+            "resultCategory": "success",
+            "successCategory": "completed",
+            "result": {"url": CLEAN},
+            "lifecycle": LIFECYCLE,
+        },
+        {
+            "step": 2,
+            "command": ["get", "title"],
+            "success": True,
+            "resultCategory": "success",
+            "successCategory": "completed",
+            "result": {"title": "Clean Page"},
+            "lifecycle": LIFECYCLE,
+        },
+    ]
+    assert obs.data == [
+        {"success": True, "command": ["get", "url"], "result": {"url": CLEAN}},
+        {"success": True, "command": ["get", "title"], "result": {"title": "Clean Page"}},
+    ]
+
+
+def test_a_failing_row_names_the_failed_step_and_its_category() -> None:
+    obs = _batch("batch_failing_row")
+    assert not obs.success
+    assert obs.failure_category is FailureCategory.STALE_REF
+    assert obs.summary == "Batch: 2/3 steps succeeded (3 planned)."
+    assert obs.error == "step 2 (click @e999) failed: Unknown ref: e999"
+    assert obs.extra["batchFailure"] == {
+        "failedStep": {
+            "step": 2,
+            "command": ["click", "@e999"],
+            "success": False,
+            "resultCategory": "failure",
+            "error": "Unknown ref: e999",
+            "failureCategory": "stale-ref",
+        }
+    }
+    assert [s["success"] for s in obs.extra["batchSteps"]] == [True, False, True]
+
+
+def test_a_successful_mutating_row_is_marked_dispatch_only() -> None:
+    """A batch row gets no probe of its own: a clicked row only says it was dispatched."""
+    clicked = envelope("click_ref").data
+    rows = (BatchRow(command=("click", "@e13"), success=True, result=clicked, error=None),)
+    answer = Envelope(mode=envelope("batch_success").mode, success=True, rows=rows)
+    obs = observe(plan(["batch"], STATE, rows=[["click", "@e13"]]), answer)
+    (step,) = obs.extra["batchSteps"]
+    assert step["dispatchOnly"] is True
+    assert step["result"] == {"clicked": "@e13"}
+
+
+def test_a_failed_row_quoting_a_secret_operand_is_scrubbed() -> None:
+    row = ("cookies", "set", "sid", SECRET)
+    answer = Envelope(
+        mode=envelope("batch_success").mode,
+        success=False,
+        rows=(BatchRow(command=row, success=False, result=None, error=f"bad cookie {SECRET}"),),
+        error=f"bad cookie {SECRET}",
+    )
+    obs = observe(plan(["batch"], STATE, rows=[list(row)]), answer)
+    assert SECRET not in (obs.error or "")
+    (step,) = obs.extra["batchSteps"]
+    assert step["command"] == ["cookies", "set", "sid", "[REDACTED]"]
+    assert step["error"] == "bad cookie [REDACTED]"
+
+
+# --- add_recovery ---------------------------------------------------------------------------
+
+
+def _ids(obs: Observation) -> list[str]:
+    return [a.id for a in obs.next_actions]
+
+
+def test_a_timeout_on_an_unknown_target_asks_to_verify_the_page() -> None:
+    click = plan(["click", "@e13"], STATE)
+    obs = observe(click, timed_out())
+    add_recovery(click, obs, target_unknown=True)
+    (action,) = obs.next_actions
+    assert action.id == "verify-page-target-after-timeout"
+    assert action.params["args"] == ["batch", "--bail"]
+
+
+def test_a_read_only_timeout_offers_a_retry_with_twice_the_budget() -> None:
+    getter = plan(["get", "text", "h1"], STATE)
+    obs = observe(getter, timed_out())
+    add_recovery(getter, obs, target_unknown=False)
+    (action,) = obs.next_actions
+    assert action.id == "retry-with-longer-timeout"
+    assert action.params == {
+        "args": ["get", "text", "h1"],
+        "timeoutMs": 2 * getter.timeout.timeout_ms,
+    }
+
+
+def test_a_mutation_timeout_on_a_known_page_is_not_retried() -> None:
+    """Repeating a click that may have run could submit twice."""
+    click = plan(["click", "@e13"], STATE)
+    obs = observe(click, timed_out())
+    add_recovery(click, obs, target_unknown=False)
+    assert "retry-with-longer-timeout" not in _ids(obs)
+
+
+def test_a_gone_tab_offers_listing_and_opening_tabs() -> None:
+    scenario = "pinned-tab-closed-click"
+    argv = plan(engine_error_command(scenario))
+    obs = observe(argv, engine_error(scenario))
+    add_recovery(argv, obs, target_unknown=False)
+    assert [a.params["args"] for a in obs.next_actions] == [["tab", "list"], ["tab", "new"]]
+
+
+def test_a_successful_mutation_asks_for_fresh_refs_and_a_read_does_not() -> None:
+    fill = plan(command("fill_ref"), STATE)
+    filled = observe(fill, envelope("fill_ref"))
+    add_recovery(fill, filled, target_unknown=False)
+    assert _ids(filled) == ["inspect-after-mutation"]
+    read = plan(command("get_text"), STATE)
+    text = observe(read, envelope("get_text"))
+    add_recovery(read, text, target_unknown=False)
+    assert text.next_actions == []
