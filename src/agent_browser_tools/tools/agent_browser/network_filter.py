@@ -18,6 +18,7 @@ from agent_browser_tools.results.diagnostics import request_rows, select_request
 from agent_browser_tools.results.observation import Observation
 from agent_browser_tools.runtime import Runtime
 from agent_browser_tools.state.stale_refs import normalize_url
+from agent_browser_tools.taxonomy import split_global_flags
 from agent_browser_tools.tools.agent_browser.helpers import current_page_url
 from agent_browser_tools.tools.agent_browser.hooks import PostHook
 
@@ -33,7 +34,8 @@ class NetworkFilter:
 def split_network_flags(args: Sequence[str]) -> tuple[list[str], NetworkFilter | None]:
     """Strip the wrapper flags from a `network requests` call; other commands pass through."""
     tokens = list(args)
-    words = [t for t in tokens if not t.startswith("-")]
+    # Global flags may take values (`--session NAME`): read the command after them.
+    words = [t for t in split_global_flags(tokens)[1] if not t.startswith("-")]
     if words[:2] != ["network", "requests"]:
         return tokens, None
     found = [t for t in tokens if t in MODES]

@@ -33,7 +33,7 @@ from agent_browser_tools.state.snapshot_payload import (
     snapshot_payload,
     without_delta_flags,
 )
-from agent_browser_tools.taxonomy import CommandMatch, PageEffect
+from agent_browser_tools.taxonomy import CommandMatch, PageEffect, split_global_flags
 from agent_browser_tools.tools.agent_browser.helpers import helper_data
 
 HEADER_RESERVE = 600
@@ -42,11 +42,15 @@ SnapshotFlags = views.SnapshotFlags
 
 def split_flags(args: list[str]) -> tuple[list[str], SnapshotFlags | None]:
     """Strip wrapper snapshot flags; raises ValueError with the fix for misuse."""
-    words = [t for t in args if not t.startswith("-")]
-    if words[:1] != ["snapshot"]:
+    if _command_words(args)[:1] != ["snapshot"]:
         return args, None
     clean, flags = views.split_snapshot_flags(args)
     return (clean, flags) if flags.any else (args, None)
+
+
+def _command_words(args: list[str]) -> list[str]:
+    """The command's words, after the engine's global flags (which may take values)."""
+    return [t for t in split_global_flags(args)[1] if not t.startswith("-")]
 
 
 def _refs(refs: Any) -> dict[str, dict[str, Any]]:

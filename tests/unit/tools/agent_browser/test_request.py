@@ -120,12 +120,6 @@ def test_a_callers_own_post_hook_is_not_replaced_by_the_network_filter() -> None
     assert request.hooks.post is own
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="split_flags/split_network_flags take the first non-dash token as the command, so "
-    "a valued global flag before it (`--session mine`) hides the wrapper flags; they then "
-    "reach the engine as unknown flags",
-)
 @pytest.mark.parametrize(
     ("args", "engine_args"),
     [
@@ -142,7 +136,7 @@ def test_a_callers_own_post_hook_is_not_replaced_by_the_network_filter() -> None
 def test_wrapper_flags_are_stripped_after_a_valued_global_flag(
     args: list[str], engine_args: list[str]
 ) -> None:
-    """Known bug, pinned: an explicit session must not change which flags the engine sees."""
+    """An explicit session (a global flag with a value) must not hide the wrapper flags."""
     assert validate({"args": args}, Hooks()).inp.args == engine_args
 
 
