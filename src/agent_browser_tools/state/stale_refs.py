@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Literal
 from urllib.parse import urlsplit, urlunsplit
 
 from agent_browser_tools import taxonomy
@@ -22,6 +23,20 @@ from agent_browser_tools.state.models import RefInfo, SessionPageState
 from agent_browser_tools.taxonomy import CommandMatch
 
 _REF = re.compile(r"^(?:@|ref=)?(e\d+)$")
+
+
+StaleReason = Literal[
+    "target-unknown",
+    "refs-invalidated",
+    "not-in-latest-snapshot",
+    "other-page",
+    "batch-latch",
+    "element-changed",
+    "element-gone",
+    "engine-unknown-ref",
+    "engine-element-not-found",
+]
+"""Why a ref was refused, as a stable code agents and tests can branch on (`staleRef.reason`)."""
 
 
 @dataclass(frozen=True)
@@ -32,6 +47,7 @@ class StaleRef:
     reason: str
     step: int | None = None
     target_unknown: bool = False
+    code: StaleReason = "not-in-latest-snapshot"
 
 
 def normalize_url(url: str) -> str:
@@ -61,27 +77,29 @@ def ref_ids(match: CommandMatch) -> tuple[str, ...]:
     return tuple(found)
 
 
-def _check_against_state(ids: Sequence[str], entry: SessionPageState) -> str | None:
+def _check_against_state(
+    ids: Sequence[str], entry: SessionPageState
+) -> tuple[StaleReason, str] | None:
     shown = ", ".join("@" + i for i in ids)
     if entry.target_unknown:
-        return (
+        return "target-unknown", (
             f"{shown} cannot be used: the session's page target is unknown "
             f"({entry.ref_invalidation.summary if entry.ref_invalidation else 'not observed'})."
         )
     snapshot = entry.ref_snapshot
     if snapshot is None:
         if entry.ref_invalidation is not None:
-            return f"{shown} is stale: {entry.ref_invalidation.summary}"
+            return "refs-invalidated", f"{shown} is stale: {entry.ref_invalidation.summary}"
         return None
     missing = [i for i in ids if i not in snapshot.refs]
     if missing:
-        return (
+        return "not-in-latest-snapshot", (
             f"{', '.join('@' + i for i in missing)} is not in the latest snapshot of this session "
             "(refs are page-scoped and renumbered by each snapshot)."
         )
     current = entry.target.url if entry.target else None
     if not targets_match(snapshot.target_url, current):
-        return (
+        return "other-page", (
             f"{shown} came from a snapshot of {snapshot.target_url}, but the session is now on "
             f"{current}."
         )
@@ -102,10 +120,11 @@ def guard_direct(match: CommandMatch | None, entry: SessionPageState) -> StaleRe
     ids = ref_ids(match)
     if not ids:
         return None
-    reason = _check_against_state(ids, entry)
-    if reason is None:
+    found = _check_against_state(ids, entry)
+    if found is None:
         return None
-    return StaleRef(refs=ids, reason=reason, target_unknown=entry.target_unknown)
+    code, reason = found
+    return StaleRef(refs=ids, reason=reason, target_unknown=entry.target_unknown, code=code)
 
 
 def guard_batch(rows: Sequence[Sequence[str]], entry: SessionPageState) -> StaleRef | None:
@@ -136,15 +155,17 @@ def guard_batch(rows: Sequence[Sequence[str]], entry: SessionPageState) -> Stale
                     "the batch."
                 ),
                 step=index,
+                code="batch-latch",
             )
         if ids and not fresh_snapshot:
-            reason = _check_against_state(ids, entry)
-            if reason is not None:
+            found = _check_against_state(ids, entry)
+            if found is not None:
                 return StaleRef(
                     refs=ids,
-                    reason=f"step {index}: {reason}",
+                    reason=f"step {index}: {found[1]}",
                     step=index,
                     target_unknown=entry.target_unknown,
+                    code=found[0],
                 )
         if match.sets_batch_latch and not _latch_exempt(match, ids, refs):
             latch = f"{index} (`{match.spec.name}`)"

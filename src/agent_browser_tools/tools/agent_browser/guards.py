@@ -50,5 +50,9 @@ def refusal(plan: ExecutionPlan, state: ConversationState) -> Observation | None
         "current refs.",
     )
     obs.next_actions.append(na.refresh_interactive_refs(prefix))
-    obs.extra["staleRef"] = {"refs": ["@" + r for r in stale.refs], "step": stale.step}
+    obs.extra["staleRef"] = {
+        "refs": ["@" + r for r in stale.refs],
+        "step": stale.step,
+        "reason": stale.code,
+    }
     return obs

@@ -27,6 +27,7 @@ from agent_browser_tools.results.classify import classify_failure, classify_succ
 from agent_browser_tools.results.observation import Observation
 from agent_browser_tools.results.overlays import overlay_blockers
 from agent_browser_tools.state.snapshot_payload import snapshot_payload
+from agent_browser_tools.state.stale_refs import ref_ids
 from agent_browser_tools.taxonomy import CommandMatch, PageEffect
 
 
@@ -287,6 +288,8 @@ def add_recovery(plan: ExecutionPlan, obs: Observation, *, target_unknown: bool)
         # A blocking alert/confirm/prompt stalls every page command: look, dismiss, or start
         # over, instead of repeating the call that opened it.
         obs.next_actions += na.dialog_timeout_actions(prefix)
+    if not obs.success and category is FailureCategory.STALE_REF:
+        _engine_stale_ref(plan, obs, prefix)
     if not obs.success and category is FailureCategory.TAB_GONE:
         obs.next_actions.extend(na.tab_gone_actions(prefix))
     if not obs.success and obs.error and "is covered by" in obs.error:
@@ -298,6 +301,27 @@ def add_recovery(plan: ExecutionPlan, obs: Observation, *, target_unknown: bool)
     if obs.success and plan.path[:2] == ("network", "requests") and isinstance(obs.data, Mapping):
         rows = diagnostics.request_rows(obs.data)
         obs.next_actions += na.network_request_actions(prefix, diagnostics.select_request_id(rows))
+
+
+def _engine_stale_ref(plan: ExecutionPlan, obs: Observation, prefix: list[str]) -> None:
+    """A ref the engine itself refused: the same reason field and next action as the guard's.
+
+    `Unknown ref` means the engine has no such id; `Could not locate element` means the node
+    behind the ref is gone and no element with its role and name is left either.
+    """
+    failed = obs.extra.get("batchFailure", {}).get("failedStep")
+    step = failed.get("step") if isinstance(failed, Mapping) else None
+    if plan.is_batch and isinstance(step, int):
+        matches = plan.row_matches or ()
+        match = matches[step - 1] if 0 < step <= len(matches) else None
+    else:
+        match = plan.match
+    refs = ["@" + r for r in ref_ids(match)] if match is not None else []
+    unknown = "unknown ref" in (obs.error or "").lower()
+    code = "engine-unknown-ref" if unknown else "engine-element-not-found"
+    obs.extra.setdefault("staleRef", {"refs": refs, "step": step, "reason": code})
+    if not any(a.id == "refresh-interactive-refs" for a in obs.next_actions):
+        obs.next_actions.append(na.refresh_interactive_refs(prefix))
 
 
 def _overlay_blockers(obs: Observation, prefix: list[str]) -> None:

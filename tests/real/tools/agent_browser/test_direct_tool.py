@@ -165,7 +165,11 @@ async def test_an_old_ref_after_navigation_fails_as_stale_ref(
     blocked = await conv.call(["click", submit])
 
     assert_stale_ref(blocked)
-    assert blocked.details["staleRef"] == {"refs": [submit], "step": None}
+    assert blocked.details["staleRef"] == {
+        "refs": [submit],
+        "step": None,
+        "reason": "other-page",
+    }
     assert blocked.details["refSnapshotInvalidation"]["reason"] == "page-transition"
     assert blocked.details["sessionTabTarget"]["url"] == fixture_site.url("page-a.html")
     url = await conv.ok(["get", "url"])
@@ -442,5 +446,9 @@ async def test_a_batch_with_a_navigating_click_then_an_old_ref_is_never_dispatch
     )
 
     assert_stale_ref(blocked)
-    assert blocked.details["staleRef"] == {"refs": ["@e2"], "step": 2}
+    assert blocked.details["staleRef"] == {
+        "refs": ["@e2"],
+        "step": 2,
+        "reason": "batch-latch",
+    }
     assert [c for c in dispatched_commands(fake_engine) if c[:1] == ["batch"]] == []

@@ -38,7 +38,11 @@ def test_a_ref_from_a_snapshot_of_another_page_is_refused_as_stale() -> None:
         "Stale ref blocked before dispatch: @e13 came from a snapshot of "
         f"{FORM}, but the session is now on {CLEAN}. Run `snapshot -i` and use the current refs."
     )
-    assert obs.extra["staleRef"] == {"refs": ["@e13"], "step": None}
+    assert obs.extra["staleRef"] == {
+        "refs": ["@e13"],
+        "step": None,
+        "reason": "other-page",
+    }
     (action,) = obs.next_actions
     assert action.id == "refresh-interactive-refs"
     assert action.to_dict()["params"] == REFRESH
@@ -48,7 +52,11 @@ def test_a_ref_missing_from_the_latest_snapshot_is_refused() -> None:
     obs = _refusal(["click", "@e99"], CURRENT)
     assert obs is not None and obs.failure_category is FailureCategory.STALE_REF
     assert "@e99 is not in the latest snapshot of this session" in (obs.error or "")
-    assert obs.extra["staleRef"] == {"refs": ["@e99"], "step": None}
+    assert obs.extra["staleRef"] == {
+        "refs": ["@e99"],
+        "step": None,
+        "reason": "not-in-latest-snapshot",
+    }
 
 
 def test_the_refresh_action_targets_the_callers_session() -> None:
@@ -69,14 +77,22 @@ def test_a_read_only_getter_on_an_old_ref_is_not_guarded() -> None:
 def test_a_batch_names_the_first_stale_step() -> None:
     obs = _refusal(["batch"], CURRENT, rows=[["get", "title"], ["click", "@e99"]])
     assert obs is not None and obs.failure_category is FailureCategory.STALE_REF
-    assert obs.extra["staleRef"] == {"refs": ["@e99"], "step": 2}
+    assert obs.extra["staleRef"] == {
+        "refs": ["@e99"],
+        "step": 2,
+        "reason": "not-in-latest-snapshot",
+    }
     assert (obs.error or "").startswith("Stale ref blocked before dispatch: step 2: @e99")
 
 
 def test_a_batch_ref_after_a_page_swapping_step_is_refused() -> None:
     """A click can navigate, so @e3 in the next row may already belong to another page."""
     obs = _refusal(["batch"], CURRENT, rows=[["click", "@e13"], ["fill", "@e3", "Ada"]])
-    assert obs is not None and obs.extra["staleRef"] == {"refs": ["@e3"], "step": 2}
+    assert obs is not None and obs.extra["staleRef"] == {
+        "refs": ["@e3"],
+        "step": 2,
+        "reason": "batch-latch",
+    }
     assert "after step 1 (`click`) may have replaced the page" in (obs.error or "")
 
 

@@ -20,7 +20,7 @@ from tests.support.envelopes import (
     text_answer,
     timed_out,
 )
-from tests.support.plans import CLEAN, FORM, managed, page, plan
+from tests.support.plans import CLEAN, FORM, managed, named, page, plan
 
 STATE = managed(page(FORM, refs_from=FORM))
 SECRET = "hunter2-secret-pw"
@@ -283,3 +283,50 @@ def test_a_successful_mutation_asks_for_fresh_refs_and_a_read_does_not() -> None
     text = observe(read, envelope("get_text"))
     add_recovery(read, text, target_unknown=False)
     assert text.next_actions == []
+
+
+def test_an_engine_unknown_ref_gets_the_guards_reason_field_and_refresh_action() -> None:
+    """The engine's own `Unknown ref` is a stale ref like the guard's refusal: same fix."""
+    click = plan(["click", "@e999"], STATE)
+    obs = observe(click, envelope("click_missing_ref"))
+    add_recovery(click, obs, target_unknown=False)
+    assert obs.failure_category is FailureCategory.STALE_REF
+    assert obs.extra["staleRef"] == {
+        "refs": ["@e999"],
+        "step": None,
+        "reason": "engine-unknown-ref",
+    }
+    assert [a.params["args"] for a in obs.next_actions] == [["snapshot", "-i"]]
+
+
+def test_an_engine_element_miss_on_a_ref_names_the_ref_and_keeps_the_session() -> None:
+    """`Could not locate element` after the node behind a ref is gone: refresh, same session."""
+    click = plan(["--session", "mine", "click", "@e9"], named("mine", page()))
+    gone = Envelope(
+        mode=click.output_mode,
+        success=False,
+        error="Could not locate element with role=button name=Close",
+    )
+    obs = observe(click, gone)
+    add_recovery(click, obs, target_unknown=False)
+    assert obs.failure_category is FailureCategory.STALE_REF
+    assert obs.extra["staleRef"]["reason"] == "engine-element-not-found"
+    assert obs.extra["staleRef"]["refs"] == ["@e9"]
+    assert [a.params["args"] for a in obs.next_actions] == [["--session", "mine", "snapshot", "-i"]]
+
+
+def test_an_engine_stale_ref_inside_a_batch_names_the_failed_step() -> None:
+    rows = [["fill", "@e13", "x"], ["click", "@e999"]]
+    batch = plan(["batch", "--bail"], STATE, rows=rows)
+    answer = Envelope(
+        mode=batch.output_mode,
+        success=False,
+        rows=(
+            BatchRow(("fill", "@e13", "x"), True, {"filled": "@e13"}, None),
+            BatchRow(("click", "@e999"), False, None, "Unknown ref: e999"),
+        ),
+    )
+    obs = observe(batch, answer)
+    add_recovery(batch, obs, target_unknown=False)
+    assert obs.extra["staleRef"] == {"refs": ["@e999"], "step": 2, "reason": "engine-unknown-ref"}
+    assert "refresh-interactive-refs" in _ids(obs)
