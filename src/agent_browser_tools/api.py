@@ -18,7 +18,8 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-from agent_browser_tools.results.tool_result import ToolResult, validation_failure
+from agent_browser_tools.results import response
+from agent_browser_tools.results.tool_result import ToolResult
 from agent_browser_tools.runtime import Runtime
 from agent_browser_tools.settings import Settings
 from agent_browser_tools.state.journal import ConversationLog
@@ -72,16 +73,16 @@ class BrowserTools:
         spec = self.toolkit.specs.get(tool)
         if spec is None or not self.toolkit.allowed(tool):
             names = ", ".join(s.name for s in self.toolkit.listed())
-            return validation_failure(f"unknown or unavailable tool {tool!r}; available: {names}.")
+            return response.refused(f"unknown or unavailable tool {tool!r}; available: {names}.")
         if not self.toolkit.is_listed(spec):
-            return validation_failure(
+            return response.refused(
                 f"{tool} is inactive; enable it first with agent_browser_tools "
                 f'{{"enable": ["{spec.capability}"]}}.'
             )
         if spec.handler is None:
-            return validation_failure(f"{tool} is {spec.unavailable_reason}.")
+            return response.refused(f"{tool} is {spec.unavailable_reason}.")
         if not isinstance(params, Mapping):
-            return validation_failure(f"{tool} input must be a JSON object.")
+            return response.refused(f"{tool} input must be a JSON object.")
         return await spec.handler(self.runtime, params)
 
     def listed_tools(self) -> list[ToolSpec]:

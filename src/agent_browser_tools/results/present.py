@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from agent_browser_tools.results import diagnostics
-from agent_browser_tools.results.categories import SuccessCategory
+from agent_browser_tools.results.categories import SuccessCategory, category_line
 from agent_browser_tools.results.observation import Observation
 from agent_browser_tools.results.snapshot.delta import (
     native_snapshot,
@@ -218,9 +218,7 @@ def render_prose(
         lines += [_action_line(action.to_dict()) for action in observation.next_actions]
     if observation.success and observation.success_category in _ARTIFACT_CATEGORIES:
         # Artifact verdicts are what evidence-taking agents branch on; say them in prose too.
-        value = observation.success_category.value
-        lines.append(f"Result category: success; successCategory: {value}.")
+        lines.append(category_line(True, observation.success_category))
     if not observation.success:
-        category = observation.failure_category.value if observation.failure_category else "?"
-        lines.append(f"Result category: failure; failureCategory: {category}; isError: true.")
+        lines.append(category_line(False, observation.failure_category))
     return body, "\n".join(lines)

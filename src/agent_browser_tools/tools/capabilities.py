@@ -14,8 +14,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from agent_browser_tools import playbook
 from agent_browser_tools.planning.inputs import explain_validation_error
-from agent_browser_tools.results.categories import SuccessCategory
-from agent_browser_tools.results.tool_result import TextBlock, ToolResult, validation_failure
+from agent_browser_tools.results import response
+from agent_browser_tools.results.categories import FailureCategory, SuccessCategory
+from agent_browser_tools.results.tool_result import ToolResult
 from agent_browser_tools.runtime import Runtime
 
 NAME = "agent_browser_tools"
@@ -36,10 +37,10 @@ async def run(rt: Runtime, params: Mapping[str, Any]) -> ToolResult:
     try:
         inp = ToolsInput.model_validate(params)
     except ValidationError as exc:
-        return validation_failure(explain_validation_error(exc, NAME, "an optional `enable` list"))
+        return response.refused(explain_validation_error(exc, NAME, "an optional `enable` list"))
     toolkit = rt.toolkit
     if toolkit is None:
-        return validation_failure("no tool registry is attached to this runtime")
+        return response.refused("no tool registry is attached to this runtime")
     if inp.enable:
         outcome = toolkit.enable(inp.enable)
         rt.record_activation(sorted(toolkit.activated))
@@ -54,18 +55,13 @@ async def run(rt: Runtime, params: Mapping[str, Any]) -> ToolResult:
             "toolsChanged": bool(enabled),
         }
         if failed and not enabled:
-            details.update(resultCategory="failure", failureCategory="validation-error")
-            lines.append("Result category: failure; failureCategory: validation-error.")
-            return ToolResult((TextBlock("\n".join(lines)),), details, is_error=True)
-        details.update(resultCategory="success", successCategory=SuccessCategory.COMPLETED.value)
-        return ToolResult((TextBlock("\n".join(lines)),), details, is_error=False)
+            return response.text("\n".join(lines), FailureCategory.VALIDATION_ERROR, details)
+        return response.text("\n".join(lines), SuccessCategory.COMPLETED, details)
     inventory = toolkit.inventory()
     rows = [f"- {r['name']} [{r['status']}]: {r['description']}" for r in inventory]
     text = "\n".join(["Tools:", *rows, "", playbook.FULL_GUIDANCE, playbook.command_reference()])
     details = {
         "inventory": inventory,
-        "resultCategory": "success",
-        "successCategory": SuccessCategory.INSPECTION.value,
         "resources": ["agent-browser-tools://guidance", "agent-browser-tools://commands"],
     }
-    return ToolResult((TextBlock(text),), details, is_error=False)
+    return response.text(text, SuccessCategory.INSPECTION, details)

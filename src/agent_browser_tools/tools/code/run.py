@@ -36,9 +36,10 @@ from typing import Any
 from pydantic import ValidationError
 
 from agent_browser_tools.redaction import redact_data, redact_text
+from agent_browser_tools.results import response
 from agent_browser_tools.results.categories import FailureCategory
 from agent_browser_tools.results.observation import Observation
-from agent_browser_tools.results.tool_result import ToolResult, validation_failure
+from agent_browser_tools.results.tool_result import ToolResult
 from agent_browser_tools.runtime import Runtime
 from agent_browser_tools.sandbox.bridge import BridgeOutcome, run_cell
 from agent_browser_tools.tools.code import present as code_present
@@ -83,7 +84,7 @@ def explain(exc: ValidationError) -> str:
 
 def rejected(message: str) -> ToolResult:
     """A failure before any code runs."""
-    return validation_failure(message)
+    return response.refused(message)
 
 
 async def run(rt: Runtime, params: Mapping[str, Any]) -> ToolResult:
