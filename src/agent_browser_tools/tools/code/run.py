@@ -40,6 +40,7 @@ from agent_browser_tools.results import response
 from agent_browser_tools.results.categories import FailureCategory
 from agent_browser_tools.results.observation import Observation
 from agent_browser_tools.results.tool_result import ToolResult
+from agent_browser_tools.results.validation import explain_validation_error
 from agent_browser_tools.runtime import Runtime
 from agent_browser_tools.sandbox.bridge import BridgeOutcome, run_cell
 from agent_browser_tools.tools.code import present as code_present
@@ -68,20 +69,6 @@ __all__ = [
 ]
 
 
-def explain(exc: ValidationError) -> str:
-    problems: list[str] = []
-    for error in exc.errors():
-        where = ".".join(str(part) for part in error["loc"]) or "input"
-        if error["type"] == "extra_forbidden":
-            hint = FIELD_HINTS.get(str(error["loc"][0]))
-            problems.append(f"unknown field `{where}`" + (f" ({hint})" if hint else ""))
-        elif error["type"] == "missing":
-            problems.append(f"missing required field `{where}`")
-        else:
-            problems.append(f"`{where}`: {error['msg']}")
-    return f"{NAME} input rejected: {'; '.join(problems)}. {NAME} accepts only {ALLOWED}."
-
-
 def rejected(message: str) -> ToolResult:
     """A failure before any code runs."""
     return response.refused(message)
@@ -92,7 +79,7 @@ async def run(rt: Runtime, params: Mapping[str, Any]) -> ToolResult:
     try:
         inp = CodeInput.model_validate(params)
     except ValidationError as exc:
-        return rejected(explain(exc))
+        return rejected(explain_validation_error(exc, NAME, ALLOWED, FIELD_HINTS))
     size = len(inp.code.encode("utf-8"))
     if size > MAX_CODE_BYTES:
         return rejected(

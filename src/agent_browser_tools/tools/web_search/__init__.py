@@ -19,6 +19,7 @@ from pydantic import ValidationError
 from agent_browser_tools import playbook
 from agent_browser_tools.results.categories import FailureCategory
 from agent_browser_tools.results.tool_result import ToolResult
+from agent_browser_tools.results.validation import explain_validation_error
 from agent_browser_tools.runtime import Runtime
 from agent_browser_tools.settings import Settings
 from agent_browser_tools.tools.web_search.config import (
@@ -44,7 +45,7 @@ from agent_browser_tools.tools.web_search.render import (
     success_result,
 )
 from agent_browser_tools.tools.web_search.rules import InputRejected, SearchPlan, plan_search
-from agent_browser_tools.tools.web_search.schema import WebSearchInput, explain_validation_error
+from agent_browser_tools.tools.web_search.schema import ALLOWED_FIELDS, WebSearchInput
 
 __all__ = [
     "DESCRIPTION",
@@ -100,7 +101,7 @@ def _prepare(
     try:
         inp = WebSearchInput.model_validate(params)
     except ValidationError as exc:
-        return failure_result(invalid, explain_validation_error(exc, NAME))
+        return failure_result(invalid, explain_validation_error(exc, NAME, ALLOWED_FIELDS))
     try:
         config = load_config(settings)
     except WebSearchConfigError as exc:
