@@ -23,12 +23,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NoReturn
 
-from pydantic import ValidationError
-
-from agent_browser_tools.planning.inputs import explain_validation_error
 from agent_browser_tools.planning.plan import ExecutionPlan
 from agent_browser_tools.redaction import redact_argv, redact_text
 from agent_browser_tools.results import next_actions as na
+from agent_browser_tools.results import response
 from agent_browser_tools.results import selector_recovery as sr
 from agent_browser_tools.results.categories import FailureCategory
 from agent_browser_tools.results.observation import Observation
@@ -36,12 +34,11 @@ from agent_browser_tools.results.tool_result import ToolResult
 from agent_browser_tools.runtime import Runtime
 from agent_browser_tools.state.models import RefInfo, SessionPageState
 from agent_browser_tools.tools import agent_browser
-from agent_browser_tools.tools.action.schema import ALLOWED, NAME, ActionInput
+from agent_browser_tools.tools.action.schema import NAME, ActionInput
 from agent_browser_tools.tools.action.select_control import accessible_select
-from agent_browser_tools.tools.agent_browser import finish as direct_finish
 from agent_browser_tools.tools.agent_browser.hooks import Hooks, PostHook
 
-__all__ = ["ALLOWED", "NAME", "ActionInput", "ActionRejected", "compile_action", "run"]
+__all__ = ["NAME", "ActionInput", "ActionRejected", "compile_action", "run"]
 
 
 class ActionRejected(ValueError):
@@ -238,10 +235,6 @@ def _role_select(inp: ActionInput, prefix: tuple[str, ...]) -> Compiled:
 # ----- run -------------------------------------------------------------------------------
 
 
-def _rejected(message: str) -> ToolResult:
-    return direct_finish.rejected(message, {}, False)
-
-
 def _call(inp: ActionInput, args: Sequence[str], *, output: bool = True) -> dict[str, Any]:
     params: dict[str, Any] = {"args": list(args)}
     if output and inp.outputPath is not None:
@@ -251,15 +244,12 @@ def _call(inp: ActionInput, args: Sequence[str], *, output: bool = True) -> dict
     return params
 
 
-async def run(rt: Runtime, params: Mapping[str, Any]) -> ToolResult:
-    """Validate, compile and execute one action through the direct executor."""
+async def run(rt: Runtime, inp: ActionInput) -> ToolResult:
+    """Compile and execute one (validated) action through the direct executor."""
     try:
-        inp = ActionInput.model_validate(params)
         compiled = compile_action(inp)
-    except ValidationError as exc:
-        return _rejected(explain_validation_error(exc, NAME, ALLOWED))
     except ActionRejected as exc:
-        return _rejected(f"{NAME} input rejected: {exc}")
+        return response.rejected(f"{NAME} input rejected: {exc}")
     if compiled.args is None:
         base = {k: v for k, v in _call(inp, ()).items() if k != "args"}
         return await accessible_select(

@@ -266,3 +266,12 @@ async def run_observation(rt: Runtime, params: Mapping[str, Any]) -> dict[str, A
     if not observation.get("timedOut"):
         observation.pop("timedOut", None)
     return observation
+
+
+async def handle(rt: Runtime, inp: Any) -> Any:
+    """The registry's entry point; `inp` is an `AgentBrowserInput` it has already validated.
+
+    Temporary: it hands `run` the same mapping back (the model has no aliases, and a dropped
+    None field means "not given"), until `run` takes the typed input itself.
+    """
+    return await run(rt, inp.model_dump(exclude_none=True))

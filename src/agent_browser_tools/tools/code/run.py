@@ -30,59 +30,26 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Mapping
-from typing import Any
-
-from pydantic import ValidationError
 
 from agent_browser_tools.redaction import redact_data, redact_text
 from agent_browser_tools.results import response
 from agent_browser_tools.results.categories import FailureCategory
 from agent_browser_tools.results.observation import Observation
 from agent_browser_tools.results.tool_result import ToolResult
-from agent_browser_tools.results.validation import explain_validation_error
 from agent_browser_tools.runtime import Runtime
 from agent_browser_tools.sandbox.bridge import BridgeOutcome, run_cell
 from agent_browser_tools.tools.code import present as code_present
 from agent_browser_tools.tools.code.cell import CodeCellHost, resolve_identity
-from agent_browser_tools.tools.code.schema import (
-    ALLOWED,
-    DEFAULT_TIMEOUT_MS,
-    DESCRIPTION,
-    FIELD_HINTS,
-    MAX_CODE_BYTES,
-    MAX_TIMEOUT_MS,
-    NAME,
-    CodeInput,
-)
+from agent_browser_tools.tools.code.schema import MAX_CODE_BYTES, CodeInput
 
-__all__ = [
-    "ALLOWED",
-    "DEFAULT_TIMEOUT_MS",
-    "DESCRIPTION",
-    "FIELD_HINTS",
-    "MAX_CODE_BYTES",
-    "MAX_TIMEOUT_MS",
-    "NAME",
-    "CodeInput",
-    "run",
-]
+__all__ = ["CodeInput", "run"]
 
 
-def rejected(message: str) -> ToolResult:
-    """A failure before any code runs."""
-    return response.refused(message)
-
-
-async def run(rt: Runtime, params: Mapping[str, Any]) -> ToolResult:
-    """Execute one code cell and return its `ToolResult`."""
-    try:
-        inp = CodeInput.model_validate(params)
-    except ValidationError as exc:
-        return rejected(explain_validation_error(exc, NAME, ALLOWED, FIELD_HINTS))
+async def run(rt: Runtime, inp: CodeInput) -> ToolResult:
+    """Execute one (validated) code cell and return its `ToolResult`."""
     size = len(inp.code.encode("utf-8"))
     if size > MAX_CODE_BYTES:
-        return rejected(
+        return response.refused(
             f"code is {size} UTF-8 bytes, over the {MAX_CODE_BYTES}-byte limit; shorten it or "
             "split the work across cells."
         )

@@ -14,6 +14,8 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
 
+NAME = "agent_browser_web_search"
+
 SearchType = Literal["auto", "fast", "instant", "deep-lite", "deep", "deep-reasoning"]
 ProviderChoice = Literal["auto", "exa", "brave"]
 Category = Literal["company", "people", "publication", "news", "personal site", "financial report"]
@@ -28,11 +30,6 @@ _LANG = re.compile(r"^[A-Za-z]{2,3}(-[A-Za-z]{2,4})?$")
 
 NonBlank = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
 DomainList = Annotated[list[NonBlank], Field(min_length=1, max_length=20)]
-
-ALLOWED_FIELDS = (
-    "query, provider, searchType, includeDomains, excludeDomains, category, additionalQueries, "
-    "highlightsDynamic, count, offset, country, searchLang, safesearch and freshness"
-)
 
 
 def freshness_range(value: str) -> tuple[date, date] | None:
