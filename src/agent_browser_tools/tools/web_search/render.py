@@ -9,7 +9,7 @@ echoed it back could not put it in front of the model or into a transcript.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
@@ -130,4 +130,4 @@ def redacted(result: ToolResult, secrets: Sequence[str]) -> ToolResult:
         for block in result.content
     )
     details = _redact_value(result.details, live)
-    return ToolResult(content=content, details=details, is_error=result.is_error)
+    return replace(result, content=content, details=details)
