@@ -41,7 +41,7 @@ from agent_browser_tools.runtime import Runtime  # noqa: E402
 from agent_browser_tools.settings import Settings  # noqa: E402
 from agent_browser_tools.tools import agent_browser  # noqa: E402
 from agent_browser_tools.tools.agent_browser import close_owned  # noqa: E402
-from agent_browser_tools.tools.code import run as agent_browser_code  # noqa: E402
+from agent_browser_tools.tools.code.spec import SPEC as CODE  # noqa: E402
 
 CLOSE_TIMEOUT_S = 30.0
 
@@ -83,11 +83,11 @@ async def run(iterations: int, warmup: int, root: Path) -> None:
             _checked("direct get url", await agent_browser.run(rt, {"args": ["get", "url"]}))
 
         async def empty_cell() -> None:
-            _checked("empty cell", await agent_browser_code.run(rt, {"code": "return 1"}))
+            _checked("empty cell", await CODE.call(rt, {"code": "return 1"}))
 
         async def one_call_cell() -> None:
             code = "return (await browser({ args: ['get', 'url'] })).data"
-            _checked("one-call cell", await agent_browser_code.run(rt, {"code": code}))
+            _checked("one-call cell", await CODE.call(rt, {"code": code}))
 
         times = await measure(
             {"direct": direct_get, "empty": empty_cell, "one": one_call_cell}, iterations, warmup

@@ -18,7 +18,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-from agent_browser_tools.results.tool_result import ToolResult, validation_failure
+from agent_browser_tools.results.tool_result import ToolResult
 from agent_browser_tools.runtime import Runtime
 from agent_browser_tools.settings import Settings
 from agent_browser_tools.state.journal import ConversationLog
@@ -59,7 +59,6 @@ class BrowserTools:
         self.runtime = Runtime(self.settings, conversation_id=conversation, cwd=cwd, log=log)
         allowlist = frozenset(tools) if tools is not None else None
         self.toolkit = build_toolkit(self.settings, allowlist)
-        self.runtime.toolkit = self.toolkit
         self.toolkit.activated.update(self.runtime.log.state.activated_tools)
         self.close_on_exit = close_on_exit
 
@@ -69,20 +68,7 @@ class BrowserTools:
 
     async def call(self, tool: str, params: Mapping[str, Any]) -> ToolResult:
         """Run one tool call; problems come back as `validation-error` results, never raise."""
-        spec = self.toolkit.specs.get(tool)
-        if spec is None or not self.toolkit.allowed(tool):
-            names = ", ".join(s.name for s in self.toolkit.listed())
-            return validation_failure(f"unknown or unavailable tool {tool!r}; available: {names}.")
-        if not self.toolkit.is_listed(spec):
-            return validation_failure(
-                f"{tool} is inactive; enable it first with agent_browser_tools "
-                f'{{"enable": ["{spec.capability}"]}}.'
-            )
-        if spec.handler is None:
-            return validation_failure(f"{tool} is {spec.unavailable_reason}.")
-        if not isinstance(params, Mapping):
-            return validation_failure(f"{tool} input must be a JSON object.")
-        return await spec.handler(self.runtime, params)
+        return await self.toolkit.call(self.runtime, tool, params)
 
     def listed_tools(self) -> list[ToolSpec]:
         """The tools the model should see now (always-on plus enabled, within the allowlist)."""

@@ -41,30 +41,22 @@ AGENT_BROWSER_TOOLS = (
     "page checks with a verdict)."
 )
 
-ADVANCED = {
-    "action": (
-        "agent_browser_action",
-        "Click, check, fill or select by stable locator (role, label, text, placeholder, testid) "
-        "instead of refs; native selects by label or combobox name.",
-    ),
-    "qa": (
-        "agent_browser_qa",
-        "Check a page and get a verdict: expected text/selector, console and page errors, "
-        "failed requests, optional screenshot; by URL or on the current page.",
-    ),
-    "electron": (
-        "agent_browser_electron",
-        "Launch, probe and clean up Electron desktop apps in an isolated profile.",
-    ),
-    "source": (
-        "agent_browser_source",
-        "Find candidate source files for a UI element (selector, React fiber, component name).",
-    ),
-    "network": (
-        "agent_browser_network_source",
-        "Correlate failed network requests with initiators and workspace URL literals.",
-    ),
-}
+# Advanced tools (names and capabilities are declared in each tool's `spec.py`).
+ACTION = (
+    "Click, check, fill or select by stable locator (role, label, text, placeholder, testid) "
+    "instead of refs; native selects by label or combobox name."
+)
+
+QA = (
+    "Check a page and get a verdict: expected text/selector, console and page errors, "
+    "failed requests, optional screenshot; by URL or on the current page."
+)
+
+ELECTRON = "Launch, probe and clean up Electron desktop apps in an isolated profile."
+
+SOURCE = "Find candidate source files for a UI element (selector, React fiber, component name)."
+
+NETWORK_SOURCE = "Correlate failed network requests with initiators and workspace URL literals."
 
 INSTRUCTIONS = """Browser tools: how to work.
 - Read a page: agent_browser {"args": ["open", URL]}, then {"args": ["snapshot", "-i"]}.

@@ -12,7 +12,6 @@ import uuid
 from collections.abc import Sequence
 from contextlib import AbstractAsyncContextManager
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from agent_browser_tools.engine.discovery import EngineBinary, resolve_engine
 from agent_browser_tools.engine.environment import build_child_env, socket_dir_for
@@ -22,9 +21,6 @@ from agent_browser_tools.settings import Settings
 from agent_browser_tools.state.journal import ConversationLog
 from agent_browser_tools.state.locks import IdentityLocks
 from agent_browser_tools.state.models import SessionKey
-
-if TYPE_CHECKING:
-    from agent_browser_tools.tools.registry import Toolkit
 
 
 class Runtime:
@@ -53,7 +49,6 @@ class Runtime:
             for label, entry in self.log.state.sessions.items()
             if entry.ownership == "managed" and entry.active
         }
-        self.toolkit: Toolkit | None = None
 
     def record_activation(self, capabilities: list[str]) -> None:
         """Remember enabled capabilities so a resumed conversation sees the same tools."""

@@ -43,6 +43,14 @@ async def check_listing(client: Client) -> None:
     for tool in listed.tools:
         assert tool.description
         assert tool.input_schema.get("type") == "object"
+        assert tool.title and tool.annotations is not None, tool.name
+        assert tool.annotations.title == tool.title
+        for hint in ("read_only_hint", "destructive_hint", "open_world_hint"):
+            assert isinstance(getattr(tool.annotations, hint), bool), (tool.name, hint)
+    hints = {tool.name: tool.annotations for tool in listed.tools}
+    assert hints["agent_browser"] is not None and hints["agent_browser"].destructive_hint
+    assert hints["agent_browser_tools"] is not None
+    assert not hints["agent_browser_tools"].open_world_hint
     assert client.instructions == playbook.INSTRUCTIONS
     uris = {str(r.uri) for r in (await client.list_resources()).resources}
     assert uris == {"agent-browser-tools://guidance", "agent-browser-tools://commands"}

@@ -19,7 +19,7 @@ from urllib.parse import parse_qsl, urlsplit
 from agent_browser_tools.results.tool_result import ToolResult
 from agent_browser_tools.runtime import Runtime
 from agent_browser_tools.settings import Settings
-from agent_browser_tools.tools import web_search
+from agent_browser_tools.tools.web_search.spec import SPEC as WEB_SEARCH
 
 EXA_KEY = "sk-exa-7f3Q9xK2mP8vL4nR6tY1wZ5"
 BRAVE_KEY = "BSAq8Zr2Lm5Nx7Vc1Kp4Tj9Wd3Hf6Gy0"
@@ -183,7 +183,7 @@ def make_runtime(
 
 
 async def search(rt: Runtime, **params: Any) -> ToolResult:
-    return await web_search.run(rt, {"query": "search text", **params})
+    return await WEB_SEARCH.call(rt, {"query": "search text", **params})
 
 
 def assert_no_key(result: ToolResult, *keys: str) -> None:

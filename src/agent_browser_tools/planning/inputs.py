@@ -10,6 +10,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from agent_browser_tools.results.validation import explain_validation_error as explain
+
 FORMER_FIELDS = {
     "script": "use agent_browser_code { code } for JavaScript over the browser",
     "job": 'use args ["batch", "--bail"] with a JSON array of argv rows in stdin',
@@ -23,6 +25,7 @@ FORMER_FIELDS = {
 ARGS_EXAMPLE = 'args is a non-empty list of CLI tokens, e.g. {"args": ["snapshot", "-i"]}'
 """Appended when `args` is missing, empty or not a list: the bare pydantic message ("List
 should have at least 1 item") does not tell an agent what a valid call looks like."""
+ARG_EXAMPLES = {"args": ARGS_EXAMPLE}
 
 
 class AgentBrowserInput(BaseModel):
@@ -55,22 +58,12 @@ class AgentBrowserInput(BaseModel):
 
 
 def explain_validation_error(exc: ValidationError, tool: str, allowed: str) -> str:
-    """One readable message for a rejected input, naming the fix for each problem."""
-    problems: list[str] = []
-    for error in exc.errors():
-        location = ".".join(str(part) for part in error["loc"]) or "input"
-        if error["type"] == "extra_forbidden":
-            hint = FORMER_FIELDS.get(str(error["loc"][0]))
-            extra = f" ({hint})" if hint else ""
-            problems.append(f"unknown field `{location}`{extra}")
-        elif error["type"] == "missing":
-            extra = f" ({ARGS_EXAMPLE})" if location == "args" else ""
-            problems.append(f"missing required field `{location}`{extra}")
-        elif location == "args":
-            problems.append(f"`args`: {error['msg']} ({ARGS_EXAMPLE})")
-        else:
-            problems.append(f"`{location}`: {error['msg']}")
-    return f"{tool} input rejected: {'; '.join(problems)}. {tool} accepts only {allowed}."
+    """The direct family's wording of `results.validation.explain_validation_error`.
+
+    The registry validates tool calls itself; this stays for the executor, which still checks
+    the raw params code cells and compound tools hand it.
+    """
+    return explain(exc, tool, allowed, FORMER_FIELDS, ARG_EXAMPLES)
 
 
 def parse_input(params: Any) -> AgentBrowserInput:

@@ -40,3 +40,21 @@ class FailureCategory(StrEnum):
     TIMEOUT = "timeout"
     UPSTREAM_ERROR = "upstream-error"
     VALIDATION_ERROR = "validation-error"
+
+
+def category_line(
+    success: bool,
+    category: SuccessCategory | FailureCategory | None,
+    *,
+    flag_error: bool = True,
+) -> str:
+    """The prose line agents branch on, spelled here only (every result text uses it).
+
+    `flag_error=False` leaves out `; isError: true` on failures: a refused `enable` and the
+    host's shutdown notice have always been written without it.
+    """
+    value = category.value if category is not None else "?"
+    if success:
+        return f"Result category: success; successCategory: {value}."
+    flag = "; isError: true" if flag_error else ""
+    return f"Result category: failure; failureCategory: {value}{flag}."

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from agent_browser_tools.results import diagnostics
-from agent_browser_tools.results.categories import SuccessCategory
+from agent_browser_tools.results.categories import SuccessCategory, category_line
 from agent_browser_tools.results.observation import Observation
 from agent_browser_tools.results.snapshot.delta import (
     native_snapshot,
@@ -229,11 +229,9 @@ def _category_lines(observation: Observation) -> list[str]:
     """The category line agents branch on: artifact verdicts on success, always on failure."""
     if observation.success and observation.success_category in _ARTIFACT_CATEGORIES:
         # Artifact verdicts are what evidence-taking agents branch on; say them in prose too.
-        value = observation.success_category.value
-        return [f"Result category: success; successCategory: {value}."]
+        return [category_line(True, observation.success_category)]
     if not observation.success:
-        category = observation.failure_category.value if observation.failure_category else "?"
-        return [f"Result category: failure; failureCategory: {category}; isError: true."]
+        return [category_line(False, observation.failure_category)]
     return []
 
 

@@ -48,22 +48,3 @@ class ToolResult:
 
     def details_json(self) -> str:
         return json.dumps(self.details, indent=2, sort_keys=True, default=str)
-
-
-def text_result(text: str, details: dict[str, Any], *, is_error: bool) -> ToolResult:
-    return ToolResult(content=(TextBlock(text=text),), details=details, is_error=is_error)
-
-
-def validation_failure(message: str, **details: Any) -> ToolResult:
-    """A `validation-error` result for input refused before anything ran (any tool)."""
-    body = {
-        "success": False,
-        "resultCategory": "failure",
-        "failureCategory": "validation-error",
-        "error": message,
-        "validationError": message,
-        **details,
-    }
-    category = "Result category: failure; failureCategory: validation-error; isError: true."
-    text = f"Error: {message}\n{category}"
-    return ToolResult(content=(TextBlock(text=text),), details=body, is_error=True)

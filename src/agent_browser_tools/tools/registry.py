@@ -4,6 +4,10 @@ Always-on: `agent_browser`, `agent_browser_code`, `agent_browser_tools`, plus
 `agent_browser_web_search` when a credential resolves. Advanced tools are registered inactive
 and listed once enabled through `agent_browser_tools`. A host allowlist (`--tools`) is honoured:
 excluded tools are reported unavailable and can never be enabled or called around it.
+
+`Toolkit.call` is the one gate every call passes: unknown, excluded, inactive and unimplemented
+tools are refused there, and the input is validated there once, so a handler only ever gets
+its own typed input model.
 """
 
 from __future__ import annotations
@@ -11,67 +15,117 @@ from __future__ import annotations
 import importlib
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
+from pydantic import BaseModel, ValidationError
+
+from agent_browser_tools.results import response
+from agent_browser_tools.results.tool_result import ToolResult
+from agent_browser_tools.results.validation import explain_validation_error, field_list
+
 if TYPE_CHECKING:
-    from agent_browser_tools.results.tool_result import ToolResult
     from agent_browser_tools.runtime import Runtime
 
-Handler = Callable[["Runtime", Mapping[str, Any]], Awaitable["ToolResult"]]
+Handler = Callable[["Runtime", Any], Awaitable[ToolResult]]
+"""`async (rt, inp) -> ToolResult`, where `inp` is an instance of the spec's `input_model`."""
 
 
+def compact_schema(model: type[BaseModel]) -> dict[str, Any]:
+    """The model's JSON schema, trimmed of what costs tokens on every turn but says nothing:
+    decorative `title`s, and `anyOf [T, null]` + `default: null` for optional fields (an
+    optional field is simply omitted; validation still accepts an explicit null)."""
+
+    def strip(node: Any) -> Any:
+        if isinstance(node, list):
+            return [strip(item) for item in node]
+        if not isinstance(node, dict):
+            return node
+        out = {k: strip(v) for k, v in node.items() if not (k == "title" and isinstance(v, str))}
+        options = out.get("anyOf")
+        if isinstance(options, list) and {"type": "null"} in options and len(options) == 2:
+            (kept,) = [o for o in options if o != {"type": "null"}]
+            del out["anyOf"]
+            out = {**kept, **out}
+            if out.get("default", 0) is None:
+                del out["default"]
+        return out
+
+    schema: dict[str, Any] = strip(model.model_json_schema())
+    schema.pop("description", None)  # the tool's own description says it; don't pay twice
+    return schema
+
+
+@dataclass(frozen=True, kw_only=True)
 class ToolSpec:
-    """One tool as data: name, capability, words, schema and handler.
+    """One tool, declared once: what hosts list, how it is gated, validated and run.
 
     `handler` may be given as `"package.module:function"`: it is imported on first use, so
     listing tools (what an MCP client does at start) does not load every tool's machinery.
+    The `*_hint` fields become MCP tool annotations; they describe, they do not enforce.
     """
 
-    def __init__(
-        self,
-        name: str,
-        description: str,
-        input_schema: dict[str, Any],
-        handler: Handler | str | None,
-        capability: str | None = None,
-        unavailable_reason: str | None = None,
-    ) -> None:
-        self.name = name
-        self.description = description
-        self.input_schema = input_schema
-        self.capability = capability  # None: always on; else the `enable` name
-        self.unavailable_reason = unavailable_reason
-        self._handler = handler
+    name: str
+    title: str
+    summary: str
+    """A few words on when to use the tool (the README's "When" column)."""
+    description: str
+    input_model: type[BaseModel]
+    handler: Handler | str | None
+    capability: str | None = None
+    """None: always on; else the name `agent_browser_tools {"enable": [...]}` takes."""
+    read_only_hint: bool
+    destructive_hint: bool
+    open_world_hint: bool
+    idempotent_hint: bool | None = None
+    unavailable_reason: str | None = None
+    listed_when: str | None = None
+    """A condition the catalog puts on listing an always-on tool, said for the docs."""
+    allowed: str | None = None
+    """The fields named in "accepts only ..."; None: the input model's fields."""
+    field_hints: Mapping[str, str] = field(default_factory=dict)
+    """Unknown field -> what replaced it (agents still send old shapes)."""
+    field_examples: Mapping[str, str] = field(default_factory=dict)
+    """Field -> a valid example, added when that field is missing or wrong."""
 
-    @property
-    def handler(self) -> Handler | None:
-        if isinstance(self._handler, str):
-            module, _, attr = self._handler.partition(":")
-            loaded: Handler = getattr(importlib.import_module(module), attr)
-            self._handler = loaded
-        return self._handler
+    @cached_property
+    def input_schema(self) -> dict[str, Any]:
+        return compact_schema(self.input_model)
 
     @property
     def implemented(self) -> bool:
-        return self._handler is not None
+        return self.handler is not None
 
     @property
     def always_on(self) -> bool:
         return self.capability is None
 
-    def with_handler(self, handler: Handler | str | None) -> ToolSpec:
-        """A copy of this spec with another handler (hosts and tests swap handlers)."""
-        return ToolSpec(
-            self.name,
-            self.description,
-            self.input_schema,
-            handler,
-            self.capability,
-            self.unavailable_reason,
-        )
+    def load_handler(self) -> Handler | None:
+        """The handler, importing a lazy `"module:function"` on first use."""
+        if not isinstance(self.handler, str):
+            return self.handler
+        module, _, attr = self.handler.partition(":")
+        loaded: Handler = getattr(importlib.import_module(module), attr)
+        return loaded
 
-    def __repr__(self) -> str:
-        return f"ToolSpec({self.name!r}, capability={self.capability!r})"
+    async def call(self, rt: Runtime, params: Mapping[str, Any]) -> ToolResult:
+        """Validate `params` once against the input model, then run the handler with it."""
+        try:
+            inp = self.input_model.model_validate(params)
+        except ValidationError as exc:
+            allowed = self.allowed or field_list(self.input_model)
+            message = explain_validation_error(
+                exc, self.name, allowed, self.field_hints, self.field_examples
+            )
+            # A caller's own `--json` only counts for tools whose input is argv.
+            wants_json = "args" in self.input_model.model_fields
+            return response.rejected(
+                message, params, wants_json=wants_json and response.caller_wants_json(params)
+            )
+        handler = self.load_handler()
+        if handler is None:
+            return response.refused(f"{self.name} is {self.unavailable_reason}.")
+        return await handler(rt, inp)
 
 
 @dataclass
@@ -96,6 +150,23 @@ class Toolkit:
 
     def by_capability(self, capability: str) -> ToolSpec | None:
         return next((s for s in self.specs.values() if s.capability == capability), None)
+
+    async def call(self, rt: Runtime, name: str, params: Any) -> ToolResult:
+        """Run one tool call; problems come back as `validation-error` results, never raise."""
+        spec = self.specs.get(name)
+        if spec is None or not self.allowed(name):
+            names = ", ".join(s.name for s in self.listed())
+            return response.refused(f"unknown or unavailable tool {name!r}; available: {names}.")
+        if not self.is_listed(spec):
+            return response.refused(
+                f"{name} is inactive; enable it first with agent_browser_tools "
+                f'{{"enable": ["{spec.capability}"]}}.'
+            )
+        if not spec.implemented:
+            return response.refused(f"{name} is {spec.unavailable_reason}.")
+        if not isinstance(params, Mapping):
+            return response.refused(f"{name} input must be a JSON object.")
+        return await spec.call(rt, params)
 
     def enable(self, capabilities: Iterable[str]) -> dict[str, str]:
         """Enable capabilities; returns capability -> outcome (`enabled`, `already-enabled`,

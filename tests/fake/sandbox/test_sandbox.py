@@ -24,7 +24,7 @@ from agent_browser_tools.results.tool_result import ToolResult
 from agent_browser_tools.runtime import Runtime
 from agent_browser_tools.settings import Settings
 from agent_browser_tools.state.models import SessionKey
-from agent_browser_tools.tools.code import run as agent_browser_code
+from agent_browser_tools.tools.code.spec import SPEC as CODE
 from tests.support.fake import FakeEngine
 
 CONVERSATION = "conv-code-1"
@@ -56,7 +56,7 @@ def runtime(fake: FakeEngine, tmp_path: Path, **extra: str) -> Runtime:
 
 
 async def cell(rt: Runtime, code: str, **extra: Any) -> ToolResult:
-    return await agent_browser_code.run(rt, {"code": code, **extra})
+    return await CODE.call(rt, {"code": code, **extra})
 
 
 def data(result: ToolResult) -> Any:

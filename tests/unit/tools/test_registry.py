@@ -4,12 +4,18 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any, cast
 
 import pytest
+from pydantic import BaseModel, ConfigDict
 
 from agent_browser_tools import playbook
 from agent_browser_tools.api import BrowserTools
+from agent_browser_tools.results.tool_result import TextBlock, ToolResult
+from agent_browser_tools.runtime import Runtime
 from agent_browser_tools.settings import Settings
+from agent_browser_tools.tools import capabilities
+from agent_browser_tools.tools.registry import Toolkit, ToolSpec
 
 ALWAYS_ON_BUDGET = 6_000
 INSTRUCTIONS_BUDGET = 3_000
@@ -83,3 +89,72 @@ def test_command_reference_is_generated_from_the_taxonomy() -> None:
     reference = playbook.command_reference()
     for command in ("`open`", "`snapshot`", "`get url`", "`network requests`", "`batch`"):
         assert command in reference
+
+
+# --- one gate, one validation -------------------------------------------------------------
+
+
+class Echo(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    word: str
+
+
+def _echo_kit(seen: list[Any]) -> Toolkit:
+    async def handler(rt: Runtime, inp: Echo) -> ToolResult:
+        seen.append(inp)
+        return ToolResult((TextBlock(inp.word),))
+
+    spec = ToolSpec(
+        name="echo",
+        title="Echo",
+        summary="tests",
+        description="Echo a word.",
+        input_model=Echo,
+        handler=handler,
+        read_only_hint=True,
+        destructive_hint=False,
+        open_world_hint=False,
+        field_hints={"text": "the field is `word`"},
+    )
+    return Toolkit(specs={"echo": spec})
+
+
+async def test_toolkit_call_validates_once_and_hands_over_the_typed_input() -> None:
+    seen: list[Any] = []
+    kit = _echo_kit(seen)
+    no_runtime = cast(Runtime, None)
+    assert (await kit.call(no_runtime, "echo", {"word": "hi"})).text == "hi"
+    assert seen == [Echo(word="hi")]
+    bad = await kit.call(no_runtime, "echo", {"text": "hi"})
+    assert bad.is_error and bad.details["failureCategory"] == "validation-error"
+    assert bad.details["validationError"] == (
+        "echo input rejected: missing required field `word`; unknown field `text` (the field is "
+        "`word`). echo accepts only word."
+    )
+    for refused in (
+        await kit.call(no_runtime, "echo", ["hi"]),
+        await kit.call(no_runtime, "nope", {}),
+    ):
+        assert refused.is_error and refused.details["failureCategory"] == "validation-error"
+    assert len(seen) == 1
+
+
+async def test_direct_tool_rejections_render_json_when_the_args_ask_for_it(
+    tmp_path: Path,
+) -> None:
+    tools = _tools(tmp_path)
+    prose = await tools.call("agent_browser", {"args": ["get", "url"], "bogus": 1})
+    assert prose.text.startswith("Error: agent_browser input rejected: unknown field `bogus`")
+    assert prose.details["args"] == ["get", "url"]
+    shaped = await tools.call("agent_browser", {"args": ["get", "url", "--json"], "bogus": 1})
+    assert json.loads(shaped.text)["failureCategory"] == "validation-error"
+    other = await tools.call("agent_browser_code", {"code": "1", "args": ["--json"]})
+    assert other.text.startswith("Error: agent_browser_code input rejected")
+
+
+def test_enable_is_bound_to_the_conversation_toolkit(tmp_path: Path) -> None:
+    tools = _tools(tmp_path)
+    bound = tools.toolkit.specs["agent_browser_tools"]
+    assert bound.handler is not capabilities.SPEC.handler
+    assert bound.input_schema == capabilities.SPEC.input_schema

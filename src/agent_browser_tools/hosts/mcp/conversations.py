@@ -31,8 +31,9 @@ from typing import Any
 import anyio
 
 from agent_browser_tools.api import BrowserTools
-from agent_browser_tools.results.categories import FailureCategory, ResultCategory
-from agent_browser_tools.results.tool_result import ToolResult, text_result
+from agent_browser_tools.results import response
+from agent_browser_tools.results.categories import FailureCategory
+from agent_browser_tools.results.tool_result import ToolResult
 
 logger = logging.getLogger(__name__)
 
@@ -54,13 +55,7 @@ class ServerClosing(RuntimeError):
 
 def _interrupted(name: str) -> ToolResult:
     message = f"{name} was interrupted because the server is shutting down."
-    details = {
-        "resultCategory": ResultCategory.FAILURE.value,
-        "failureCategory": FailureCategory.ABORTED.value,
-        "error": message,
-    }
-    text = f"Error: {message}\nResult category: failure; failureCategory: aborted."
-    return text_result(text, details, is_error=True)
+    return response.text(f"Error: {message}", FailureCategory.ABORTED, {"error": message})
 
 
 async def _cancel_and_wait(*tasks: asyncio.Task[ToolResult]) -> None:

@@ -1,6 +1,7 @@
 """Pure mapping between the tool layer and MCP wire types (no I/O, no SDK session state).
 
-- `ToolSpec` -> `Tool` (name, description, inputSchema).
+- `ToolSpec` -> `Tool` (name, title, description, inputSchema, and annotations: the spec's
+  read-only / destructive / idempotent / open-world hints).
 - `ToolResult` -> `CallToolResult`: `TextBlock` -> `TextContent`, `ImageBlock` ->
   `ImageContent` (same order), `isError` = `result.is_error`, and the details (audit/replay
   metadata, not for the model) under `_meta["agent-browser-tools/details"]`.
@@ -27,8 +28,21 @@ COMMANDS_URI = "agent-browser-tools://commands"
 
 
 def tool_to_mcp(spec: ToolSpec) -> types.Tool:
-    """One listed tool as an MCP `Tool`."""
-    return types.Tool(name=spec.name, description=spec.description, input_schema=spec.input_schema)
+    """One listed tool as an MCP `Tool`, with the spec's title and behaviour hints."""
+    annotations = types.ToolAnnotations(
+        title=spec.title,
+        read_only_hint=spec.read_only_hint,
+        destructive_hint=spec.destructive_hint,
+        idempotent_hint=spec.idempotent_hint,
+        open_world_hint=spec.open_world_hint,
+    )
+    return types.Tool(
+        name=spec.name,
+        title=spec.title,
+        description=spec.description,
+        input_schema=spec.input_schema,
+        annotations=annotations,
+    )
 
 
 def _json_safe(details: dict[str, Any]) -> dict[str, Any]:

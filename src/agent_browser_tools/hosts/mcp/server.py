@@ -2,8 +2,8 @@
 
 Contract of `build_server`:
 
-- `tools/list` answers the `listed_tools()` of the caller's conversation (name, description,
-  inputSchema), never cached by clients (`ttlMs` 0, private).
+- `tools/list` answers the `listed_tools()` of the caller's conversation (name, title,
+  description, inputSchema, annotations), never cached by clients (`ttlMs` 0, private).
 - `tools/call` runs the call on the caller's conversation and answers `result_to_mcp(result)`.
   A call that takes longer than ~2 s reports progress every ~2 s when the client sent a
   progressToken. A cancelled request cancels the handler, which kills the engine child (see

@@ -19,30 +19,24 @@ otherwise run a command the agent did not mean.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
-from pydantic import ValidationError
-
-from agent_browser_tools.planning.inputs import explain_validation_error
 from agent_browser_tools.planning.plan import ExecutionPlan
 from agent_browser_tools.redaction import redact_argv
 from agent_browser_tools.results import next_actions as na
+from agent_browser_tools.results import response
 from agent_browser_tools.results.categories import FailureCategory
 from agent_browser_tools.results.observation import Observation
 from agent_browser_tools.results.tool_result import ToolResult
 from agent_browser_tools.runtime import Runtime
 from agent_browser_tools.tools import agent_browser
 from agent_browser_tools.tools.action.compile import ActionRejected, Compiled, compile_action
-from agent_browser_tools.tools.action.schema import ALLOWED, NAME, ActionInput
+from agent_browser_tools.tools.action.schema import NAME, ActionInput
 from agent_browser_tools.tools.action.select_control import accessible_select
 from agent_browser_tools.tools.agent_browser import Hooks, PostHook
 
-__all__ = ["ALLOWED", "NAME", "ActionInput", "ActionRejected", "compile_action", "run"]
-
-
-def _rejected(message: str) -> ToolResult:
-    return agent_browser.rejected(message, {}, False)
+__all__ = ["NAME", "ActionInput", "ActionRejected", "compile_action", "run"]
 
 
 def _call(inp: ActionInput, args: Sequence[str], *, output: bool = True) -> dict[str, Any]:
@@ -54,15 +48,12 @@ def _call(inp: ActionInput, args: Sequence[str], *, output: bool = True) -> dict
     return params
 
 
-async def run(rt: Runtime, params: Mapping[str, Any]) -> ToolResult:
-    """Validate, compile and execute one action through the direct executor."""
+async def run(rt: Runtime, inp: ActionInput) -> ToolResult:
+    """Compile and execute one (validated) action through the direct executor."""
     try:
-        inp = ActionInput.model_validate(params)
         compiled = compile_action(inp)
-    except ValidationError as exc:
-        return _rejected(explain_validation_error(exc, NAME, ALLOWED))
     except ActionRejected as exc:
-        return _rejected(f"{NAME} input rejected: {exc}")
+        return response.rejected(f"{NAME} input rejected: {exc}")
     if compiled.args is None:
         base = {k: v for k, v in _call(inp, ()).items() if k != "args"}
         return await accessible_select(

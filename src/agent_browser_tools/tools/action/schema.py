@@ -7,9 +7,6 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 NAME = "agent_browser_action"
-ALLOWED = (
-    "action, selector, locator, value, values, text, role, name, session, outputPath and timeoutMs"
-)
 Locator = Literal["role", "text", "label", "placeholder", "alt", "title", "testid"]
 
 

@@ -18,6 +18,7 @@ from pydantic import ValidationError
 from agent_browser_tools.planning.argv_rules import ArgvRejected
 from agent_browser_tools.planning.plan import ExecutionPlan
 from agent_browser_tools.results import next_actions as na
+from agent_browser_tools.results import response
 from agent_browser_tools.results import selector_recovery as sr
 from agent_browser_tools.results.categories import FailureCategory
 from agent_browser_tools.results.observation import Observation
@@ -51,7 +52,7 @@ async def accessible_select(
     try:
         snap_plan = agent_browser.preview_plan(rt, snap_params)
     except (ValidationError, ArgvRejected) as exc:
-        return agent_browser.rejected(f"{NAME} input rejected: {exc}", {}, False)
+        return response.rejected(f"{NAME} input rejected: {exc}")
     key = snap_plan.session.key
     async with rt.lock_for(key):
         snap: ToolResult = await agent_browser.run(rt, snap_params, lock_held=True)

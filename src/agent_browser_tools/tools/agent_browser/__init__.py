@@ -1,24 +1,29 @@
 """`agent_browser`: the direct tool, one native command with the wrapper guarantees.
 
 This package is DESIGN's pipeline, one module per stage (read `execute.py` first). Other tools
-import only the names below, never the stage modules.
+import only the names below, never the stage modules. Names load on first use, so that
+listing tools (which imports this package's `spec`) does not load the engine.
 """
 
 from __future__ import annotations
 
-from agent_browser_tools.tools.agent_browser.execute import (
-    NAME,
-    OBSERVATION_KEYS,
-    handle,
-    preview_plan,
-    run,
-    run_observation,
-)
-from agent_browser_tools.tools.agent_browser.finish import finish as result_from_observation
-from agent_browser_tools.tools.agent_browser.finish import rejected
-from agent_browser_tools.tools.agent_browser.helpers import current_page_url
-from agent_browser_tools.tools.agent_browser.hooks import Hooks, PostHook
-from agent_browser_tools.tools.agent_browser.sessions import close_owned
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from agent_browser_tools.tools.agent_browser.execute import (
+        NAME,
+        OBSERVATION_KEYS,
+        handle,
+        preview_plan,
+        run,
+        run_observation,
+    )
+    from agent_browser_tools.tools.agent_browser.finish import finish as result_from_observation
+    from agent_browser_tools.tools.agent_browser.finish import rejected
+    from agent_browser_tools.tools.agent_browser.helpers import current_page_url
+    from agent_browser_tools.tools.agent_browser.hooks import Hooks, PostHook
+    from agent_browser_tools.tools.agent_browser.sessions import close_owned
 
 __all__ = [
     "NAME",
@@ -34,3 +39,29 @@ __all__ = [
     "run",
     "run_observation",
 ]
+
+_PACKAGE = "agent_browser_tools.tools.agent_browser"
+_HOMES = {
+    "NAME": ("execute", "NAME"),
+    "OBSERVATION_KEYS": ("execute", "OBSERVATION_KEYS"),
+    "handle": ("execute", "handle"),
+    "preview_plan": ("execute", "preview_plan"),
+    "run": ("execute", "run"),
+    "run_observation": ("execute", "run_observation"),
+    "result_from_observation": ("finish", "finish"),
+    "rejected": ("finish", "rejected"),
+    "current_page_url": ("helpers", "current_page_url"),
+    "Hooks": ("hooks", "Hooks"),
+    "PostHook": ("hooks", "PostHook"),
+    "close_owned": ("sessions", "close_owned"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {_PACKAGE!r} has no attribute {name!r}")
+    module, attr = home
+    value = getattr(importlib.import_module(f"{_PACKAGE}.{module}"), attr)
+    globals()[name] = value  # later lookups (and monkeypatches) see a plain attribute
+    return value

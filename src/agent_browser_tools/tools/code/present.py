@@ -12,10 +12,15 @@ import json
 from typing import Any
 
 from agent_browser_tools.results import next_actions as na
+from agent_browser_tools.results import response
 from agent_browser_tools.results.bounds import bound_visible
-from agent_browser_tools.results.categories import FailureCategory, SuccessCategory
+from agent_browser_tools.results.categories import (
+    FailureCategory,
+    SuccessCategory,
+    category_line,
+)
 from agent_browser_tools.results.observation import Observation
-from agent_browser_tools.results.tool_result import ContentBlock, TextBlock, ToolResult
+from agent_browser_tools.results.tool_result import ToolResult
 from agent_browser_tools.runtime import Runtime
 from agent_browser_tools.sandbox.bridge import BridgeOutcome, JsError
 from agent_browser_tools.tools.code.cell import STEP_ROWS, CodeCellHost
@@ -123,8 +128,7 @@ def _tail(
             params = json.dumps(entry["params"], ensure_ascii=False)
             lines.append(f"- {entry['id']} ({entry['tool']}): {params} - {entry['reason']}")
     if not obs.success:
-        category = obs.failure_category.value if obs.failure_category else "?"
-        lines.append(f"Result category: failure; failureCategory: {category}; isError: true.")
+        lines.append(category_line(False, obs.failure_category))
     return "\n".join(lines)
 
 
@@ -190,7 +194,5 @@ def build_result(
         observation["observationPath"] = bounded.observation_path
     if bounded.spill_error:
         observation["spillError"] = bounded.spill_error
-    content: list[ContentBlock] = [TextBlock(text=bounded.text)]
-    if images is not None:
-        content.extend(images.blocks)
-    return ToolResult(content=tuple(content), details=observation, is_error=not obs.success)
+    blocks = images.blocks if images is not None else ()
+    return response.from_observation(obs, text=bounded.text, details=observation, images=blocks)

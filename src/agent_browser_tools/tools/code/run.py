@@ -30,71 +30,26 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Mapping
-from typing import Any
-
-from pydantic import ValidationError
 
 from agent_browser_tools.redaction import redact_data, redact_text
+from agent_browser_tools.results import response
 from agent_browser_tools.results.categories import FailureCategory
 from agent_browser_tools.results.observation import Observation
-from agent_browser_tools.results.tool_result import ToolResult, validation_failure
+from agent_browser_tools.results.tool_result import ToolResult
 from agent_browser_tools.runtime import Runtime
 from agent_browser_tools.sandbox.bridge import BridgeOutcome, run_cell
 from agent_browser_tools.tools.code import present as code_present
 from agent_browser_tools.tools.code.cell import CodeCellHost, resolve_identity
-from agent_browser_tools.tools.code.schema import (
-    ALLOWED,
-    DEFAULT_TIMEOUT_MS,
-    DESCRIPTION,
-    FIELD_HINTS,
-    MAX_CODE_BYTES,
-    MAX_TIMEOUT_MS,
-    NAME,
-    CodeInput,
-)
+from agent_browser_tools.tools.code.schema import MAX_CODE_BYTES, CodeInput
 
-__all__ = [
-    "ALLOWED",
-    "DEFAULT_TIMEOUT_MS",
-    "DESCRIPTION",
-    "FIELD_HINTS",
-    "MAX_CODE_BYTES",
-    "MAX_TIMEOUT_MS",
-    "NAME",
-    "CodeInput",
-    "run",
-]
+__all__ = ["CodeInput", "run"]
 
 
-def explain(exc: ValidationError) -> str:
-    problems: list[str] = []
-    for error in exc.errors():
-        where = ".".join(str(part) for part in error["loc"]) or "input"
-        if error["type"] == "extra_forbidden":
-            hint = FIELD_HINTS.get(str(error["loc"][0]))
-            problems.append(f"unknown field `{where}`" + (f" ({hint})" if hint else ""))
-        elif error["type"] == "missing":
-            problems.append(f"missing required field `{where}`")
-        else:
-            problems.append(f"`{where}`: {error['msg']}")
-    return f"{NAME} input rejected: {'; '.join(problems)}. {NAME} accepts only {ALLOWED}."
-
-
-def rejected(message: str) -> ToolResult:
-    """A failure before any code runs."""
-    return validation_failure(message)
-
-
-async def run(rt: Runtime, params: Mapping[str, Any]) -> ToolResult:
-    """Execute one code cell and return its `ToolResult`."""
-    try:
-        inp = CodeInput.model_validate(params)
-    except ValidationError as exc:
-        return rejected(explain(exc))
+async def run(rt: Runtime, inp: CodeInput) -> ToolResult:
+    """Execute one (validated) code cell and return its `ToolResult`."""
     size = len(inp.code.encode("utf-8"))
     if size > MAX_CODE_BYTES:
-        return rejected(
+        return response.refused(
             f"code is {size} UTF-8 bytes, over the {MAX_CODE_BYTES}-byte limit; shorten it or "
             "split the work across cells."
         )

@@ -1,23 +1,17 @@
 """`agent_browser_code` input: the schema the tool list shows, kept light to import.
 
-The tool itself (sandbox, bridge, presentation) lives in `agent_browser_code.py` and is only
-imported when a cell runs.
+The tool itself (sandbox, bridge, presentation) lives in `run.py` and its neighbours and is
+only imported when a cell runs.
 """
 
 from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from agent_browser_tools import playbook
-
 NAME = "agent_browser_code"
 MAX_CODE_BYTES = 65_536
 DEFAULT_TIMEOUT_MS = 120_000
 MAX_TIMEOUT_MS = 300_000
-ALLOWED = "code, session, namespace, timeoutMs and outputPath"
-
-DESCRIPTION = playbook.AGENT_BROWSER_CODE
-
 FIELD_HINTS = {
     "args": "put commands inside the code as await browser({ args: [...] }), or use "
     "agent_browser for a single command",

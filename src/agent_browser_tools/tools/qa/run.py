@@ -19,22 +19,17 @@ from pydantic import ValidationError
 
 from agent_browser_tools.engine.discovery import EngineNotFound, EngineTooOld
 from agent_browser_tools.planning.argv_rules import ArgvRejected
-from agent_browser_tools.planning.inputs import explain_validation_error
 from agent_browser_tools.planning.plan import ExecutionPlan
 from agent_browser_tools.redaction import redact_url
 from agent_browser_tools.results import next_actions as na
+from agent_browser_tools.results import response
 from agent_browser_tools.results.categories import FailureCategory
 from agent_browser_tools.results.next_actions import NextAction
 from agent_browser_tools.results.observation import Observation
 from agent_browser_tools.results.tool_result import ToolResult
 from agent_browser_tools.runtime import Runtime
 from agent_browser_tools.tools import agent_browser
-from agent_browser_tools.tools.agent_browser import (
-    Hooks,
-    PostHook,
-    current_page_url,
-    rejected,
-)
+from agent_browser_tools.tools.agent_browser import Hooks, PostHook, current_page_url
 from agent_browser_tools.tools.agent_browser import result_from_observation as finish
 from agent_browser_tools.tools.qa.compile import (
     ALLOWED,
@@ -65,15 +60,12 @@ KEPT_CATEGORIES = frozenset(
 )
 
 
-async def run(rt: Runtime, params: Mapping[str, Any]) -> ToolResult:
-    """Validate, compile and run one QA call; returns its `ToolResult`."""
+async def run(rt: Runtime, inp: QaInput) -> ToolResult:
+    """Compile and run one (validated) QA call; returns its `ToolResult`."""
     try:
-        inp = QaInput.model_validate(params)
         compiled = compile_qa(inp)
-    except ValidationError as exc:
-        return rejected(explain_validation_error(exc, NAME, ALLOWED), params, False)
     except QaRejected as exc:
-        return rejected(f"{NAME} input rejected: {exc}. {NAME} accepts {ALLOWED}.", params, False)
+        return response.rejected(f"{NAME} input rejected: {exc}. {NAME} accepts {ALLOWED}.")
     call: dict[str, Any] = {
         "args": list(BATCH_ARGS),
         "stdin": compiled.stdin,
@@ -101,7 +93,7 @@ async def _run_attached(
     try:
         plan = agent_browser.preview_plan(rt, call)
     except (ValidationError, ArgvRejected) as exc:
-        return rejected(f"{NAME} input rejected: {exc}", call, False)
+        return response.rejected(f"{NAME} input rejected: {exc}", call)
     async with rt.lock_for(plan.session.key):
         refusal, live_url = await _verify_target(rt, plan)
         if refusal is not None:

@@ -9,13 +9,13 @@ echoed it back could not put it in front of the model or into a transcript.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
+from agent_browser_tools.results import response
 from agent_browser_tools.results.categories import FailureCategory, SuccessCategory
 from agent_browser_tools.results.observation import Observation, failure
-from agent_browser_tools.results.present import render_prose
 from agent_browser_tools.results.tool_result import TextBlock, ToolResult
 from agent_browser_tools.tools.web_search.config import PROVIDER_NAMES
 from agent_browser_tools.tools.web_search.providers import iso_ms
@@ -39,11 +39,13 @@ class SearchOutcome:
     fetched_at: datetime
 
 
+def _found() -> Observation:
+    return Observation(success=True, success_category=SuccessCategory.COMPLETED)
+
+
 def result_details(outcome: SearchOutcome) -> dict[str, Any]:
     """The contract's result-details object plus the category fields."""
-    details: dict[str, Any] = Observation(
-        success=True, success_category=SuccessCategory.COMPLETED
-    ).to_dict()
+    details = _found().to_dict()
     details.update(
         provider=outcome.provider,
         query=outcome.inp.query,
@@ -95,14 +97,9 @@ def result_text(outcome: SearchOutcome) -> str:
 
 
 def success_result(outcome: SearchOutcome, secrets: Sequence[str]) -> ToolResult:
-    return redacted(
-        ToolResult(
-            content=(TextBlock(text=result_text(outcome)),),
-            details=result_details(outcome),
-            is_error=False,
-        ),
-        secrets,
-    )
+    shown = result_text(outcome)
+    found = response.from_observation(_found(), text=shown, details=result_details(outcome))
+    return redacted(found, secrets)
 
 
 def failure_result(
@@ -110,12 +107,7 @@ def failure_result(
 ) -> ToolResult:
     """A failed search: `Error: ...` plus the category line agents branch on."""
     observation = failure(category, message, **{k: v for k, v in extra.items() if v is not None})
-    body, tail = render_prose(observation, ())
-    text = "\n".join(part for part in (body, tail) if part)
-    return redacted(
-        ToolResult(content=(TextBlock(text=text),), details=observation.to_dict(), is_error=True),
-        secrets,
-    )
+    return redacted(response.from_observation(observation), secrets)
 
 
 def _redact_value(value: Any, secrets: Sequence[str]) -> Any:
@@ -138,4 +130,4 @@ def redacted(result: ToolResult, secrets: Sequence[str]) -> ToolResult:
         for block in result.content
     )
     details = _redact_value(result.details, live)
-    return ToolResult(content=content, details=details, is_error=result.is_error)
+    return replace(result, content=content, details=details)

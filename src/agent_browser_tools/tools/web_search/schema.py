@@ -12,14 +12,9 @@ import re
 from datetime import date
 from typing import Annotated, Literal
 
-from pydantic import (
-    BaseModel,
-    ConfigDict,
-    Field,
-    StringConstraints,
-    ValidationError,
-    field_validator,
-)
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
+
+NAME = "agent_browser_web_search"
 
 SearchType = Literal["auto", "fast", "instant", "deep-lite", "deep", "deep-reasoning"]
 ProviderChoice = Literal["auto", "exa", "brave"]
@@ -35,11 +30,6 @@ _LANG = re.compile(r"^[A-Za-z]{2,3}(-[A-Za-z]{2,4})?$")
 
 NonBlank = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
 DomainList = Annotated[list[NonBlank], Field(min_length=1, max_length=20)]
-
-ALLOWED_FIELDS = (
-    "query, provider, searchType, includeDomains, excludeDomains, category, additionalQueries, "
-    "highlightsDynamic, count, offset, country, searchLang, safesearch and freshness"
-)
 
 
 def freshness_range(value: str) -> tuple[date, date] | None:
@@ -122,17 +112,3 @@ class WebSearchInput(BaseModel):
             "highlightsDynamic": self.highlightsDynamic,
         }
         return [name for name, present in requested.items() if present]
-
-
-def explain_validation_error(exc: ValidationError, tool: str) -> str:
-    """One readable message naming each rejected field and what it accepts."""
-    problems: list[str] = []
-    for error in exc.errors():
-        location = ".".join(str(part) for part in error["loc"]) or "input"
-        if error["type"] == "extra_forbidden":
-            problems.append(f"unknown field `{location}`")
-        elif error["type"] == "missing":
-            problems.append(f"missing required field `{location}`")
-        else:
-            problems.append(f"`{location}`: {error['msg']}")
-    return f"{tool} input rejected: {'; '.join(problems)}. {tool} accepts only {ALLOWED_FIELDS}."

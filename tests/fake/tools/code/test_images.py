@@ -19,7 +19,7 @@ from agent_browser_tools.results.tool_result import ImageBlock
 from agent_browser_tools.runtime import Runtime
 from agent_browser_tools.settings import Settings
 from agent_browser_tools.tools import agent_browser
-from agent_browser_tools.tools.code import run as agent_browser_code
+from agent_browser_tools.tools.code.spec import SPEC as CODE
 from tests.unit.tools.code.test_output import png_bytes
 
 
@@ -58,7 +58,7 @@ def _runtime(tmp_path: Path, inline_max: int = 5 * 1024 * 1024) -> Runtime:
 
 
 async def cell(rt: Runtime, code: str) -> Any:
-    return await agent_browser_code.run(rt, {"code": code, "session": "s1"})
+    return await CODE.call(rt, {"code": code, "session": "s1"})
 
 
 async def test_selected_image_becomes_an_image_block(shots: list[Path], tmp_path: Path) -> None:

@@ -21,7 +21,7 @@ from agent_browser_tools.settings import Settings
 from agent_browser_tools.state.models import SessionKey
 from agent_browser_tools.tools import agent_browser
 from agent_browser_tools.tools.agent_browser import close_owned
-from agent_browser_tools.tools.code import run as agent_browser_code
+from agent_browser_tools.tools.code.spec import SPEC as CODE
 from tests.support.fixture_server import FixtureServer
 from tests.support.real_engine import EngineEnv, track_socket_dir
 
@@ -42,7 +42,7 @@ async def rt(engine_env: EngineEnv, tmp_path: Path) -> AsyncIterator[Runtime]:
 
 
 async def cell(rt: Runtime, code: str, **extra: Any) -> ToolResult:
-    return await agent_browser_code.run(rt, {"code": code, **extra})
+    return await CODE.call(rt, {"code": code, **extra})
 
 
 async def direct(rt: Runtime, *args: str) -> ToolResult:

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,7 @@ import mcp_types as types
 import pytest
 from mcp import Client
 from mcp.shared.exceptions import MCPError
+from pydantic import BaseModel
 
 from agent_browser_tools import playbook
 from agent_browser_tools.api import BrowserTools
@@ -123,20 +125,26 @@ def _tools(tmp_path: Path, events: Events, **kw: Any) -> BrowserTools:
     settings = Settings.load(env={"AGENT_BROWSER_TOOLS_STATE_DIR": str(tmp_path)}, cwd=tmp_path)
     tools = BrowserTools(settings=settings, cwd=tmp_path, **kw)
 
-    async def slow(rt: Runtime, params: Mapping[str, Any]) -> ToolResult:
+    async def slow(rt: Runtime, inp: Slow) -> ToolResult:
         events["started"].set()
         try:
-            await asyncio.sleep(float(params.get("seconds", 0)))
+            await asyncio.sleep(inp.seconds)
         except asyncio.CancelledError:
             events["cancelled"] = True
             raise
         return ToolResult((TextBlock("done"),), {"resultCategory": "success"})
 
     specs = tools.toolkit.specs
-    specs["agent_browser"] = specs["agent_browser"].with_handler(slow)
+    specs["agent_browser"] = replace(specs["agent_browser"], input_model=Slow, handler=slow)
     electron = next(s for s in specs.values() if s.capability == "electron")
-    specs[electron.name] = electron.with_handler(slow)  # enable-able now
+    specs[electron.name] = replace(electron, input_model=Slow, handler=slow)  # enable-able now
     return tools
+
+
+class Slow(BaseModel):
+    """The replaced handlers' input: how long to take."""
+
+    seconds: float = 0
 
 
 @pytest.fixture(autouse=True)

@@ -18,6 +18,7 @@ from agent_browser_tools.settings import Settings
 from agent_browser_tools.tools.action.compile import ActionRejected, Compiled, compile_action
 from agent_browser_tools.tools.action.run import run
 from agent_browser_tools.tools.action.schema import ActionInput
+from agent_browser_tools.tools.action.spec import SPEC as ACTION
 from agent_browser_tools.tools.catalog import build_specs
 
 
@@ -229,8 +230,10 @@ def test_schema_rejects_unknown_fields_and_bad_types(fields: dict[str, Any]) -> 
 def test_run_rejects_before_touching_the_runtime() -> None:
     """Validation failures never reach the runtime: a `None` runtime proves nothing ran."""
     no_runtime = cast(Runtime, None)
-    bad_fields = asyncio.run(run(no_runtime, {"action": "click", "selector": "#a", "value": "x"}))
-    bad_schema = asyncio.run(run(no_runtime, {"action": "click", "sessionMode": "fresh"}))
+    bad_fields = asyncio.run(
+        ACTION.call(no_runtime, {"action": "click", "selector": "#a", "value": "x"})
+    )
+    bad_schema = asyncio.run(ACTION.call(no_runtime, {"action": "click", "sessionMode": "fresh"}))
     for result in (bad_fields, bad_schema):
         assert result.is_error
         assert result.details["failureCategory"] == "validation-error"
@@ -240,7 +243,7 @@ def test_run_rejects_before_touching_the_runtime() -> None:
 
 def test_catalog_wires_the_real_tool_with_a_compact_closed_schema() -> None:
     spec = build_specs(Settings.load(env={}))["agent_browser_action"]
-    assert spec.handler is run
+    assert spec is ACTION and spec.load_handler() is run
     assert spec.capability == "action"
     schema = spec.input_schema
     assert schema["additionalProperties"] is False

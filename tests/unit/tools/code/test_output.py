@@ -18,6 +18,7 @@ from agent_browser_tools.tools.code import run as agent_browser_code
 from agent_browser_tools.tools.code.cell import CodeCellHost, ImageHandle
 from agent_browser_tools.tools.code.output import MAX_IMAGE_BYTES, load_images, write_output
 from agent_browser_tools.tools.code.scope import BrowserRequest, CellIdentity
+from agent_browser_tools.tools.code.spec import SPEC as CODE
 
 
 def png_bytes(width: int = 2, height: int = 2) -> bytes:
@@ -65,7 +66,7 @@ def _handle(path: Path, handle_id: str = "img-1", mime: str | None = "image/png"
 async def test_input_is_rejected_before_running(
     tmp_path: Path, params: dict[str, Any], needle: str
 ) -> None:
-    result = await agent_browser_code.run(_runtime(tmp_path), params)
+    result = await CODE.call(_runtime(tmp_path), params)
     assert result.is_error
     assert result.details["failureCategory"] == "validation-error"
     assert needle in result.text
@@ -73,7 +74,7 @@ async def test_input_is_rejected_before_running(
 
 async def test_code_byte_limit_is_checked_at_execution(tmp_path: Path) -> None:
     code = "é" * 40_000  # 40,000 characters (schema-valid) but 80,000 UTF-8 bytes
-    result = await agent_browser_code.run(_runtime(tmp_path), {"code": code})
+    result = await CODE.call(_runtime(tmp_path), {"code": code})
     assert result.details["failureCategory"] == "validation-error"
     assert "80000 UTF-8 bytes" in result.text
 

@@ -256,7 +256,7 @@ async def test_the_tool_rejects_before_any_dispatch(
 def test_schema_is_compact_and_flat(tmp_path: Path) -> None:
     tools = _tools(tmp_path)
     spec = tools.toolkit.specs["agent_browser_qa"]
-    assert spec.handler is not None and spec.capability == "qa"
+    assert spec.implemented and spec.capability == "qa"
     properties = spec.input_schema["properties"]
     assert set(properties) == {
         "url",

@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
+from agent_browser_tools.results.validation import explain_validation_error, field_list
 from agent_browser_tools.tools.web_search.config import WebSearchConfig
 from agent_browser_tools.tools.web_search.rules import (
     InputRejected,
@@ -14,10 +15,7 @@ from agent_browser_tools.tools.web_search.rules import (
     choose_provider,
     plan_search,
 )
-from agent_browser_tools.tools.web_search.schema import (
-    WebSearchInput,
-    explain_validation_error,
-)
+from agent_browser_tools.tools.web_search.schema import WebSearchInput
 
 BOTH = ["exa", "brave"]
 
@@ -102,7 +100,8 @@ def test_limits_are_inclusive() -> None:
 def test_query_missing_and_unknown_field_message() -> None:
     with pytest.raises(ValidationError) as info:
         WebSearchInput.model_validate({"q": "x"})
-    message = explain_validation_error(info.value, "agent_browser_web_search")
+    allowed = field_list(WebSearchInput)
+    message = explain_validation_error(info.value, "agent_browser_web_search", allowed)
     assert "missing required field `query`" in message
     assert "unknown field `q`" in message
     assert "accepts only query, provider" in message

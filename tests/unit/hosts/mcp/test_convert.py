@@ -1,0 +1,43 @@
+"""`tools/list` entries carry each spec's title and behaviour hints as MCP annotations."""
+
+from __future__ import annotations
+
+import pytest
+
+from agent_browser_tools.hosts.mcp import convert
+from agent_browser_tools.tools.catalog import declared
+from agent_browser_tools.tools.registry import ToolSpec
+
+
+@pytest.mark.parametrize("spec", declared(), ids=lambda s: s.name)
+def test_every_tool_is_listed_with_title_and_annotations(spec: ToolSpec) -> None:
+    tool = convert.tool_to_mcp(spec)
+    assert (tool.name, tool.title, tool.description) == (spec.name, spec.title, spec.description)
+    assert tool.input_schema == spec.input_schema
+    hints = tool.annotations
+    assert hints is not None and hints.title == spec.title
+    assert hints.read_only_hint is spec.read_only_hint
+    assert hints.destructive_hint is spec.destructive_hint
+    assert hints.idempotent_hint is spec.idempotent_hint
+    assert hints.open_world_hint is spec.open_world_hint
+
+
+def test_annotations_use_the_mcp_wire_names() -> None:
+    direct = next(s for s in declared() if s.name == "agent_browser")
+    wire = convert.tool_to_mcp(direct).model_dump(by_alias=True, mode="json", exclude_none=True)
+    assert wire["title"] == "Browser"
+    assert wire["annotations"] == {
+        "title": "Browser",
+        "readOnlyHint": False,
+        "destructiveHint": True,
+        "idempotentHint": False,
+        "openWorldHint": True,
+    }
+    search = next(s for s in declared() if s.name == "agent_browser_web_search")
+    hints = convert.tool_to_mcp(search).model_dump(by_alias=True, exclude_none=True)
+    assert hints["annotations"] == {
+        "title": "Web search",
+        "readOnlyHint": True,
+        "destructiveHint": False,
+        "openWorldHint": True,
+    }
