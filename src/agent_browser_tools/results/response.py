@@ -107,3 +107,10 @@ def from_observation(
         details=obs.to_dict() if details is None else details,
         is_error=not obs.success,
     )
+
+
+def failed_step(result: ToolResult, head: str, details: dict[str, Any]) -> ToolResult:
+    """A compound tool's failure at one inner step: `head` says which step, the inner
+    result's text follows, and `details` are the compound tool's own."""
+    blocks: tuple[ContentBlock, ...] = (TextBlock(text=f"{head}\n{result.text}"),)
+    return ToolResult(content=blocks, details=details, is_error=True)

@@ -11,7 +11,6 @@ from agent_browser_tools.results import response
 from agent_browser_tools.results.categories import FailureCategory, SuccessCategory
 from agent_browser_tools.results.observation import Observation
 from agent_browser_tools.results.tool_result import ImageBlock
-from agent_browser_tools.tools.agent_browser import finish
 
 FLAGGED = "Result category: failure; failureCategory: validation-error; isError: true."
 
@@ -26,12 +25,16 @@ FLAGGED = "Result category: failure; failureCategory: validation-error; isError:
     ],
 )
 @pytest.mark.parametrize("wants_json", [False, True])
-def test_rejected_is_the_direct_tools_validation_failure(
+def test_rejected_redacts_the_message_and_echoes_the_argv(
     params: dict[str, Any], wants_json: bool
 ) -> None:
+    """The refused argv may hold credentials: neither the text nor the details repeat them."""
     message = "agent_browser input rejected: see https://user:hunter22@x.example/"
     ours = response.rejected(message, params, wants_json=wants_json)
-    assert ours == finish.rejected(message, params, wants_json)
+    assert ours.is_error
+    assert ours.details["failureCategory"] == "validation-error"
+    args = params.get("args")
+    assert (ours.details["args"] is None) is (not isinstance(args, list))
     assert "hunter22" not in ours.text + json.dumps(ours.details)
 
 
@@ -95,3 +98,12 @@ def test_from_observation_follows_the_observation() -> None:
     )
     assert not shown.is_error and shown.details == {"x": 1}
     assert shown.content[1] == image and shown.text == "ok"
+
+
+def test_a_failed_inner_step_keeps_the_inner_text_under_the_compound_tools_head() -> None:
+    inner = response.refused("snapshot failed.")
+    shaped = response.failed_step(inner, "select could not resolve its target.", {"k": 1})
+    assert shaped.is_error
+    assert shaped.text.splitlines()[0] == "select could not resolve its target."
+    assert shaped.text.endswith(inner.text)
+    assert shaped.details == {"k": 1}

@@ -22,7 +22,7 @@ from agent_browser_tools.results import response
 from agent_browser_tools.results import selector_recovery as sr
 from agent_browser_tools.results.categories import FailureCategory
 from agent_browser_tools.results.observation import Observation
-from agent_browser_tools.results.tool_result import TextBlock, ToolResult
+from agent_browser_tools.results.tool_result import ToolResult
 from agent_browser_tools.runtime import Runtime
 from agent_browser_tools.state.models import RefInfo
 from agent_browser_tools.tools import agent_browser
@@ -87,7 +87,7 @@ def _snapshot_failed(snap: ToolResult, compiled: Compiled) -> ToolResult:
         "compiledSemanticAction": compiled.semantic(None, None),
         "semanticSelect": {"status": "snapshot-failed"},
     }
-    return ToolResult((TextBlock(f"{head}\n{snap.text}"),), details, is_error=True)
+    return response.failed_step(snap, head, details)
 
 
 def _unresolved(

@@ -21,6 +21,7 @@ from agent_browser_tools.planning.plan import ExecutionPlan
 from agent_browser_tools.redaction import redact_argv
 from agent_browser_tools.results.categories import FailureCategory
 from agent_browser_tools.results.observation import CELL, Observation, keys_for
+from agent_browser_tools.results.response import caller_wants_json
 from agent_browser_tools.results.tool_result import ToolResult
 from agent_browser_tools.runtime import Runtime
 from agent_browser_tools.state.models import TargetUnknown
@@ -31,7 +32,6 @@ from agent_browser_tools.tools.agent_browser.observe import observe
 from agent_browser_tools.tools.agent_browser.request import (
     NAME,
     Refused,
-    caller_wants_json,
     plan_now,
     planned_under_lock,
     validate,

@@ -13,14 +13,15 @@ from typing import Any
 from agent_browser_tools.engine.envelope import Envelope, OutputMode
 from agent_browser_tools.engine.runner import RawOutcome
 from agent_browser_tools.planning.plan import ExecutionPlan
-from agent_browser_tools.redaction import argv_secrets, redact_argv, redact_text, scrub_exact
+from agent_browser_tools.redaction import redact_argv, redact_text
+from agent_browser_tools.results import response
 from agent_browser_tools.results.bounds import bound_json, bound_visible
 from agent_browser_tools.results.categories import FailureCategory
 from agent_browser_tools.results.observation import Observation, ProcessFacts
 from agent_browser_tools.results.output_file import resolve_output_path
 from agent_browser_tools.results.output_file import save as save_output
-from agent_browser_tools.results.present import render_json, render_prose
-from agent_browser_tools.results.tool_result import ImageBlock, TextBlock, ToolResult
+from agent_browser_tools.results.present import render_prose
+from agent_browser_tools.results.tool_result import ImageBlock, ToolResult
 from agent_browser_tools.runtime import Runtime
 from agent_browser_tools.tools.agent_browser.call import DirectCall, Spawned
 
@@ -28,23 +29,8 @@ STDERR_DETAIL_LIMIT = 4_000
 
 
 def rejected(message: str, params: Mapping[str, Any], wants_json: bool) -> ToolResult:
-    """A validation failure before any planning or spawn.
-
-    Validation messages quote the refused argv, so they get the argv's own redaction.
-    """
-    args = params.get("args") if isinstance(params, Mapping) else None
-    tokens = [str(a) for a in args] if isinstance(args, list) else None
-    message = scrub_exact(redact_text(message), argv_secrets(tokens or ()))
-    obs = Observation(
-        success=False, failure_category=FailureCategory.VALIDATION_ERROR, error=message
-    )
-    details: dict[str, Any] = {
-        "args": redact_argv(tokens) if tokens is not None else None,
-        "validationError": message,
-        **obs.to_dict(),
-    }
-    text = render_json(obs) if wants_json else "\n".join(render_prose(obs, ()))
-    return ToolResult(content=(TextBlock(text=text),), details=details, is_error=True)
+    """A validation failure before any planning or spawn (the one shared builder)."""
+    return response.rejected(message, params, wants_json=wants_json)
 
 
 async def conclude(
@@ -142,8 +128,7 @@ def finish(
         details["spillError"] = bounded.spill_error
     if not obs.success and obs.failure_category is FailureCategory.VALIDATION_ERROR:
         details["validationError"] = obs.error
-    content: tuple[TextBlock | ImageBlock, ...] = (TextBlock(text=bounded.text), *(images or ()))
-    return ToolResult(content=content, details=details, is_error=not obs.success)
+    return response.from_observation(obs, text=bounded.text, details=details, images=images or ())
 
 
 def _save_output(

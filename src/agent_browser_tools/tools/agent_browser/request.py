@@ -17,6 +17,7 @@ from agent_browser_tools.planning.inputs import AgentBrowserInput, explain_valid
 from agent_browser_tools.planning.plan import ExecutionPlan, build_plan
 from agent_browser_tools.planning.sessions import native_session_default
 from agent_browser_tools.redaction import redact_argv
+from agent_browser_tools.results.response import caller_wants_json
 from agent_browser_tools.runtime import Runtime
 from agent_browser_tools.taxonomy import PageEffect
 from agent_browser_tools.tools.agent_browser import network_filter
@@ -31,19 +32,6 @@ LOCK_ATTEMPTS = 3
 
 class Refused(Exception):
     """The call is refused before dispatch as a validation error; the message says why."""
-
-
-def caller_wants_json(params: Mapping[str, Any]) -> bool:
-    """True when the caller's argv asks for `--json` (the last `--json` value wins)."""
-    args = params.get("args") if isinstance(params, Mapping) else None
-    if not isinstance(args, list):
-        return False
-    chosen = None
-    for index, token in enumerate(args):
-        if token == "--json":
-            nxt = args[index + 1] if index + 1 < len(args) else None
-            chosen = nxt if nxt in ("true", "false") else "true"
-    return chosen == "true"
 
 
 def validate(call: Mapping[str, Any] | AgentBrowserInput, hooks: Hooks) -> DirectRequest:

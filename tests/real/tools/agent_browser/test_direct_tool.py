@@ -168,7 +168,7 @@ async def test_an_old_ref_after_navigation_fails_as_stale_ref(
     assert blocked.details["staleRef"] == {
         "refs": [submit],
         "step": None,
-        "reason": "other-page",
+        "reason": "refs-invalidated",
     }
     assert blocked.details["refSnapshotInvalidation"]["reason"] == "page-transition"
     assert blocked.details["sessionTabTarget"]["url"] == fixture_site.url("page-a.html")

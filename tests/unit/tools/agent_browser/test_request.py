@@ -9,12 +9,12 @@ import pytest
 from agent_browser_tools.planning.inputs import AgentBrowserInput
 from agent_browser_tools.planning.plan import ExecutionPlan
 from agent_browser_tools.results.observation import Observation
+from agent_browser_tools.results.response import caller_wants_json
 from agent_browser_tools.runtime import Runtime
 from agent_browser_tools.tools.agent_browser.hooks import Hooks
 from agent_browser_tools.tools.agent_browser.request import (
     Refused,
     _closes_namespace,
-    caller_wants_json,
     validate,
 )
 from tests.support.plans import plan
