@@ -47,11 +47,8 @@ async def run(
     hooks: Hooks | None = None,
     lock_held: bool = False,
 ) -> ToolResult:
-    """Execute one `agent_browser` call and return its `ToolResult`.
-
-    `hooks` let advanced tools add metadata/verdicts; `lock_held=True` when the caller already
-    holds this identity's lock (a compound action that must not interleave with others).
-    """
+    """One `agent_browser` call, stage by stage. `hooks` let advanced tools add details and
+    verdicts; `lock_held=True` when a compound caller already holds this identity's lock."""
     try:
         request = validate(params, hooks or Hooks())
         async with planned_under_lock(rt, request, lock_held) as call:
@@ -68,13 +65,18 @@ async def run(
             await _recover_selector_miss(call, obs)
             return await finish.conclude(call, obs, spawned, images)
     except Refused as exc:
-        raw = params.model_dump() if isinstance(params, AgentBrowserInput) else params
-        return finish.rejected(str(exc), raw, caller_wants_json(raw))
+        return _rejected(params, str(exc))
 
 
 async def handle(rt: Runtime, inp: AgentBrowserInput) -> ToolResult:
     """The registry's handler: the input is already validated."""
     return await run(rt, inp)
+
+
+def _rejected(params: Mapping[str, Any] | AgentBrowserInput, message: str) -> ToolResult:
+    """A validation failure, rendered as JSON when the caller's argv asked for `--json`."""
+    raw = params.model_dump() if isinstance(params, AgentBrowserInput) else params
+    return finish.rejected(message, raw, caller_wants_json(raw))
 
 
 async def _guard(call: DirectCall) -> ToolResult | None:
