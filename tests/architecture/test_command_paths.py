@@ -22,7 +22,6 @@ KNOWN_PATH_LITERALS = Counter(
         ("redaction.py", "batch"): 1,
         ("state/effects.py", "snapshot"): 2,
         ("state/stale_refs.py", "get url"): 1,
-        ("state/stale_refs.py", "snapshot"): 1,
         ("tools/agent_browser/followups.py", "find"): 1,
         ("tools/agent_browser/followups.py", "snapshot"): 1,
         ("tools/agent_browser/observe.py", "network requests"): 1,

@@ -7,6 +7,8 @@ A page change the wrapper did not observe never keeps old refs.
 
 from __future__ import annotations
 
+import re
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -24,7 +26,7 @@ from agent_browser_tools.state.models import (
     TargetObserved,
     TargetUnknown,
 )
-from agent_browser_tools.state.snapshot_payload import snapshot_payload
+from agent_browser_tools.state.snapshot_payload import snapshot_payload, without_delta_flags
 from agent_browser_tools.taxonomy import CommandMatch, PageEffect
 
 UNOBSERVED_SUMMARY = (
@@ -47,10 +49,47 @@ class Probe:
     title: str | None
 
 
-def refs_from_snapshot(data: Mapping[str, Any]) -> dict[str, RefInfo]:
+_TREE_REF = re.compile(r"\bref=(e\d+)\b")
+
+
+def refs_from_snapshot(data: Mapping[str, Any], text: str | None = None) -> dict[str, RefInfo]:
+    """The ref map of a snapshot; with its tree `text`, duplicates get their neighbours."""
     refs = data.get("refs")
     if not isinstance(refs, Mapping):
         return {}
+    out = _ref_infos(refs)
+    return _with_context(out, _TREE_REF.findall(text)) if text else out
+
+
+def _with_context(refs: dict[str, RefInfo], order: Sequence[str]) -> dict[str, RefInfo]:
+    """Set `context` (previous and next ref in document order) on refs whose role and name
+    are not unique in the snapshot."""
+    ordered = [ref for ref in dict.fromkeys(order) if ref in refs]
+    counts = Counter((refs[ref].role, refs[ref].name) for ref in ordered)
+    out = dict(refs)
+    for index, ref in enumerate(ordered):
+        info = refs[ref]
+        if counts[(info.role, info.name)] < 2:
+            continue
+        before = _describe(refs[ordered[index - 1]]) if index > 0 else "^"
+        after = _describe(refs[ordered[index + 1]]) if index + 1 < len(ordered) else "$"
+        out[ref] = info.model_copy(update={"context": f"{before} | {after}"})
+    return out
+
+
+def _describe(info: RefInfo) -> str:
+    return f"{info.role or '?'} {info.name or ''!r}"
+
+
+def snapshot_read_args(tokens: Sequence[str]) -> tuple[str, ...]:
+    """The snapshot command with its scope flags and without delta flags: what re-reads the
+    same refs for an identity check."""
+    words = list(tokens)
+    start = words.index("snapshot") if "snapshot" in words else 0
+    return tuple(without_delta_flags(words[start:]))
+
+
+def _ref_infos(refs: Mapping[Any, Any]) -> dict[str, RefInfo]:
     out: dict[str, RefInfo] = {}
     for ref_id, info in refs.items():
         if isinstance(info, Mapping):
@@ -106,9 +145,9 @@ def success_effects(
         if payload is not None and payload.refs is not None:
             # A native `--delta` partial answer has no ref map: the direct tool reads complete
             # refs with one ordinary snapshot and records those (see tools/snapshot_flow).
-            effects.append(
-                RefsRecorded(refs=refs_from_snapshot({"refs": payload.refs}), target_url=url)
-            )
+            refs = refs_from_snapshot({"refs": payload.refs}, payload.text)
+            read = snapshot_read_args(tokens)
+            effects.append(RefsRecorded(refs=refs, target_url=url, read_args=read))
         return effects
     url = _string(data, "url")
     title = _string(data, "title")

@@ -96,7 +96,12 @@ def scrub_effect(effect: Effect) -> Effect:
         return effect.model_copy(update={"url": redact_url(effect.url), "title": title})
     if isinstance(effect, RefsRecorded):
         refs = {
-            ref: info.model_copy(update={"name": redact_text(info.name) if info.name else None})
+            ref: info.model_copy(
+                update={
+                    "name": redact_text(info.name) if info.name else None,
+                    "context": redact_text(info.context) if info.context else None,
+                }
+            )
             for ref, info in effect.refs.items()
         }
         url = redact_url(effect.target_url) if effect.target_url else None

@@ -31,18 +31,25 @@ class SessionKey(_Frozen):
 
 
 class RefInfo(_Frozen):
-    """What a snapshot said about one `@eN` ref."""
+    """What a snapshot said about one `@eN` ref.
+
+    `context` is set only when another ref of the snapshot has the same role and name: then
+    role and name alone cannot tell the rows apart, so the neighbours in document order do.
+    """
 
     role: str | None = None
     name: str | None = None
+    context: str | None = None
 
 
 class RefSnapshot(_Frozen):
-    """The latest refs known for a session and the page they came from."""
+    """The latest refs known for a session, the page they came from, and the snapshot command
+    (scope flags, no delta flags) that re-reads the same refs for an identity check."""
 
     refs: dict[str, RefInfo]
     target_url: str | None = None
     seq: int = 0
+    read_args: tuple[str, ...] = ()
 
 
 class PageTarget(_Frozen):
@@ -96,6 +103,7 @@ class RefsRecorded(_Frozen):
     kind: Literal["refs-recorded"] = "refs-recorded"
     refs: dict[str, RefInfo]
     target_url: str | None = None
+    read_args: tuple[str, ...] = ()
 
 
 class RefsInvalidated(_Frozen):

@@ -144,7 +144,9 @@ def apply_effect(entry: SessionPageState, effect: Effect) -> SessionPageState:
     if isinstance(effect, RefsRecorded):
         return entry.model_copy(
             update={
-                "ref_snapshot": RefSnapshot(refs=effect.refs, target_url=effect.target_url),
+                "ref_snapshot": RefSnapshot(
+                    refs=effect.refs, target_url=effect.target_url, read_args=effect.read_args
+                ),
                 "ref_invalidation": None,
                 "active": True,
             }

@@ -33,6 +33,7 @@ StaleReason = Literal[
     "batch-latch",
     "element-changed",
     "element-gone",
+    "identity-unverified",
     "engine-unknown-ref",
     "engine-element-not-found",
 ]
@@ -115,8 +116,9 @@ def _latch_exempt(match: CommandMatch, ids: Sequence[str], refs: Mapping[str, Re
 
 def guard_direct(match: CommandMatch | None, entry: SessionPageState) -> StaleRef | None:
     """Check one direct command."""
-    if match is None or not match.spec.guards_refs:
+    if match is None:
         return None
+    # Reads too: a read of another element is a wrong answer, not a harmless one.
     ids = ref_ids(match)
     if not ids:
         return None
@@ -139,13 +141,13 @@ def guard_batch(rows: Sequence[Sequence[str]], entry: SessionPageState) -> Stale
         match = taxonomy.resolve_command(rest) if rest else None
         if match is None:
             continue
-        if match.spec.path == ("snapshot",):
+        if match.spec.produces_refs:
             # Refs after this step come from a snapshot nobody has seen yet: ids are recycled,
             # so the previous snapshot's roles say nothing about them and cannot exempt a
             # click from the latch (a recycled "checkbox" id may now be a navigating link).
             latch, fresh_snapshot, refs = None, True, {}
             continue
-        ids = ref_ids(match) if match.spec.guards_refs else ()
+        ids = ref_ids(match)
         if ids and latch is not None:
             return StaleRef(
                 refs=ids,
@@ -170,6 +172,49 @@ def guard_batch(rows: Sequence[Sequence[str]], entry: SessionPageState) -> Stale
         if match.sets_batch_latch and not _latch_exempt(match, ids, refs):
             latch = f"{index} (`{match.spec.name}`)"
     return None
+
+
+def describe_ref(info: RefInfo) -> str:
+    """`button "Details C"`: how a ref reads in a refusal."""
+    role = info.role or "element"
+    return f'{role} "{info.name}"' if info.name else role
+
+
+def identity_mismatch(
+    ids: Sequence[str], recorded: Mapping[str, RefInfo], fresh: Mapping[str, RefInfo]
+) -> StaleRef | None:
+    """The first ref whose element is no longer the one the snapshot named, else None.
+
+    `fresh` is the same session re-read just before dispatch. The engine keys refs by DOM
+    node, so an id that is still present belongs to the same node; the node must still carry
+    the recorded role and name, and where those were not unique in the snapshot, the same
+    neighbours. A control's own value is not part of its identity and may change.
+    """
+    for ref in ids:
+        was = recorded.get(ref)
+        if was is None:
+            continue  # the static guard already decided about refs it does not know
+        now = fresh.get(ref)
+        if now is None:
+            reason = f"@{ref} was {describe_ref(was)}; it is no longer on the page."
+            return StaleRef(refs=(ref,), reason=reason, code="element-gone")
+        if (now.role, now.name) != (was.role, was.name):
+            reason = f"@{ref} was {describe_ref(was)}; it is now {describe_ref(now)}."
+            return StaleRef(refs=(ref,), reason=reason, code="element-changed")
+        if was.context is not None and now.context != was.context:
+            reason = (
+                f"@{ref} is still {describe_ref(was)} but not in the same place: the snapshot "
+                f"showed it between {was.context}; the page now has {now.context or 'no twin'}."
+            )
+            return StaleRef(refs=(ref,), reason=reason, code="element-changed")
+    return None
+
+
+def unverified(ids: Sequence[str]) -> StaleRef:
+    """The identity re-read failed: refuse rather than act on an element nobody checked."""
+    shown = ", ".join("@" + i for i in ids)
+    reason = f"{shown} could not be checked against the page (the re-read snapshot failed)."
+    return StaleRef(refs=tuple(ids), reason=reason, code="identity-unverified")
 
 
 _TARGET_FREE_PATHS = frozenset({("get", "url"), ("tab", "list"), ("session",), ("session", "info")})

@@ -85,6 +85,9 @@ class CommandSpec:
     guards_refs: bool = False
     """`isRefGuardedCommand`: a mutation-prone command whose refs are preflighted for
     staleness, because a recycled ref would silently act on the wrong element."""
+    produces_refs: bool = False
+    """The command's answer is a ref map (a snapshot): refs after it are new, and it records
+    the session's latest refs."""
     invalidates_batch_refs: bool = False
     """`isRefInvalidatingBatchCommand`: in a batch, later guarded steps using refs are blocked
     until a `snapshot` step, because this step can swap or re-render the page."""

@@ -25,7 +25,14 @@ from agent_browser_tools.results.response import caller_wants_json
 from agent_browser_tools.results.tool_result import ToolResult
 from agent_browser_tools.runtime import Runtime
 from agent_browser_tools.state.models import TargetUnknown
-from agent_browser_tools.tools.agent_browser import artifacts, finish, followups, guards, record
+from agent_browser_tools.tools.agent_browser import (
+    artifacts,
+    finish,
+    followups,
+    guards,
+    identity,
+    record,
+)
 from agent_browser_tools.tools.agent_browser.call import DirectCall, Spawned
 from agent_browser_tools.tools.agent_browser.hooks import Hooks
 from agent_browser_tools.tools.agent_browser.observe import observe
@@ -80,13 +87,17 @@ def _rejected(params: Mapping[str, Any] | AgentBrowserInput, message: str) -> To
 
 
 async def _guard(call: DirectCall) -> ToolResult | None:
-    """Stale refs, unknown targets and aliased output destinations fail before dispatch."""
+    """Stale refs, unknown targets, aliased output destinations and refs whose element
+    changed since the model's snapshot (one re-read) fail before dispatch."""
     blocked = guards.refusal(call.plan, call.rt.log.state)
     if blocked is not None:
         return await finish.refused(call, blocked)
     alias = artifacts.preflight(call.plan, call.rt.cwd, call.output_path)
     if alias is not None:
         raise Refused(alias)
+    changed = await identity.verify(call)
+    if changed is not None:
+        return await finish.refused(call, guards.stale_refusal(call.plan, changed))
     return None
 
 

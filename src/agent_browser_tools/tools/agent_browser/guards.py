@@ -13,7 +13,12 @@ from agent_browser_tools.results import next_actions as na
 from agent_browser_tools.results.categories import FailureCategory
 from agent_browser_tools.results.observation import Observation
 from agent_browser_tools.state.models import ConversationState
-from agent_browser_tools.state.stale_refs import guard_batch, guard_direct, guard_unknown_target
+from agent_browser_tools.state.stale_refs import (
+    StaleRef,
+    guard_batch,
+    guard_direct,
+    guard_unknown_target,
+)
 
 
 def refusal(plan: ExecutionPlan, state: ConversationState) -> Observation | None:
@@ -41,8 +46,12 @@ def refusal(plan: ExecutionPlan, state: ConversationState) -> Observation | None
     stale = guard_batch(plan.checked.batch.rows, entry) if plan.checked.batch else None
     if stale is None and not plan.is_batch:
         stale = guard_direct(plan.match, entry)
-    if stale is None:
-        return None
+    return None if stale is None else stale_refusal(plan, stale)
+
+
+def stale_refusal(plan: ExecutionPlan, stale: StaleRef) -> Observation:
+    """The `stale-ref` failure for a refused ref, with the refresh next action."""
+    prefix = na.session_prefix(plan.session.key, not plan.session.used_implicit_session)
     obs = Observation(
         success=False,
         failure_category=FailureCategory.STALE_REF,

@@ -69,9 +69,11 @@ def test_the_refresh_action_targets_the_callers_session() -> None:
     ]
 
 
-def test_a_read_only_getter_on_an_old_ref_is_not_guarded() -> None:
-    """Only mutation-prone commands are preflighted; reading cannot act on the wrong element."""
-    assert _refusal(["get", "text", "@e13"], MOVED) is None
+def test_a_read_only_getter_on_an_old_ref_is_refused_too() -> None:
+    """A read of another element is a wrong answer: reads with refs follow the same rule."""
+    obs = _refusal(["get", "text", "@e13"], MOVED)
+    assert obs is not None and obs.failure_category is FailureCategory.STALE_REF
+    assert obs.extra["staleRef"]["reason"] == "other-page"
 
 
 def test_a_batch_names_the_first_stale_step() -> None:

@@ -1,0 +1,90 @@
+"""Direct tool, under the lock and just before dispatch: is a ref still the element it named?
+
+The static guard (`guards.py`) knows only what earlier results said. A page can re-render
+without navigating: an index-keyed list patched in place shows another item in the same DOM
+node, a checkbox re-sorts its list, a timer swaps a row. The engine resolves a ref by its DOM
+node (falling back to role and name when the node is gone), so it would act on whatever that
+node shows now. One re-read of the session's refs with the recorded snapshot's own scope,
+compared with what the model's snapshot recorded, refuses such a call as `stale-ref`.
+
+Cost: one extra engine call for a call that uses refs, none otherwise. Limit: the page can
+still change in the few milliseconds between this re-read and the dispatch.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from agent_browser_tools.planning.plan import ExecutionPlan
+from agent_browser_tools.state.effects import refs_from_snapshot
+from agent_browser_tools.state.journal import scrub_effect
+from agent_browser_tools.state.models import RefInfo, RefsRecorded, SessionPageState
+from agent_browser_tools.state.snapshot_payload import snapshot_payload
+from agent_browser_tools.state.stale_refs import (
+    StaleRef,
+    identity_mismatch,
+    ref_ids,
+    unverified,
+)
+from agent_browser_tools.taxonomy import resolve_command, split_global_flags
+from agent_browser_tools.tools.agent_browser.call import DirectCall
+from agent_browser_tools.tools.agent_browser.helpers import helper_data
+
+DEFAULT_READ = ("snapshot", "-i")
+
+
+def refs_to_verify(plan: ExecutionPlan, entry: SessionPageState) -> tuple[str, ...]:
+    """The refs this call will hand the engine that the recorded snapshot knows (pure).
+
+    A batch is checked up to its first step that can replace the page or take a new snapshot:
+    refs after such a step are the static guard's to refuse (or come from a snapshot the
+    model has not seen).
+    """
+    snapshot = entry.ref_snapshot
+    if plan.session.key is None or snapshot is None:
+        return ()
+    if not plan.is_batch:
+        ids = ref_ids(plan.match) if plan.match is not None else ()
+        return tuple(i for i in ids if i in snapshot.refs)
+    found: list[str] = []
+    for row in plan.checked.batch.rows if plan.checked.batch is not None else ():
+        match = resolve_command(split_global_flags(row)[1]) if row else None
+        if match is None:
+            continue
+        if match.spec.produces_refs:
+            break
+        found += [i for i in ref_ids(match) if i in snapshot.refs and i not in found]
+        if match.sets_batch_latch:
+            break
+    return tuple(found)
+
+
+def current_refs(data: object) -> dict[str, RefInfo] | None:
+    """The refs of a re-read snapshot, scrubbed exactly as recorded refs are (pure)."""
+    payload = snapshot_payload(data)
+    if payload is None or payload.refs is None:
+        return None
+    refs = refs_from_snapshot({"refs": payload.refs}, payload.text)
+    scrubbed = scrub_effect(RefsRecorded(refs=refs))
+    return scrubbed.refs if isinstance(scrubbed, RefsRecorded) else refs
+
+
+def check(ids: tuple[str, ...], recorded: Mapping[str, RefInfo], data: object) -> StaleRef | None:
+    """The refusal for `ids` given the re-read `data`, else None (pure)."""
+    fresh = current_refs(data)
+    if fresh is None:
+        return unverified(ids)
+    return identity_mismatch(ids, recorded, fresh)
+
+
+async def verify(call: DirectCall) -> StaleRef | None:
+    """Re-read the session's refs once and compare; None when every ref is still its element."""
+    if call.key is None:
+        return None
+    entry = call.rt.log.state.session(call.key)
+    ids = refs_to_verify(call.plan, entry)
+    if not ids or entry.ref_snapshot is None:
+        return None
+    read = list(entry.ref_snapshot.read_args or DEFAULT_READ)
+    data = await helper_data(call.rt, call.plan, read)
+    return check(ids, entry.ref_snapshot.refs, data)

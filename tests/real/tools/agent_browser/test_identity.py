@@ -1,0 +1,114 @@
+"""The identity check with the real engine: a ref acts on the element the snapshot named.
+
+Engine 0.39.4 keys refs by DOM node: a node keeps its id across snapshots and the engine acts
+on whatever that node shows now. The churn fixture reports which logical row and which node
+each click hit, so these tests see what really happened, not what the tool said.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from tests.real.tools.agent_browser.test_direct_tool import (
+    Conversation,
+    assert_stale_ref,
+    open_conversation,
+    real_engine,
+    ref_for,
+)
+from tests.support.fixture_server import FixtureServer
+from tests.support.real_engine import EngineEnv
+
+
+@pytest.fixture
+async def conv(engine_env: EngineEnv, tmp_path: Path) -> AsyncIterator[Conversation]:
+    async with open_conversation(engine_env, tmp_path) as conversation:
+        yield conversation
+
+
+async def _hits(conv: Conversation) -> list[str]:
+    result = await conv.ok(["eval", "JSON.stringify(window.hits)"])
+    hits: list[str] = json.loads(result.details["data"]["result"])
+    return hits
+
+
+async def _churn(conv: Conversation, fixture_site: FixtureServer) -> str:
+    """Open the fixture and return the ref of row A's button from a fresh snapshot."""
+    await conv.ok(["open", fixture_site.url("churn.html")])
+    return ref_for(await conv.ok(["snapshot", "-i"]), "button", "Details A")
+
+
+@real_engine
+async def test_an_in_place_patch_is_refused_instead_of_clicking_another_row(
+    conv: Conversation, fixture_site: FixtureServer
+) -> None:
+    row_a = await _churn(conv, fixture_site)
+    await conv.ok(["eval", "patchInPlace(['C', 'A', 'B'])"])
+
+    blocked = await conv.call(["click", row_a])
+
+    assert_stale_ref(blocked)
+    assert blocked.details["staleRef"]["reason"] == "element-changed"
+    assert 'was button "Details A"; it is now button "Details C"' in blocked.details["error"]
+    assert await _hits(conv) == []
+
+
+@real_engine
+async def test_a_sort_that_moves_the_same_nodes_still_clicks_the_named_row(
+    conv: Conversation, fixture_site: FixtureServer
+) -> None:
+    """An unchanged element is not refused just because the list around it moved."""
+    row_a = await _churn(conv, fixture_site)
+    await conv.ok(["eval", "sortMoving(['C', 'B', 'A'])"])
+
+    await conv.ok(["click", row_a])
+
+    assert [hit.split(":")[0] for hit in await _hits(conv)] == ["A"]
+
+
+@real_engine
+async def test_a_removed_row_is_refused_as_gone(
+    conv: Conversation, fixture_site: FixtureServer
+) -> None:
+    row_a = await _churn(conv, fixture_site)
+    await conv.ok(["eval", "removeRow('A')"])
+
+    blocked = await conv.call(["click", row_a])
+
+    assert_stale_ref(blocked)
+    assert blocked.details["staleRef"]["reason"] == "element-gone"
+    assert await _hits(conv) == []
+
+
+@real_engine
+async def test_a_read_of_a_patched_row_is_refused_not_answered_for_another_row(
+    conv: Conversation, fixture_site: FixtureServer
+) -> None:
+    row_a = await _churn(conv, fixture_site)
+    await conv.ok(["eval", "patchInPlace(['B', 'C', 'A'])"])
+
+    blocked = await conv.call(["get", "text", row_a])
+
+    assert_stale_ref(blocked)
+    assert blocked.details["staleRef"]["reason"] == "element-changed"
+
+
+@real_engine
+async def test_a_batch_step_whose_element_changed_runs_nothing(
+    conv: Conversation, fixture_site: FixtureServer
+) -> None:
+    await conv.ok(["open", fixture_site.url("churn.html")])
+    snap = await conv.ok(["snapshot", "-i"])
+    row_a, row_b = ref_for(snap, "button", "Details A"), ref_for(snap, "button", "Details B")
+    await conv.ok(["eval", "patchInPlace(['A', 'C', 'B'])"])
+
+    rows = [["click", row_a], ["click", row_b]]
+    blocked = await conv.call(["batch", "--bail"], stdin=json.dumps(rows))
+
+    assert_stale_ref(blocked)
+    assert blocked.details["staleRef"]["refs"] == [row_b]
+    assert await _hits(conv) == []
