@@ -8,7 +8,9 @@ managed session, then, interleaved so drift hits every variant alike, this measu
   (b) our runner `run_engine` with the same argv;
   (c) a full `BrowserTools.call("agent_browser", {"args": ["get", "url"]})`;
   (d) `agent_browser` `click` on a same-page button ref (its navigation-summary probe
-      included) against a bare engine `click` of the same ref.
+      included) against a bare engine `click` of the same ref;
+  (e) the ref identity check alone: the bare engine `snapshot -i` it re-reads, and how many
+      engine calls one ref `click` makes through the wrapper (action + re-read + probe).
 
 Every child gets the conversation's own engine environment (the engine treats launch settings
 as part of a daemon's identity, so a different env could relaunch the browser), and argv is
@@ -151,7 +153,15 @@ async def run(iterations: int, warmup: int, root: Path) -> None:
         async def tool_click() -> None:
             await tool_call(tools, ["click", ref])
 
-        click_times = await measure({"bare": bare_click, "tool": tool_click}, iterations, warmup)
+        reread_argv = [*click_argv[: click_argv.index("click")], "snapshot", "-i"]
+
+        async def bare_reread() -> None:
+            await bare_engine(binary, reread_argv, env)
+
+        click_times = await measure(
+            {"bare": bare_click, "tool": tool_click, "reread": bare_reread}, iterations, warmup
+        )
+        calls = await engine_calls(tools, ["click", ref])
     finally:
         await _close_all(tools, root)
         server.close()
@@ -182,7 +192,31 @@ async def run(iterations: int, warmup: int, root: Path) -> None:
         "get url overhead (full agent_browser call vs bare engine): "
         f"{overhead:.2f} ms median (target <= {BUDGET_MS:.0f} ms)"
     )
-    print(f"click overhead incl. navigation summary probe: {click:.2f} ms median")
+    print(f"click overhead incl. identity re-read and navigation probe: {click:.2f} ms median")
+    reread = statistics.median(click_times["reread"])
+    print(
+        f"identity check: +1 engine call (snapshot -i, {reread:.2f} ms median bare); "
+        f"one ref click makes {calls} engine calls (action, re-read, probe)"
+    )
+
+
+async def engine_calls(tools: BrowserTools, args: list[str]) -> int:
+    """How many engine processes one tool call spawns (counted at `Runtime.spawn`)."""
+    rt = tools.runtime
+    spawn = rt.spawn
+    count = 0
+
+    async def counting(*a: Any, **k: Any) -> Any:
+        nonlocal count
+        count += 1
+        return await spawn(*a, **k)
+
+    rt.spawn = counting  # type: ignore[method-assign]
+    try:
+        await tool_call(tools, args)
+    finally:
+        rt.spawn = spawn  # type: ignore[method-assign]
+    return count
 
 
 async def _close_all(tools: BrowserTools, root: Path) -> None:
