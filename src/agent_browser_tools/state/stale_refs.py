@@ -129,9 +129,16 @@ def guard_direct(match: CommandMatch | None, entry: SessionPageState) -> StaleRe
     return StaleRef(refs=ids, reason=reason, target_unknown=entry.target_unknown, code=code)
 
 
-def guard_batch(rows: Sequence[Sequence[str]], entry: SessionPageState) -> StaleRef | None:
-    """Scan batch rows in order with the invalidation latch; first blocked row wins."""
-    latch: str | None = None
+def guard_batch(
+    rows: Sequence[Sequence[str]], entry: SessionPageState, *, latch: bool = True
+) -> StaleRef | None:
+    """Scan batch rows in order with the invalidation latch; first blocked row wins.
+
+    `latch=False` when the caller re-reads refs where they run (a later step after a
+    page-changing step is then verified at that point instead of refused here); after an
+    in-batch `snapshot` step the latch applies again, since there is nothing to compare with.
+    """
+    latched: str | None = None
     fresh_snapshot = False
     refs: Mapping[str, RefInfo] = entry.ref_snapshot.refs if entry.ref_snapshot else {}
     for index, row in enumerate(rows, start=1):
@@ -145,14 +152,14 @@ def guard_batch(rows: Sequence[Sequence[str]], entry: SessionPageState) -> Stale
             # Refs after this step come from a snapshot nobody has seen yet: ids are recycled,
             # so the previous snapshot's roles say nothing about them and cannot exempt a
             # click from the latch (a recycled "checkbox" id may now be a navigating link).
-            latch, fresh_snapshot, refs = None, True, {}
+            latched, fresh_snapshot, refs = None, True, {}
             continue
         ids = ref_ids(match)
-        if ids and latch is not None:
+        if ids and latched is not None:
             return StaleRef(
                 refs=ids,
                 reason=(
-                    f"step {index} uses {', '.join('@' + i for i in ids)} after step {latch} "
+                    f"step {index} uses {', '.join('@' + i for i in ids)} after step {latched} "
                     "may have replaced the page; put a `snapshot -i` step before it or split "
                     "the batch."
                 ),
@@ -169,8 +176,10 @@ def guard_batch(rows: Sequence[Sequence[str]], entry: SessionPageState) -> Stale
                     target_unknown=entry.target_unknown,
                     code=found[0],
                 )
-        if match.sets_batch_latch and not _latch_exempt(match, ids, refs):
-            latch = f"{index} (`{match.spec.name}`)"
+        # After an in-batch snapshot nobody can re-read against the model's refs: latch again.
+        verifiable = not latch and not fresh_snapshot
+        if not verifiable and match.sets_batch_latch and not _latch_exempt(match, ids, refs):
+            latched = f"{index} (`{match.spec.name}`)"
     return None
 
 

@@ -38,7 +38,7 @@ from agent_browser_tools.state.journal import ConversationLog
 from agent_browser_tools.state.models import ConversationState, Effect, SessionKey
 from agent_browser_tools.state.reducers import fold
 from agent_browser_tools.state.stale_refs import normalize_url
-from agent_browser_tools.tools.agent_browser import followups, guards, record
+from agent_browser_tools.tools.agent_browser import followups, guards, identity, record, segments
 
 KEY = SessionKey(session="abt-property")
 PAGES = (
@@ -193,6 +193,15 @@ class ModelEngine:
             return True, {"clicked": f"@{ref}"}, None
         return True, {"clicked" if action.verb == "click" else "filled": f"@{ref}"}, None
 
+    def reread(self) -> dict[str, Any]:
+        """What the wrapper's identity re-read sees: the same nodes while the document is the
+        one the snapshot was taken on, none of them after a navigation."""
+        snap = self.snapshot
+        if snap is None or snap.document != self.document:
+            return {"snapshot": "", "refs": {}}
+        refs = {ref: {"role": role, "name": f"n-{ref}"} for ref, role in snap.refs.items()}
+        return {"snapshot": "(model)", "refs": refs}
+
     def probe(self) -> Probe:
         return Probe(url=self.url, title="T")
 
@@ -262,10 +271,22 @@ class Wrapper:
             self.stats.blocked += 1
             return False
 
+        entry = self.log.state.session(KEY)
+        parts = segments.split(plan, entry) or []
+        verify_at = {part.start: part.verify for part in parts if part.verify}
+        recorded = entry.ref_snapshot.refs if entry.ref_snapshot is not None else {}
+
         def run() -> tuple[bool, list[Effect]]:
             results: list[BatchRow] = []
             seen_snapshot = False
-            for action in batch.rows:
+            for index, action in enumerate(batch.rows):
+                if index in verify_at:  # a later segment: its refs are re-read first
+                    stale = identity.check(verify_at[index], recorded, self.engine.reread())
+                    if stale is not None:
+                        self.stats.blocked += 1
+                        refused = f"Stale ref blocked before dispatch: {stale.reason}"
+                        results.append(BatchRow(action.tokens(), False, None, refused))
+                        break
                 success, data, error = self.engine.execute(
                     action, after_batch_snapshot=seen_snapshot
                 )
@@ -373,8 +394,8 @@ def test_the_model_catches_a_guard_that_lets_everything_through(
         run_actions([Navigate(_A), Snapshot(("button",)), Navigate(_B), UseRef("click", 1, "@")])
 
 
-def test_batch_latch_is_exercised() -> None:
-    """A navigating batch row followed by an old ref is blocked before dispatch."""
+def test_a_batch_ref_after_a_navigating_step_is_refused_where_it_runs() -> None:
+    """The navigating step runs; the old ref after it is re-read and refused, never sent."""
     wrapper = run_actions(
         [
             Navigate(_A),
@@ -383,7 +404,8 @@ def test_batch_latch_is_exercised() -> None:
         ]
     )
     assert wrapper.stats.blocked == 1
-    assert wrapper.engine.url == _A  # nothing of the batch ran
+    assert wrapper.engine.url == _B  # the click ran; the fill never reached the engine
+    assert not any("fill" in step for step in wrapper.engine.trace)
 
 
 def test_a_fragment_only_click_keeps_refs_usable() -> None:

@@ -15,7 +15,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from agent_browser_tools.engine.discovery import EngineNotFound, EngineTooOld
-from agent_browser_tools.engine.envelope import parse_outcome
+from agent_browser_tools.engine.envelope import Envelope, parse_outcome
+from agent_browser_tools.engine.runner import RawOutcome
 from agent_browser_tools.planning.inputs import AgentBrowserInput
 from agent_browser_tools.planning.plan import ExecutionPlan
 from agent_browser_tools.redaction import redact_argv
@@ -32,6 +33,7 @@ from agent_browser_tools.tools.agent_browser import (
     guards,
     identity,
     record,
+    segments,
 )
 from agent_browser_tools.tools.agent_browser.call import DirectCall, Spawned
 from agent_browser_tools.tools.agent_browser.hooks import Hooks
@@ -112,9 +114,7 @@ async def _spawn(call: DirectCall) -> Spawned | ToolResult:
     if key is not None:
         rt.log.intent(call_id, call.hooks.tool, key, tuple(redact_argv(plan.effective_args)))
     try:
-        raw = await rt.spawn(
-            plan.effective_args, timeout_ms=plan.timeout.timeout_ms, stdin=plan.stdin
-        )
+        raw, envelope = await _run_engine(call)
     except (EngineNotFound, EngineTooOld) as exc:
         if key is not None:
             rt.log.complete(call_id, key, False, ())
@@ -127,11 +127,24 @@ async def _spawn(call: DirectCall) -> Spawned | ToolResult:
             summary = "The call was cancelled while the command ran; the page state is unknown."
             rt.log.complete(call_id, key, False, (TargetUnknown(summary=summary),))
         raise
+    return Spawned(call_id, raw, envelope)
+
+
+async def _run_engine(call: DirectCall) -> tuple[RawOutcome, Envelope]:
+    """One engine call, or one per batch segment when later steps need their refs re-read."""
+    plan = call.plan
+    entry = call.rt.log.state.session(call.key) if call.key is not None else None
+    parts = segments.split(plan, entry) if entry is not None else None
+    if parts is not None:
+        return await segments.run(call, parts)
+    raw = await call.rt.spawn(
+        plan.effective_args, timeout_ms=plan.timeout.timeout_ms, stdin=plan.stdin
+    )
     envelope = parse_outcome(raw, plan.output_mode)
     if raw.stdout_path is not None:
         # The runner's overflow file holds raw, unredacted engine output: never keep it.
         raw.stdout_path.unlink(missing_ok=True)
-    return Spawned(call_id, raw, envelope)
+    return raw, envelope
 
 
 async def _recover_selector_miss(call: DirectCall, obs: Observation) -> None:

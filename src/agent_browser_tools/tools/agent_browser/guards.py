@@ -43,7 +43,11 @@ def refusal(plan: ExecutionPlan, state: ConversationState) -> Observation | None
         obs.next_actions.append(na.verify_page_target(prefix, "verify-page-target"))
         obs.extra["sessionTabTargetUnknown"] = True
         return obs
-    stale = guard_batch(plan.checked.batch.rows, entry) if plan.checked.batch else None
+    batch = plan.checked.batch
+    # A stdin batch is split where a ref follows a page-changing step and re-read there
+    # (`segments`), so the static latch is only needed for args batches.
+    latch = batch is not None and (batch.source != "stdin" or entry.ref_snapshot is None)
+    stale = guard_batch(batch.rows, entry, latch=latch) if batch else None
     if stale is None and not plan.is_batch:
         stale = guard_direct(plan.match, entry)
     return None if stale is None else stale_refusal(plan, stale)

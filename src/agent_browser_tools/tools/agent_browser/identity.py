@@ -85,6 +85,11 @@ async def verify(call: DirectCall) -> StaleRef | None:
     ids = refs_to_verify(call.plan, entry)
     if not ids or entry.ref_snapshot is None:
         return None
-    read = list(entry.ref_snapshot.read_args or DEFAULT_READ)
-    data = await helper_data(call.rt, call.plan, read)
-    return check(ids, entry.ref_snapshot.refs, data)
+    return check(ids, entry.ref_snapshot.refs, await reread(call, entry))
+
+
+async def reread(call: DirectCall, entry: SessionPageState) -> object:
+    """The session's refs now, read with the recorded snapshot's own scope (one engine call)."""
+    snapshot = entry.ref_snapshot
+    read = list(snapshot.read_args or DEFAULT_READ) if snapshot is not None else DEFAULT_READ
+    return await helper_data(call.rt, call.plan, list(read))

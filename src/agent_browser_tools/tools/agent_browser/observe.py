@@ -139,6 +139,8 @@ def observe_batch(plan: ExecutionPlan, envelope: Envelope) -> Observation:
     ]
     obs = Observation(success=envelope.success, data=rollup)
     obs.extra["batchSteps"] = steps
+    if isinstance(stale := envelope.extra.get("staleRef"), dict):
+        obs.extra["staleRef"] = stale  # a later segment refused before it ran
     ok = sum(1 for s in steps if s["success"])
     obs.summary = f"Batch: {ok}/{len(steps)} steps succeeded ({len(reached)} planned)."
     if envelope.success:

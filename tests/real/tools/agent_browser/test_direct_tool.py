@@ -204,6 +204,7 @@ async def test_a_batch_of_fills_then_a_submit_click_runs(
 async def test_a_batch_with_a_navigating_click_then_an_old_ref_is_blocked(
     conv: Conversation, fixture_site: FixtureServer
 ) -> None:
+    """Step 1 navigates; step 2's ref is re-read on the new page and refused there."""
     await conv.ok(["open", fixture_site.url("links.html")])
     snap = await conv.ok(["snapshot", "-i"])
     rows = [
@@ -215,9 +216,11 @@ async def test_a_batch_with_a_navigating_click_then_an_old_ref_is_blocked(
 
     assert_stale_ref(blocked)
     assert blocked.details["staleRef"]["step"] == 2
-    # Nothing ran: the first click would have left links.html.
+    assert blocked.details["staleRef"]["reason"] == "element-gone"
+    assert [s["success"] for s in blocked.details["batchSteps"]] == [True, False]
+    # Step 1 ran, step 2 did not: the browser is on page A, not page B.
     url = await conv.ok(["get", "url"])
-    assert url.details["data"]["url"] == fixture_site.url("links.html")
+    assert url.details["data"]["url"] == fixture_site.url("page-a.html")
 
 
 @real_engine
@@ -432,11 +435,16 @@ async def test_a_stale_ref_after_navigation_is_never_dispatched(
 async def test_a_batch_with_a_navigating_click_then_an_old_ref_is_never_dispatched(
     fake_conv: Conversation, fake_engine: FakeEngine
 ) -> None:
+    """Only step 1 reaches the engine: the re-read before step 2 sees another page."""
     refs = {
         "e1": {"role": "link", "name": "Go to Page A"},
         "e2": {"role": "link", "name": "Go to Page B"},
     }
     script_page(fake_engine, FAKE_LINKS, "Links", refs)
+    snapshot = {"origin": FAKE_LINKS, "refs": refs, "snapshot": "(scripted)"}
+    fake_engine.on({"command": ["snapshot"]}, times=1, envelope={"data": snapshot})
+    page_a = {"origin": FAKE_PAGE_A, "refs": {"e7": {"role": "link", "name": "Back"}}}
+    fake_engine.on({"command": ["snapshot"]}, envelope={"data": {**page_a, "snapshot": "(a)"}})
     fake_engine.on({"command": ["batch"]}, json=[])
 
     await fake_conv.ok(["open", FAKE_LINKS])
@@ -446,9 +454,7 @@ async def test_a_batch_with_a_navigating_click_then_an_old_ref_is_never_dispatch
     )
 
     assert_stale_ref(blocked)
-    assert blocked.details["staleRef"] == {
-        "refs": ["@e2"],
-        "step": 2,
-        "reason": "batch-latch",
-    }
-    assert [c for c in dispatched_commands(fake_engine) if c[:1] == ["batch"]] == []
+    assert blocked.details["staleRef"] == {"refs": ["@e2"], "step": 2, "reason": "element-gone"}
+    sent = [json.loads(str(call["stdin"])) for call in fake_engine.calls() if call.get("stdin")]
+    clicks = [row for rows in sent for row in rows if row[:1] == ["click"]]
+    assert clicks == [["click", "@e1"]]  # step 2 never reached the engine

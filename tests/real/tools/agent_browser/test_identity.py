@@ -98,7 +98,7 @@ async def test_a_read_of_a_patched_row_is_refused_not_answered_for_another_row(
 
 
 @real_engine
-async def test_a_batch_step_whose_element_changed_runs_nothing(
+async def test_a_batch_stops_at_the_step_whose_element_changed(
     conv: Conversation, fixture_site: FixtureServer
 ) -> None:
     await conv.ok(["open", fixture_site.url("churn.html")])
@@ -110,5 +110,44 @@ async def test_a_batch_step_whose_element_changed_runs_nothing(
     blocked = await conv.call(["batch", "--bail"], stdin=json.dumps(rows))
 
     assert_stale_ref(blocked)
-    assert blocked.details["staleRef"]["refs"] == [row_b]
+    assert blocked.details["staleRef"] == {"refs": [row_b], "step": 2, "reason": "element-changed"}
+    assert [hit.split(":")[0] for hit in await _hits(conv)] == ["A"]  # row B was never hit
+
+
+@real_engine
+async def test_a_batch_re_reads_refs_after_a_step_that_re_rendered_the_list(
+    conv: Conversation, fixture_site: FixtureServer
+) -> None:
+    """Step 1 patches the rows in place; step 2's ref is re-read there and refused."""
+    await conv.ok(["open", fixture_site.url("churn.html")])
+    snap = await conv.ok(["snapshot", "-i"])
+    rows = [
+        ["click", ref_for(snap, "button", "Rotate")],
+        ["click", ref_for(snap, "button", "Details A")],
+    ]
+
+    blocked = await conv.call(["batch", "--bail"], stdin=json.dumps(rows))
+
+    assert_stale_ref(blocked)
+    assert blocked.details["staleRef"]["step"] == 2
+    assert blocked.details["staleRef"]["reason"] == "element-changed"
+    steps = blocked.details["batchSteps"]
+    assert [s["success"] for s in steps] == [True, False]
     assert await _hits(conv) == []
+
+
+@real_engine
+async def test_a_batch_of_unchanged_elements_after_a_click_is_not_refused(
+    conv: Conversation, fixture_site: FixtureServer
+) -> None:
+    """The blanket latch used to refuse step 2 although nothing re-rendered."""
+    await conv.ok(["open", fixture_site.url("churn.html")])
+    snap = await conv.ok(["snapshot", "-i"])
+    rows = [
+        ["click", ref_for(snap, "button", "Details A")],
+        ["click", ref_for(snap, "button", "Details B")],
+    ]
+
+    await conv.ok(["batch", "--bail"], stdin=json.dumps(rows))
+
+    assert [hit.split(":")[0] for hit in await _hits(conv)] == ["A", "B"]

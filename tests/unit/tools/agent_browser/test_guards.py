@@ -5,6 +5,7 @@ from __future__ import annotations
 from agent_browser_tools.results.categories import FailureCategory
 from agent_browser_tools.results.observation import Observation
 from agent_browser_tools.state.models import ConversationState
+from agent_browser_tools.tools.agent_browser import segments
 from agent_browser_tools.tools.agent_browser.guards import refusal
 from tests.support.plans import CLEAN, FORM, managed, named, page, plan
 
@@ -87,9 +88,19 @@ def test_a_batch_names_the_first_stale_step() -> None:
     assert (obs.error or "").startswith("Stale ref blocked before dispatch: step 2: @e99")
 
 
-def test_a_batch_ref_after_a_page_swapping_step_is_refused() -> None:
-    """A click can navigate, so @e3 in the next row may already belong to another page."""
-    obs = _refusal(["batch"], CURRENT, rows=[["click", "@e13"], ["fill", "@e3", "Ada"]])
+def test_a_stdin_batch_ref_after_a_page_swapping_step_is_re_read_where_it_runs() -> None:
+    """Not refused up front: the batch is split there and @e3 is re-read before its step."""
+    rows = [["click", "@e13"], ["fill", "@e3", "Ada"]]
+    assert _refusal(["batch"], CURRENT, rows=rows) is None
+    entry = CURRENT.session(plan(["batch"], CURRENT, rows=rows).session.key)  # type: ignore[arg-type]
+    parts = segments.split(plan(["batch"], CURRENT, rows=rows), entry)
+    assert parts is not None
+    assert [(p.start, p.verify) for p in parts] == [(0, ()), (1, ("e3",))]
+
+
+def test_an_args_batch_ref_after_a_page_swapping_step_is_refused() -> None:
+    """Args batches run as written (the caller's own row strings): the static latch stays."""
+    obs = _refusal(["batch", "--bail", "click @e13", "fill @e3 Ada"], CURRENT)
     assert obs is not None and obs.extra["staleRef"] == {
         "refs": ["@e3"],
         "step": 2,

@@ -1,0 +1,163 @@
+"""Batches whose later steps use refs after a step that can change the page.
+
+Why: a blanket latch refused every ref after such a step, although most of those elements
+were unchanged, and let refs after a checkbox (which can re-sort a list) through unchecked.
+Instead the batch runs as consecutive engine batches ("segments"): a new segment starts at a
+ref step that follows a page-changing step, and its refs are re-read and compared (one engine
+call) right before it runs. The first mismatch stops the batch with per-step outcomes: what ran
+is reported and journaled, the refused step fails as `stale-ref`, later steps never run.
+
+Only stdin batches are split (args batches keep the static latch: their rows are the caller's
+own strings). After a `snapshot` step, later refs come from a snapshot the model has not seen
+and are the engine's to resolve, as before.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+
+from agent_browser_tools.engine.envelope import BatchRow, Envelope, OutputMode, parse_outcome
+from agent_browser_tools.engine.runner import RawOutcome
+from agent_browser_tools.planning.plan import ExecutionPlan
+from agent_browser_tools.state.models import SessionPageState
+from agent_browser_tools.state.stale_refs import StaleRef, ref_ids, unverified
+from agent_browser_tools.taxonomy import resolve_command, split_global_flags
+from agent_browser_tools.tools.agent_browser import identity
+from agent_browser_tools.tools.agent_browser.call import DirectCall
+
+
+@dataclass(frozen=True)
+class Segment:
+    """Consecutive rows run as one engine batch; `verify` are the refs re-read before it."""
+
+    start: int
+    rows: tuple[tuple[str, ...], ...]
+    verify: tuple[str, ...] = ()
+
+
+def split(plan: ExecutionPlan, entry: SessionPageState) -> list[Segment] | None:
+    """The segments of a stdin batch, or None when it runs as one engine call (pure)."""
+    batch = plan.checked.batch
+    snapshot = entry.ref_snapshot
+    if batch is None or batch.source != "stdin" or snapshot is None:
+        return None
+    starts: list[int] = [0]
+    verify: list[tuple[str, ...]] = [()]
+    changed = fresh = False
+    for index, row in enumerate(batch.rows):
+        match = resolve_command(split_global_flags(row)[1]) if row else None
+        if match is None:
+            continue
+        if match.spec.produces_refs:
+            fresh = True
+        ids = () if fresh else tuple(i for i in ref_ids(match) if i in snapshot.refs)
+        if ids and changed and index > starts[-1]:
+            starts.append(index)
+            verify.append(ids)
+            changed = False
+        elif ids and len(starts) > 1 and starts[-1] != index:
+            verify[-1] = (*verify[-1], *(i for i in ids if i not in verify[-1]))
+        changed = changed or match.sets_batch_latch
+    if len(starts) == 1:
+        return None
+    ends = [*starts[1:], len(batch.rows)]
+    return [
+        Segment(start, batch.rows[start:end], ids)
+        for start, end, ids in zip(starts, ends, verify, strict=True)
+    ]
+
+
+async def run(call: DirectCall, segments: list[Segment]) -> tuple[RawOutcome, Envelope]:
+    """Run the segments in order; stop at the first failure or changed element.
+
+    The segments share the call's watchdog budget: each gets what the earlier ones left.
+    """
+    plan, rt = call.plan, call.rt
+    deadline = time.monotonic() + plan.timeout.timeout_ms / 1000
+    raws: list[RawOutcome] = []
+    envelopes: list[Envelope] = []
+    stale: tuple[int, StaleRef] | None = None
+    for segment in segments:
+        if segment.verify:
+            changed = await _verify(call, segment.verify)
+            if changed is not None:
+                stale = (segment.start, changed)
+                break
+        budget = max(1, int((deadline - time.monotonic()) * 1000))
+        raw = await rt.spawn(plan.effective_args, timeout_ms=budget, stdin=json.dumps(segment.rows))
+        envelope = parse_outcome(raw, OutputMode.JSON)
+        if raw.stdout_path is not None:
+            raw.stdout_path.unlink(missing_ok=True)  # raw, unredacted output: never kept
+        raws.append(raw)
+        envelopes.append(envelope)
+        if not envelope.success or envelope.rows is None:
+            break
+    rows = plan.checked.batch.rows if plan.checked.batch is not None else ()
+    return _merged_raw(raws), merge(envelopes, stale, rows)
+
+
+async def _verify(call: DirectCall, ids: tuple[str, ...]) -> StaleRef | None:
+    assert call.key is not None
+    entry = call.rt.log.state.session(call.key)
+    if entry.ref_snapshot is None:
+        return unverified(ids)
+    data = await identity.reread(call, entry)
+    return identity.check(ids, entry.ref_snapshot.refs, data)
+
+
+def merge(
+    envelopes: list[Envelope],
+    stale: tuple[int, StaleRef] | None,
+    rows: tuple[tuple[str, ...], ...],
+) -> Envelope:
+    """One batch envelope from the segments that ran, plus the refused step if any (pure)."""
+    answered: list[BatchRow] = [row for env in envelopes for row in env.rows or ()]
+    last = envelopes[-1] if envelopes else None
+    if stale is not None and (last is None or last.success):
+        step, found = stale
+        error = f"Stale ref blocked before dispatch: {found.reason}"
+        answered.append(BatchRow(command=rows[step], success=False, result=None, error=error))
+        shown = {"refs": ["@" + r for r in found.refs], "step": step + 1, "reason": found.code}
+        return Envelope(
+            mode=OutputMode.JSON,
+            success=False,
+            rows=tuple(answered),
+            error=error,
+            stderr="\n".join(env.stderr for env in envelopes if env.stderr),
+            extra={"staleRef": shown},
+        )
+    assert last is not None
+    return Envelope(
+        mode=OutputMode.JSON,
+        success=all(env.success for env in envelopes),
+        rows=tuple(answered) if last.rows is not None or answered else None,
+        error=last.error,
+        warning=last.warning,
+        failure=last.failure,
+        parse_error=last.parse_error,
+        stderr="\n".join(env.stderr for env in envelopes if env.stderr),
+    )
+
+
+def _merged_raw(raws: list[RawOutcome]) -> RawOutcome:
+    """Process facts of the whole batch: first start, last end, the last exit code."""
+    if not raws:
+        now = time.time()
+        return RawOutcome((), 0, "", None, 0, "", False, False, None, now, now, 0)
+    first, last = raws[0], raws[-1]
+    return RawOutcome(
+        argv=last.argv,
+        exit_code=last.exit_code,
+        stdout="",
+        stdout_path=None,
+        stdout_bytes=sum(r.stdout_bytes for r in raws),
+        stderr="\n".join(r.stderr for r in raws if r.stderr),
+        timed_out=any(r.timed_out for r in raws),
+        missing_binary=False,
+        spawn_error=None,
+        started_at=first.started_at,
+        ended_at=last.ended_at,
+        timeout_ms=sum(r.timeout_ms for r in raws),
+    )

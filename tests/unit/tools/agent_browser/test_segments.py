@@ -1,0 +1,68 @@
+"""Batches split where a ref follows a page-changing step, and put back together (pure)."""
+
+from __future__ import annotations
+
+from agent_browser_tools.engine.envelope import BatchRow, Envelope, OutputMode
+from agent_browser_tools.state.stale_refs import StaleRef
+from agent_browser_tools.tools.agent_browser.segments import Segment, merge, split
+from tests.support.plans import FORM, managed, page, plan
+
+ENTRY = page(FORM, refs_from=FORM)
+STATE = managed(ENTRY)
+
+
+def _split(rows: list[list[str]]) -> list[tuple[int, tuple[str, ...]]] | None:
+    parts = split(plan(["batch", "--bail"], STATE, rows=rows), ENTRY)
+    return None if parts is None else [(p.start, p.verify) for p in parts]
+
+
+def test_a_batch_without_a_ref_after_a_change_runs_as_one_call() -> None:
+    assert _split([["fill", "@e3", "Ada"], ["fill", "@e4", "x"], ["click", "@e13"]]) is None
+
+
+def test_a_ref_after_a_checkbox_starts_a_verified_segment() -> None:
+    """A checkbox can re-sort its list, so the next ref is re-read before it runs."""
+    rows = [["check", "@e9"], ["fill", "@e3", "x"], ["click", "@e13"]]
+    assert _split(rows) == [(0, ()), (1, ("e3", "e13"))]
+
+
+def test_every_change_followed_by_a_ref_opens_a_new_segment() -> None:
+    rows = [["click", "@e13"], ["click", "@e9"], ["get", "title"], ["fill", "@e3", "x"]]
+    assert _split(rows) == [(0, ()), (1, ("e9",)), (3, ("e3",))]
+
+
+def test_refs_after_an_in_batch_snapshot_are_not_split() -> None:
+    """Those refs come from a snapshot the model has not seen: the static latch handles them."""
+    assert _split([["snapshot", "-i"], ["click", "@e13"], ["click", "@e9"]]) is None
+
+
+def test_an_args_batch_is_never_split() -> None:
+    parts = split(plan(["batch", "click @e13", "click @e9"], STATE), ENTRY)
+    assert parts is None
+
+
+def _row(command: tuple[str, ...], ok: bool = True) -> BatchRow:
+    return BatchRow(command, ok, {"done": True} if ok else None, None if ok else "failed")
+
+
+def test_a_refused_segment_reports_what_ran_and_the_refused_step() -> None:
+    ran = Envelope(mode=OutputMode.JSON, success=True, rows=(_row(("click", "@e13")),))
+    stale = StaleRef(refs=("e5",), reason="@e5 was x; it is now y.", code="element-changed")
+    rows = (("click", "@e13"), ("click", "@e5"), ("get", "title"))
+    merged = merge([ran], (1, stale), rows)
+    assert not merged.success
+    assert [r.success for r in merged.rows or ()] == [True, False]
+    assert (merged.rows or ())[1].command == ("click", "@e5")
+    assert merged.extra["staleRef"] == {"refs": ["@e5"], "step": 2, "reason": "element-changed"}
+
+
+def test_segments_that_all_ran_read_as_one_batch() -> None:
+    one = Envelope(mode=OutputMode.JSON, success=True, rows=(_row(("click", "@e13")),))
+    two = Envelope(mode=OutputMode.JSON, success=False, rows=(_row(("click", "@e5"), False),))
+    merged = merge([one, two], None, ())
+    assert not merged.success
+    assert [r.command for r in merged.rows or ()] == [("click", "@e13"), ("click", "@e5")]
+
+
+def test_a_segment_is_a_plain_value() -> None:
+    assert Segment(0, ()) == Segment(0, (), ())
