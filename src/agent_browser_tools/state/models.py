@@ -135,6 +135,14 @@ class ManagedSessionSelected(_Frozen):
     session: str
 
 
+class RefBaseSet(_Frozen):
+    """The engine started numbering refs again (it launched a browser for this session): its
+    ids are shown shifted by `base` so no presented ref is ever reused in the conversation."""
+
+    kind: Literal["ref-base-set"] = "ref-base-set"
+    base: int
+
+
 Effect = Annotated[
     TargetObserved
     | TargetUnknown
@@ -143,7 +151,8 @@ Effect = Annotated[
     | SessionActivated
     | SessionClosed
     | NamespaceClosed
-    | ManagedSessionSelected,
+    | ManagedSessionSelected
+    | RefBaseSet,
     Field(discriminator="kind"),
 ]
 
@@ -188,6 +197,11 @@ class ConversationState(_Frozen):
 
     managed_session: str | None = None
     sessions: dict[str, SessionPageState] = Field(default_factory=dict)
+    ref_high: int = 0
+    """The highest ref number shown in this conversation, over all sessions."""
+    ref_bases: dict[str, int] = Field(default_factory=dict)
+    """Per session label: the shift between engine ref ids and the ids shown (kept when the
+    session closes, so a relaunch continues above every id shown before)."""
     pending_intents: dict[str, IntentEvent] = Field(default_factory=dict)
     activated_tools: tuple[str, ...] = ()
     last_seq: int = 0

@@ -12,7 +12,7 @@ Rules that are easy to get wrong:
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from agent_browser_tools.state.models import (
     ActivationEvent,
@@ -24,6 +24,7 @@ from agent_browser_tools.state.models import (
     ManagedSessionSelected,
     NamespaceClosed,
     PageTarget,
+    RefBaseSet,
     RefInvalidation,
     RefsInvalidated,
     RefSnapshot,
@@ -89,10 +90,16 @@ def _complete(state: ConversationState, event: CompletionEvent) -> ConversationS
     sessions = dict(state.sessions)
     managed = state.managed_session
     label = event.key.label
+    high, bases = state.ref_high, state.ref_bases
     for effect in event.effects:
         if isinstance(effect, ManagedSessionSelected):
             managed = effect.session
             continue
+        if isinstance(effect, RefBaseSet):
+            bases = {**bases, label: effect.base}
+            continue
+        if isinstance(effect, RefsRecorded):
+            high = max(high, _highest_ref(effect.refs))
         if isinstance(effect, NamespaceClosed):
             sessions = {
                 name: entry
@@ -106,9 +113,16 @@ def _complete(state: ConversationState, event: CompletionEvent) -> ConversationS
             "sessions": sessions,
             "managed_session": managed,
             "pending_intents": pending,
+            "ref_high": high,
+            "ref_bases": bases,
             "last_seq": max(state.last_seq, event.seq),
         }
     )
+
+
+def _highest_ref(refs: Mapping[str, object]) -> int:
+    numbers = [int(ref[1:]) for ref in refs if ref[:1] == "e" and ref[1:].isdigit()]
+    return max(numbers, default=0)
 
 
 def _namespace_of(label: str) -> str | None:

@@ -51,6 +51,13 @@ class DirectCall:
     def output_path(self) -> str | None:
         return self.request.inp.outputPath
 
+    @property
+    def ref_base(self) -> int:
+        """Engine ref `eN` is shown as `e(N + ref_base)` for this session (see `refmap`)."""
+        if self.key is None:
+            return 0
+        return self.rt.log.state.ref_bases.get(self.key.label, 0)
+
 
 @dataclass(frozen=True)
 class Spawned:
@@ -59,3 +66,5 @@ class Spawned:
     call_id: str
     raw: RawOutcome
     envelope: Envelope
+    ref_base: int | None = None
+    """Set when this answer restarted the engine's ref numbering: the session's new base."""

@@ -33,6 +33,7 @@ from agent_browser_tools.tools.agent_browser import (
     guards,
     identity,
     record,
+    refmap,
     segments,
 )
 from agent_browser_tools.tools.agent_browser.call import DirectCall, Spawned
@@ -68,7 +69,7 @@ async def run(
             if isinstance(spawned, ToolResult):
                 return spawned
             obs = observe(call.plan, spawned.envelope)
-            effects = await followups.read_back(call, obs, spawned.envelope)
+            effects = await followups.read_back(call, obs, spawned)
             images = artifacts.collect(call, obs, spawned)
             await record.complete(call, obs, effects, spawned)
             await _recover_selector_miss(call, obs)
@@ -127,19 +128,22 @@ async def _spawn(call: DirectCall) -> Spawned | ToolResult:
             summary = "The call was cancelled while the command ran; the page state is unknown."
             rt.log.complete(call_id, key, False, (TargetUnknown(summary=summary),))
         raise
-    return Spawned(call_id, raw, envelope)
+    base = refmap.base_after(envelope, call.ref_base, rt.log.state.ref_high)
+    shown = refmap.envelope_to_model(envelope, base)
+    return Spawned(call_id, raw, shown, base if base != call.ref_base else None)
 
 
 async def _run_engine(call: DirectCall) -> tuple[RawOutcome, Envelope]:
-    """One engine call, or one per batch segment when later steps need their refs re-read."""
+    """One engine call, or one per batch segment when later steps need their refs re-read.
+
+    Refs go out as engine ids; the answer still carries engine ids (`_spawn` shows them)."""
     plan = call.plan
     entry = call.rt.log.state.session(call.key) if call.key is not None else None
     parts = segments.split(plan, entry) if entry is not None else None
     if parts is not None:
         return await segments.run(call, parts)
-    raw = await call.rt.spawn(
-        plan.effective_args, timeout_ms=plan.timeout.timeout_ms, stdin=plan.stdin
-    )
+    args, stdin = refmap.to_engine(plan, call.ref_base)
+    raw = await call.rt.spawn(args, timeout_ms=plan.timeout.timeout_ms, stdin=stdin)
     envelope = parse_outcome(raw, plan.output_mode)
     if raw.stdout_path is not None:
         # The runner's overflow file holds raw, unredacted engine output: never keep it.

@@ -27,16 +27,16 @@ from agent_browser_tools.state.models import ConversationState, Effect, RefInfo
 from agent_browser_tools.taxonomy import PageEffect
 from agent_browser_tools.tools.agent_browser import page_change, record
 from agent_browser_tools.tools.agent_browser import snapshot as snapshot_flow
-from agent_browser_tools.tools.agent_browser.call import DirectCall
+from agent_browser_tools.tools.agent_browser.call import DirectCall, Spawned
 from agent_browser_tools.tools.agent_browser.helpers import helper_call
 
 
-async def read_back(call: DirectCall, obs: Observation, envelope: Envelope) -> list[Effect]:
+async def read_back(call: DirectCall, obs: Observation, spawned: Spawned) -> list[Effect]:
     """Probe, effects (scrubbed), page-change summary and snapshot completion, in that order.
 
     Effects are scrubbed now, not only when journaled: summaries built from them quote URLs.
     """
-    plan, rt = call.plan, call.rt
+    plan, rt, envelope = call.plan, call.rt, spawned.envelope
     prior = rt.log.state.session(call.key) if call.key is not None else None
     pending = obs.failure_category is FailureCategory.CONFIRMATION_REQUIRED
     probe = await run_probe(call) if wants_probe(plan, envelope) and not pending else None
@@ -48,7 +48,8 @@ async def read_back(call: DirectCall, obs: Observation, envelope: Envelope) -> l
             previous = prior.ref_snapshot.refs if prior and prior.ref_snapshot else None
             await snapshot_flow.apply_views(rt, plan, obs, call.hooks.snapshot, previous)
     if call.key is not None and plan.output_mode is OutputMode.JSON and not pending:
-        delta_effects = await snapshot_flow.complete_delta(rt, plan, obs, envelope)
+        base = call.ref_base if spawned.ref_base is None else spawned.ref_base
+        delta_effects = await snapshot_flow.complete_delta(rt, plan, obs, envelope, base)
         effects += [scrub_effect(e) for e in delta_effects]
     return effects
 

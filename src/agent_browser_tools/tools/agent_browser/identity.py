@@ -27,6 +27,7 @@ from agent_browser_tools.state.stale_refs import (
     unverified,
 )
 from agent_browser_tools.taxonomy import resolve_command, split_global_flags
+from agent_browser_tools.tools.agent_browser import refmap
 from agent_browser_tools.tools.agent_browser.call import DirectCall
 from agent_browser_tools.tools.agent_browser.helpers import helper_data
 
@@ -92,4 +93,5 @@ async def reread(call: DirectCall, entry: SessionPageState) -> object:
     """The session's refs now, read with the recorded snapshot's own scope (one engine call)."""
     snapshot = entry.ref_snapshot
     read = list(snapshot.read_args or DEFAULT_READ) if snapshot is not None else DEFAULT_READ
-    return await helper_data(call.rt, call.plan, list(read))
+    data = await helper_data(call.rt, call.plan, list(read))
+    return refmap.data_to_model(data, call.ref_base)

@@ -16,7 +16,7 @@ from agent_browser_tools.state.effects import (
     success_effects,
     text_mode_effects,
 )
-from agent_browser_tools.state.models import Effect, ManagedSessionSelected
+from agent_browser_tools.state.models import Effect, ManagedSessionSelected, RefBaseSet
 from agent_browser_tools.tools.agent_browser.call import DirectCall, Spawned
 from agent_browser_tools.tools.agent_browser.observe import add_recovery
 from agent_browser_tools.tools.agent_browser.sessions import headed_handoff, settle_fresh
@@ -86,6 +86,8 @@ async def complete(
         if rt.root_id == rt.conversation_id or plan.session.fresh:
             # A sub-agent shares its root's browser; only the root closes it.
             rt.owned_sessions.add(key)
+    if key is not None and spawned.ref_base is not None:
+        effects.append(RefBaseSet(base=spawned.ref_base))
     await settle_fresh(rt, plan, obs, effects)
     if plan.output_mode is OutputMode.JSON and not plan.is_batch:
         headed_handoff(plan, obs, spawned.envelope.data)

@@ -24,7 +24,7 @@ from agent_browser_tools.planning.plan import ExecutionPlan
 from agent_browser_tools.state.models import SessionPageState
 from agent_browser_tools.state.stale_refs import StaleRef, ref_ids, unverified
 from agent_browser_tools.taxonomy import resolve_command, split_global_flags
-from agent_browser_tools.tools.agent_browser import identity
+from agent_browser_tools.tools.agent_browser import identity, refmap
 from agent_browser_tools.tools.agent_browser.call import DirectCall
 
 
@@ -86,7 +86,9 @@ async def run(call: DirectCall, segments: list[Segment]) -> tuple[RawOutcome, En
                 stale = (segment.start, changed)
                 break
         budget = max(1, int((deadline - time.monotonic()) * 1000))
-        raw = await rt.spawn(plan.effective_args, timeout_ms=budget, stdin=json.dumps(segment.rows))
+        engine_rows = refmap.rows_to_engine(segment.rows, call.ref_base)
+        stdin = json.dumps(engine_rows)
+        raw = await rt.spawn(plan.effective_args, timeout_ms=budget, stdin=stdin)
         envelope = parse_outcome(raw, OutputMode.JSON)
         if raw.stdout_path is not None:
             raw.stdout_path.unlink(missing_ok=True)  # raw, unredacted output: never kept
@@ -94,8 +96,12 @@ async def run(call: DirectCall, segments: list[Segment]) -> tuple[RawOutcome, En
         envelopes.append(envelope)
         if not envelope.success or envelope.rows is None:
             break
-    rows = plan.checked.batch.rows if plan.checked.batch is not None else ()
-    return _merged_raw(raws), merge(envelopes, stale, rows)
+    planned = plan.checked.batch.rows if plan.checked.batch is not None else ()
+    sent = tuple(tuple(row) for row in refmap.rows_to_engine(planned, call.ref_base))
+    return _merged_raw(raws), merge(envelopes, stale, sent)
+
+
+# Segment answers stay in engine ids like a single call's; `execute._spawn` shows them.
 
 
 async def _verify(call: DirectCall, ids: tuple[str, ...]) -> StaleRef | None:
@@ -112,7 +118,10 @@ def merge(
     stale: tuple[int, StaleRef] | None,
     rows: tuple[tuple[str, ...], ...],
 ) -> Envelope:
-    """One batch envelope from the segments that ran, plus the refused step if any (pure)."""
+    """One batch envelope from the segments that ran, plus the refused step if any (pure).
+
+    `rows` are the batch rows as sent to the engine, so the refused row reads like the rows the
+    engine answered (engine ids, shown later like every other answer)."""
     answered: list[BatchRow] = [row for env in envelopes for row in env.rows or ()]
     last = envelopes[-1] if envelopes else None
     if stale is not None and (last is None or last.success):

@@ -34,6 +34,7 @@ from agent_browser_tools.state.snapshot_payload import (
     without_delta_flags,
 )
 from agent_browser_tools.taxonomy import CommandMatch, PageEffect, split_global_flags
+from agent_browser_tools.tools.agent_browser import refmap
 from agent_browser_tools.tools.agent_browser.helpers import helper_data
 
 HEADER_RESERVE = 600
@@ -157,7 +158,7 @@ REFS_UNREAD = (
 
 
 async def complete_delta(
-    rt: Runtime, plan: ExecutionPlan, obs: Observation, envelope: Envelope
+    rt: Runtime, plan: ExecutionPlan, obs: Observation, envelope: Envelope, base: int = 0
 ) -> list[Effect]:
     """Show a native partial `--delta` answer and read complete refs for it.
 
@@ -174,7 +175,7 @@ async def complete_delta(
     native, read = found
     if not plan.is_batch:
         obs.context["snapshot_text"] = "\n".join(render_partial(native))
-    data = await helper_data(rt, plan, read)
+    data = refmap.data_to_model(await helper_data(rt, plan, read), base)
     payload = snapshot_payload(data)
     if payload is None or payload.refs is None or not isinstance(data, Mapping):
         obs.extra["snapshotDeltaRefs"] = {"status": "failed", "args": read}

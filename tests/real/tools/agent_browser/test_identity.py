@@ -7,7 +7,9 @@ each click hit, so these tests see what really happened, not what the tool said.
 
 from __future__ import annotations
 
+import asyncio
 import json
+import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -151,3 +153,29 @@ async def test_a_batch_of_unchanged_elements_after_a_click_is_not_refused(
     await conv.ok(["batch", "--bail"], stdin=json.dumps(rows))
 
     assert [hit.split(":")[0] for hit in await _hits(conv)] == ["A", "B"]
+
+
+@real_engine
+async def test_a_ref_from_before_a_browser_restart_never_names_a_new_element(
+    conv: Conversation, fixture_site: FixtureServer
+) -> None:
+    """The engine counts refs from e1 again in a new browser; shown refs keep counting up."""
+    old_a = await _churn(conv, fixture_site)
+    await conv.ok(["close"])
+    # The engine answers a command sent while its daemon is still exiting with "Invalid
+    # response: EOF"; wait for the daemon's socket to go first (an engine race, not ours).
+    deadline = time.monotonic() + 10
+    while conv.sockets() and time.monotonic() < deadline:
+        await asyncio.sleep(0.1)
+    await conv.ok(["open", fixture_site.url("churn.html")])
+    snap = await conv.ok(["snapshot", "-i"])
+    new_a = ref_for(snap, "button", "Details A")
+    assert int(new_a.removeprefix("@e")) > int(old_a.removeprefix("@e")), (old_a, new_a)
+    assert old_a.removeprefix("@") not in snap.details["refSnapshot"]["refs"]
+
+    assert_stale_ref(await conv.call(["click", old_a]))
+    # The new browser has no element with the shown number: the click only lands on row A
+    # because the wrapper sends the engine its own id.
+    await conv.ok(["click", new_a])
+
+    assert [hit.split(":")[0] for hit in await _hits(conv)] == ["A"]
