@@ -40,6 +40,8 @@ class RefInfo(_Frozen):
     role: str | None = None
     name: str | None = None
     context: str | None = None
+    engine: str | None = None
+    """The engine's own id for this ref, when the wrapper shows it under another number."""
 
 
 class RefSnapshot(_Frozen):
@@ -135,14 +137,6 @@ class ManagedSessionSelected(_Frozen):
     session: str
 
 
-class RefBaseSet(_Frozen):
-    """The engine started numbering refs again (it launched a browser for this session): its
-    ids are shown shifted by `base` so no presented ref is ever reused in the conversation."""
-
-    kind: Literal["ref-base-set"] = "ref-base-set"
-    base: int
-
-
 Effect = Annotated[
     TargetObserved
     | TargetUnknown
@@ -151,8 +145,7 @@ Effect = Annotated[
     | SessionActivated
     | SessionClosed
     | NamespaceClosed
-    | ManagedSessionSelected
-    | RefBaseSet,
+    | ManagedSessionSelected,
     Field(discriminator="kind"),
 ]
 
@@ -198,10 +191,8 @@ class ConversationState(_Frozen):
     managed_session: str | None = None
     sessions: dict[str, SessionPageState] = Field(default_factory=dict)
     ref_high: int = 0
-    """The highest ref number shown in this conversation, over all sessions."""
-    ref_bases: dict[str, int] = Field(default_factory=dict)
-    """Per session label: the shift between engine ref ids and the ids shown (kept when the
-    session closes, so a relaunch continues above every id shown before)."""
+    """The highest ref number shown in this conversation, over all sessions: a new element
+    is shown above it, so no shown ref is ever reused (see `tools/agent_browser/refmap`)."""
     pending_intents: dict[str, IntentEvent] = Field(default_factory=dict)
     activated_tools: tuple[str, ...] = ()
     last_seq: int = 0

@@ -24,7 +24,6 @@ from agent_browser_tools.state.models import (
     ManagedSessionSelected,
     NamespaceClosed,
     PageTarget,
-    RefBaseSet,
     RefInvalidation,
     RefsInvalidated,
     RefSnapshot,
@@ -90,13 +89,10 @@ def _complete(state: ConversationState, event: CompletionEvent) -> ConversationS
     sessions = dict(state.sessions)
     managed = state.managed_session
     label = event.key.label
-    high, bases = state.ref_high, state.ref_bases
+    high = state.ref_high
     for effect in event.effects:
         if isinstance(effect, ManagedSessionSelected):
             managed = effect.session
-            continue
-        if isinstance(effect, RefBaseSet):
-            bases = {**bases, label: effect.base}
             continue
         if isinstance(effect, RefsRecorded):
             high = max(high, _highest_ref(effect.refs))
@@ -114,7 +110,6 @@ def _complete(state: ConversationState, event: CompletionEvent) -> ConversationS
             "managed_session": managed,
             "pending_intents": pending,
             "ref_high": high,
-            "ref_bases": bases,
             "last_seq": max(state.last_seq, event.seq),
         }
     )

@@ -16,8 +16,9 @@ from agent_browser_tools.engine.runner import RawOutcome
 from agent_browser_tools.planning.inputs import AgentBrowserInput
 from agent_browser_tools.planning.plan import ExecutionPlan
 from agent_browser_tools.runtime import Runtime
-from agent_browser_tools.state.models import SessionKey
+from agent_browser_tools.state.models import RefInfo, SessionKey
 from agent_browser_tools.tools.agent_browser.hooks import Hooks
+from agent_browser_tools.tools.agent_browser.refmap import Shown
 
 
 @dataclass(frozen=True)
@@ -52,11 +53,12 @@ class DirectCall:
         return self.request.inp.outputPath
 
     @property
-    def ref_base(self) -> int:
-        """Engine ref `eN` is shown as `e(N + ref_base)` for this session (see `refmap`)."""
+    def ref_table(self) -> Mapping[str, RefInfo]:
+        """The session's latest refs by shown id, with engine ids where they differ."""
         if self.key is None:
-            return 0
-        return self.rt.log.state.ref_bases.get(self.key.label, 0)
+            return {}
+        snapshot = self.rt.log.state.session(self.key).ref_snapshot
+        return snapshot.refs if snapshot is not None else {}
 
 
 @dataclass(frozen=True)
@@ -66,5 +68,8 @@ class Spawned:
     call_id: str
     raw: RawOutcome
     envelope: Envelope
-    ref_base: int | None = None
-    """Set when this answer restarted the engine's ref numbering: the session's new base."""
+    """The answer with shown ref ids (see `refmap`)."""
+    shown: Shown | None = None
+    """How this answer's engine refs were shown; None for sessionless calls."""
+    restarted: bool = False
+    """The engine launched a browser for this call: refs from before it name nothing."""

@@ -128,9 +128,11 @@ async def _spawn(call: DirectCall) -> Spawned | ToolResult:
             summary = "The call was cancelled while the command ran; the page state is unknown."
             rt.log.complete(call_id, key, False, (TargetUnknown(summary=summary),))
         raise
-    base = refmap.base_after(envelope, call.ref_base, rt.log.state.ref_high)
-    shown = refmap.envelope_to_model(envelope, base)
-    return Spawned(call_id, raw, shown, base if base != call.ref_base else None)
+    if key is None:
+        return Spawned(call_id, raw, envelope)
+    restarted = refmap.launched(envelope)
+    shown = refmap.Shown(call.ref_table, rt.log.state.ref_high, restarted)
+    return Spawned(call_id, raw, refmap.envelope_to_model(envelope, shown), shown, restarted)
 
 
 async def _run_engine(call: DirectCall) -> tuple[RawOutcome, Envelope]:
@@ -142,7 +144,7 @@ async def _run_engine(call: DirectCall) -> tuple[RawOutcome, Envelope]:
     parts = segments.split(plan, entry) if entry is not None else None
     if parts is not None:
         return await segments.run(call, parts)
-    args, stdin = refmap.to_engine(plan, call.ref_base)
+    args, stdin = refmap.to_engine(plan, call.ref_table)
     raw = await call.rt.spawn(args, timeout_ms=plan.timeout.timeout_ms, stdin=stdin)
     envelope = parse_outcome(raw, plan.output_mode)
     if raw.stdout_path is not None:

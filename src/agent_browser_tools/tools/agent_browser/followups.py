@@ -48,8 +48,7 @@ async def read_back(call: DirectCall, obs: Observation, spawned: Spawned) -> lis
             previous = prior.ref_snapshot.refs if prior and prior.ref_snapshot else None
             await snapshot_flow.apply_views(rt, plan, obs, call.hooks.snapshot, previous)
     if call.key is not None and plan.output_mode is OutputMode.JSON and not pending:
-        base = call.ref_base if spawned.ref_base is None else spawned.ref_base
-        delta_effects = await snapshot_flow.complete_delta(rt, plan, obs, envelope, base)
+        delta_effects = await snapshot_flow.complete_delta(rt, plan, obs, envelope, spawned.shown)
         effects += [scrub_effect(e) for e in delta_effects]
     return effects
 

@@ -27,7 +27,6 @@ from agent_browser_tools.state.stale_refs import (
     unverified,
 )
 from agent_browser_tools.taxonomy import resolve_command, split_global_flags
-from agent_browser_tools.tools.agent_browser import refmap
 from agent_browser_tools.tools.agent_browser.call import DirectCall
 from agent_browser_tools.tools.agent_browser.helpers import helper_data
 
@@ -71,10 +70,18 @@ def current_refs(data: object) -> dict[str, RefInfo] | None:
 
 
 def check(ids: tuple[str, ...], recorded: Mapping[str, RefInfo], data: object) -> StaleRef | None:
-    """The refusal for `ids` given the re-read `data`, else None (pure)."""
-    fresh = current_refs(data)
-    if fresh is None:
+    """The refusal for shown `ids` given the engine's re-read `data`, else None (pure).
+
+    The re-read speaks engine ids; each shown ref is looked up under its engine id.
+    """
+    engine = current_refs(data)
+    if engine is None:
         return unverified(ids)
+    fresh = {
+        ref: engine[info.engine or ref]
+        for ref, info in recorded.items()
+        if (info.engine or ref) in engine
+    }
     return identity_mismatch(ids, recorded, fresh)
 
 
@@ -90,8 +97,8 @@ async def verify(call: DirectCall) -> StaleRef | None:
 
 
 async def reread(call: DirectCall, entry: SessionPageState) -> object:
-    """The session's refs now, read with the recorded snapshot's own scope (one engine call)."""
+    """The session's refs now, in engine ids, read with the recorded snapshot's own scope
+    (one engine call)."""
     snapshot = entry.ref_snapshot
     read = list(snapshot.read_args or DEFAULT_READ) if snapshot is not None else DEFAULT_READ
-    data = await helper_data(call.rt, call.plan, list(read))
-    return refmap.data_to_model(data, call.ref_base)
+    return await helper_data(call.rt, call.plan, list(read))

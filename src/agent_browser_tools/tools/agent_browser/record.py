@@ -16,10 +16,37 @@ from agent_browser_tools.state.effects import (
     success_effects,
     text_mode_effects,
 )
-from agent_browser_tools.state.models import Effect, ManagedSessionSelected, RefBaseSet
+from agent_browser_tools.state.models import (
+    Effect,
+    ManagedSessionSelected,
+    RefInfo,
+    RefsInvalidated,
+    RefsRecorded,
+)
 from agent_browser_tools.tools.agent_browser.call import DirectCall, Spawned
 from agent_browser_tools.tools.agent_browser.observe import add_recovery
 from agent_browser_tools.tools.agent_browser.sessions import headed_handoff, settle_fresh
+
+RESTARTED = (
+    "The engine launched a new browser for this call; refs from before it name nothing now. "
+    "Run `snapshot -i`."
+)
+
+
+def _record_engine_ids(effects: list[Effect], spawned: Spawned) -> None:
+    """Recorded refs keep the engine id behind each shown id (see `refmap`); a browser launch
+    retires older refs even when this call recorded none."""
+    reverse = spawned.shown.reverse() if spawned.shown is not None else {}
+    for index, effect in enumerate(effects):
+        if isinstance(effect, RefsRecorded) and reverse:
+            refs = {ref: _with_engine(info, reverse.get(ref)) for ref, info in effect.refs.items()}
+            effects[index] = effect.model_copy(update={"refs": refs})
+    if spawned.restarted and not any(isinstance(e, RefsRecorded) for e in effects):
+        effects.append(RefsInvalidated(reason="page-transition", summary=RESTARTED))
+
+
+def _with_engine(info: RefInfo, engine: str | None) -> RefInfo:
+    return info.model_copy(update={"engine": engine}) if engine else info
 
 
 def effects_of(plan: ExecutionPlan, envelope: Envelope, probe: Probe | None) -> list[Effect]:
@@ -86,8 +113,7 @@ async def complete(
         if rt.root_id == rt.conversation_id or plan.session.fresh:
             # A sub-agent shares its root's browser; only the root closes it.
             rt.owned_sessions.add(key)
-    if key is not None and spawned.ref_base is not None:
-        effects.append(RefBaseSet(base=spawned.ref_base))
+    _record_engine_ids(effects, spawned)
     await settle_fresh(rt, plan, obs, effects)
     if plan.output_mode is OutputMode.JSON and not plan.is_batch:
         headed_handoff(plan, obs, spawned.envelope.data)

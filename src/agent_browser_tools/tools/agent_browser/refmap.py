@@ -1,16 +1,16 @@
-"""Refs the model sees are unique per session, even when the engine starts counting again.
+"""The refs the model sees name one element each, for the whole conversation.
 
-Why: the engine numbers refs with a counter that restarts at `e1` whenever it launches a
-browser (after `close`, a fresh session, a crash). A ref from before the restart would then
-name some other element of the new page, and no guard could tell the two `@e3`s apart. So
-the wrapper shows every engine id shifted by the session's `ref_base` (the highest id the
-session had shown when the engine restarted): `@e3` of the new browser reads as `@e103`, and
-an old `@e3` can never pass as a current ref. With `ref_base == 0` (no restart yet, the
-common case) every function here is the identity.
+Why: the engine keys a ref by DOM node and keeps it across snapshots, so after a list is
+patched in place the same `@e3` names "Details A" in one snapshot and "Details C" in the
+next; and it counts from `e1` again whenever it launches a browser. A ref from an older
+snapshot could then pass for a ref of the latest one. So the wrapper shows its own ids: an
+engine ref keeps its shown id from one snapshot to the next only while it is the same element
+(same role, name and, for look-alikes, neighbours); otherwise, and after the engine launched a
+browser, it gets a new id above every id shown so far. At dispatch the shown ids go back to
+engine ids. In the common case (a fresh conversation) the shown ids equal the engine's.
 
-Pure. `to_engine` rewrites the refs a call sends; `to_model` rewrites the refs an answer
-carries: ref maps, `ref=eN` in snapshot trees, `@eN` echoes, `Unknown ref: eN` errors.
-Page text is never touched.
+Pure. Page text is never rewritten: only ref maps, `ref=eN` in snapshot trees, whole-string
+`@eN` echoes and `Unknown ref: eN` errors.
 """
 
 from __future__ import annotations
@@ -19,125 +19,178 @@ import json
 import re
 import shlex
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from agent_browser_tools.engine.envelope import BatchRow, Envelope
 from agent_browser_tools.planning.plan import ExecutionPlan
+from agent_browser_tools.state.effects import refs_from_snapshot
+from agent_browser_tools.state.models import RefInfo
 from agent_browser_tools.taxonomy import resolve_command, split_global_flags
 
-_SPELLING = re.compile(r"^(@|ref=)?e(\d+)$")
+_SPELLING = re.compile(r"^(@|ref=)?(e\d+)$")
 _KEY = re.compile(r"^e(\d+)$")
-_TREE_REF = re.compile(r"\bref=e(\d+)\b")
-_ECHO = re.compile(r"^@e(\d+)$")
-_UNKNOWN = re.compile(r"(Unknown ref: @?)e(\d+)")
+_TREE_REF = re.compile(r"\bref=(e\d+)\b")
+_ECHO = re.compile(r"^@(e\d+)$")
+_UNKNOWN = re.compile(r"(Unknown ref: @?)(e\d+)")
 
 
-def _shift(token: str, delta: int) -> str | None:
-    """`@e5` shifted by `delta`, keeping its spelling; None when the result is not an id."""
-    hit = _SPELLING.match(token)
-    if hit is None:
-        return None
-    number = int(hit.group(2)) + delta
-    return f"{hit.group(1) or ''}e{number}" if number > 0 else None
+def engine_id(shown: str, table: Mapping[str, RefInfo]) -> str:
+    """The engine's id for a shown ref id (itself when the table does not know it)."""
+    info = table.get(shown)
+    return info.engine if info is not None and info.engine else shown
 
 
-def _row_to_engine(row: Sequence[str], base: int) -> list[str]:
-    """One argv with its ref-slot tokens moved to engine ids (others untouched)."""
+def _row_to_engine(row: Sequence[str], table: Mapping[str, RefInfo]) -> list[str]:
+    """One argv with its ref-slot tokens as engine ids (every other token untouched)."""
     out = list(row)
     match = resolve_command(split_global_flags(out)[1]) if out else None
+    done: set[int] = set()
     for value in match.ref_values() if match is not None else ():
-        shifted = _shift(value, -base)
-        spelled = _SPELLING.match(value)
-        if shifted is None and spelled is not None:
-            shifted = f"{spelled.group(1) or ''}e0"  # from before the restart: no element
-        if shifted is not None and value in out:
-            out[out.index(value)] = shifted
+        hit = _SPELLING.match(value)
+        if hit is None:
+            continue
+        index = next((i for i, t in enumerate(out) if t == value and i not in done), None)
+        if index is not None:
+            out[index] = f"{hit.group(1) or ''}{engine_id(hit.group(2), table)}"
+            done.add(index)
     return out
 
 
-def to_engine(plan: ExecutionPlan, base: int) -> tuple[list[str], str | None]:
-    """The argv and stdin to spawn, with presented refs translated to engine ids."""
+def rows_to_engine(rows: Sequence[Sequence[str]], table: Mapping[str, RefInfo]) -> list[list[str]]:
+    """Batch rows with their shown refs as engine ids."""
+    return [_row_to_engine(row, table) for row in rows]
+
+
+def to_engine(plan: ExecutionPlan, table: Mapping[str, RefInfo]) -> tuple[list[str], str | None]:
+    """The argv and stdin to spawn, with shown refs translated to engine ids."""
     args, stdin = list(plan.effective_args), plan.stdin
-    if base == 0:
+    if not any(info.engine for info in table.values()):
         return args, stdin
     batch = plan.checked.batch
     if batch is not None and batch.source == "stdin" and stdin is not None:
-        return args, json.dumps([_row_to_engine(row, base) for row in batch.rows])
+        return args, json.dumps(rows_to_engine(batch.rows, table))
     if batch is not None:
         raws = set(batch.raw)
-        fixed = [shlex.join(_row_to_engine(shlex.split(t), base)) if t in raws else t for t in args]
+        fixed = [
+            shlex.join(_row_to_engine(shlex.split(t), table)) if t in raws else t for t in args
+        ]
         return fixed, stdin
-    return _row_to_engine(args, base), stdin
+    return _row_to_engine(args, table), stdin
 
 
-def rows_to_engine(rows: Sequence[Sequence[str]], base: int) -> list[list[str]]:
-    """Batch rows (a segment) with presented refs translated to engine ids."""
-    return [_row_to_engine(row, base) if base else list(row) for row in rows]
+@dataclass
+class Shown:
+    """Engine id -> shown id for one answer: the previous snapshot's ids where the element
+    is the same, new ones above `high` otherwise."""
+
+    table: Mapping[str, RefInfo]
+    high: int
+    restarted: bool = False
+    assigned: dict[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self._known: dict[str, tuple[str, RefInfo]] = {}
+        if not self.restarted:
+            for shown, info in self.table.items():
+                self._known[info.engine or shown] = (shown, info)
+
+    def ref(self, engine: str, info: RefInfo | None = None) -> str:
+        """The shown id of `engine`; with `info` (the element it is now, from a snapshot) a
+        changed or unknown element gets a new id: its own number when no id up to it was
+        shown yet (so a fresh conversation shows the engine's numbers), else the next one."""
+        if engine in self.assigned:
+            return self.assigned[engine]
+        known = self._known.get(engine)
+        if known is not None and (info is None or _same_element(known[1], info)):
+            shown = known[0]
+        elif info is None:
+            return engine  # not a ref of any recorded snapshot: nothing to translate
+        else:
+            number = _number(engine)
+            shown = engine if number > self.high else f"e{self.high + 1}"
+        self.high = max(self.high, _number(shown))
+        self.assigned[engine] = shown
+        return shown
+
+    def reverse(self) -> dict[str, str]:
+        """Shown id -> engine id, for ids this answer assigned that differ."""
+        return {shown: engine for engine, shown in self.assigned.items() if shown != engine}
 
 
-def data_to_model(data: Any, base: int) -> Any:
-    """Engine data with its refs shown as presented ids (page text untouched)."""
-    if base == 0:
-        return data
+def _same_element(before: RefInfo, now: RefInfo) -> bool:
+    return (before.role, before.name, before.context) == (now.role, now.name, now.context)
+
+
+def data_to_model(data: Any, shown: Shown) -> Any:
+    """Engine data with its refs as shown ids; snapshot ref maps get their ids first."""
     if isinstance(data, Mapping):
+        refs = data.get("refs")
+        if isinstance(refs, Mapping):
+            text = data.get("snapshot")
+            infos = refs_from_snapshot(data, text if isinstance(text, str) else None)
+            for engine in sorted(infos, key=_number):
+                shown.ref(engine, infos[engine])
         out: dict[str, Any] = {}
         for key, value in data.items():
             if key == "refs" and isinstance(value, Mapping):
-                out[key] = {_key(k, base): data_to_model(v, base) for k, v in value.items()}
+                out[key] = {_key(k, shown): data_to_model(v, shown) for k, v in value.items()}
             else:
-                out[key] = data_to_model(value, base)
+                out[key] = data_to_model(value, shown)
         return out
     if isinstance(data, list):
-        return [data_to_model(item, base) for item in data]
+        return [data_to_model(item, shown) for item in data]
     if isinstance(data, str):
-        return _text_to_model(data, base)
+        return text_to_model(data, shown)
     return data
 
 
-def _key(key: Any, base: int) -> Any:
-    hit = _KEY.match(str(key))
-    return f"e{int(hit.group(1)) + base}" if hit else key
+def _number(engine: str) -> int:
+    hit = _KEY.match(engine)
+    return int(hit.group(1)) if hit else 0
 
 
-def _text_to_model(text: str, base: int) -> str:
-    """`ref=eN` annotations and whole-string `@eN` echoes; other text stays as it is."""
+def _key(key: Any, shown: Shown) -> Any:
+    return shown.ref(str(key)) if _KEY.match(str(key)) else key
+
+
+def text_to_model(text: str, shown: Shown) -> str:
+    """`ref=eN` annotations and a whole-string `@eN` echo; other text stays as it is."""
     echo = _ECHO.match(text)
     if echo is not None:
-        return f"@e{int(echo.group(1)) + base}"
-    return _TREE_REF.sub(lambda m: f"ref=e{int(m.group(1)) + base}", text)
+        return "@" + shown.ref(echo.group(1))
+    return _TREE_REF.sub(lambda m: "ref=" + shown.ref(m.group(1)), text)
 
 
-def error_to_model(error: str | None, base: int) -> str | None:
+def error_to_model(error: str | None, shown: Shown) -> str | None:
     """`Unknown ref: e3` names the id the model sent."""
-    if error is None or base == 0:
-        return error
-    return _UNKNOWN.sub(lambda m: f"{m.group(1)}e{int(m.group(2)) + base}", error)
+    if error is None:
+        return None
+    return _UNKNOWN.sub(lambda m: m.group(1) + shown.ref(m.group(2)), error)
 
 
-def envelope_to_model(envelope: Envelope, base: int) -> Envelope:
-    """The whole answer with presented ids (rows, data, errors)."""
-    if base == 0:
-        return envelope
+def envelope_to_model(envelope: Envelope, shown: Shown) -> Envelope:
+    """The whole answer with shown ids (data, batch rows, errors, native text)."""
     rows = None
     if envelope.rows is not None:
         rows = tuple(
             BatchRow(
-                command=tuple(data_to_model(list(row.command), base)),
+                command=tuple(text_to_model(t, shown) for t in row.command),
                 success=row.success,
-                result=data_to_model(row.result, base),
-                error=error_to_model(row.error, base),
+                result=data_to_model(row.result, shown),
+                error=error_to_model(row.error, shown),
             )
             for row in envelope.rows
         )
     return Envelope(
         mode=envelope.mode,
         success=envelope.success,
-        data=data_to_model(envelope.data, base),
-        error=error_to_model(envelope.error, base),
+        data=data_to_model(envelope.data, shown),
+        error=error_to_model(envelope.error, shown),
         warning=envelope.warning,
         error_type=envelope.error_type,
         rows=rows,
-        text=_text_to_model(envelope.text, base) if envelope.text is not None else None,
+        text=text_to_model(envelope.text, shown) if envelope.text is not None else None,
         failure=envelope.failure,
         parse_error=envelope.parse_error,
         stderr=envelope.stderr,
@@ -155,8 +208,3 @@ def launched(envelope: Envelope) -> bool:
         ):
             return True
     return False
-
-
-def base_after(envelope: Envelope, base: int, high: int) -> int:
-    """The base for this answer: after a (re)launch, above every id shown so far."""
-    return max(base, high) if launched(envelope) else base

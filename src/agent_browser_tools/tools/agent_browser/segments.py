@@ -86,7 +86,7 @@ async def run(call: DirectCall, segments: list[Segment]) -> tuple[RawOutcome, En
                 stale = (segment.start, changed)
                 break
         budget = max(1, int((deadline - time.monotonic()) * 1000))
-        engine_rows = refmap.rows_to_engine(segment.rows, call.ref_base)
+        engine_rows = refmap.rows_to_engine(segment.rows, call.ref_table)
         stdin = json.dumps(engine_rows)
         raw = await rt.spawn(plan.effective_args, timeout_ms=budget, stdin=stdin)
         envelope = parse_outcome(raw, OutputMode.JSON)
@@ -97,7 +97,7 @@ async def run(call: DirectCall, segments: list[Segment]) -> tuple[RawOutcome, En
         if not envelope.success or envelope.rows is None:
             break
     planned = plan.checked.batch.rows if plan.checked.batch is not None else ()
-    sent = tuple(tuple(row) for row in refmap.rows_to_engine(planned, call.ref_base))
+    sent = tuple(tuple(row) for row in refmap.rows_to_engine(planned, call.ref_table))
     return _merged_raw(raws), merge(envelopes, stale, sent)
 
 

@@ -158,7 +158,11 @@ REFS_UNREAD = (
 
 
 async def complete_delta(
-    rt: Runtime, plan: ExecutionPlan, obs: Observation, envelope: Envelope, base: int = 0
+    rt: Runtime,
+    plan: ExecutionPlan,
+    obs: Observation,
+    envelope: Envelope,
+    shown: refmap.Shown | None = None,
 ) -> list[Effect]:
     """Show a native partial `--delta` answer and read complete refs for it.
 
@@ -175,7 +179,9 @@ async def complete_delta(
     native, read = found
     if not plan.is_batch:
         obs.context["snapshot_text"] = "\n".join(render_partial(native))
-    data = refmap.data_to_model(await helper_data(rt, plan, read), base)
+    data = await helper_data(rt, plan, read)
+    if shown is not None:
+        data = refmap.data_to_model(data, shown)
     payload = snapshot_payload(data)
     if payload is None or payload.refs is None or not isinstance(data, Mapping):
         obs.extra["snapshotDeltaRefs"] = {"status": "failed", "args": read}

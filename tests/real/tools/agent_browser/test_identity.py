@@ -179,3 +179,22 @@ async def test_a_ref_from_before_a_browser_restart_never_names_a_new_element(
     await conv.ok(["click", new_a])
 
     assert [hit.split(":")[0] for hit in await _hits(conv)] == ["A"]
+
+
+@real_engine
+async def test_a_ref_from_an_older_snapshot_never_passes_for_the_node_it_now_shows(
+    conv: Conversation, fixture_site: FixtureServer
+) -> None:
+    """The engine keeps a node's id when it is patched in place; the shown id must not."""
+    row_a = await _churn(conv, fixture_site)
+    await conv.ok(["eval", "patchInPlace(['C', 'A', 'B'])"])
+    later = await conv.ok(["snapshot", "-i"])
+    assert ref_for(later, "button", "Details C") != row_a  # the node's new content, new id
+
+    blocked = await conv.call(["click", row_a])  # the model reads its older snapshot
+
+    assert_stale_ref(blocked)
+    assert blocked.details["staleRef"]["reason"] == "not-in-latest-snapshot"
+    assert await _hits(conv) == []
+    await conv.ok(["click", ref_for(later, "button", "Details A")])
+    assert [hit.split(":")[0] for hit in await _hits(conv)] == ["A"]

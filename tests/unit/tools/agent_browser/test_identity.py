@@ -115,3 +115,13 @@ def test_re_read_names_are_scrubbed_like_recorded_ones() -> None:
     refs = {"e7": {"role": "button", "name": f"Copy {secret}"}}
     fresh = current_refs(_data('- button "x" [ref=e7]', refs))
     assert fresh is not None and secret not in json.dumps(fresh["e7"].model_dump())
+
+
+def test_shown_refs_are_checked_under_their_engine_ids() -> None:
+    """The re-read speaks engine ids: shown e8 is engine e3."""
+    recorded = {"e8": RefInfo(role="button", name="Save", engine="e3")}
+    same = {"refs": {"e3": {"role": "button", "name": "Save"}}, "snapshot": ""}
+    moved = {"refs": {"e8": {"role": "button", "name": "Save"}}, "snapshot": ""}
+    assert check(("e8",), recorded, same) is None
+    stale = check(("e8",), recorded, moved)
+    assert stale is not None and stale.code == "element-gone"

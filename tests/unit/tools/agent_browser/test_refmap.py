@@ -1,4 +1,4 @@
-"""Shown refs never repeat in a conversation, even when the engine restarts its counter."""
+"""Shown refs name one element each for the whole conversation (pure translation rules)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,6 @@ from agent_browser_tools.state.models import (
     ConversationState,
     Effect,
     NamespaceClosed,
-    RefBaseSet,
     RefInfo,
     RefsRecorded,
     SessionKey,
@@ -20,67 +19,88 @@ from agent_browser_tools.tools.agent_browser import refmap
 from tests.support.plans import plan
 
 KEY = SessionKey(session="s")
+A = RefInfo(role="button", name="Details A")
+B = RefInfo(role="button", name="Details B")
+C = RefInfo(role="button", name="Details C")
 
 
-def test_nothing_changes_before_the_first_restart() -> None:
-    call = plan(["fill", "@e5", "e5"])
-    assert refmap.to_engine(call, 0) == (list(call.effective_args), call.stdin)
-    data = {"refs": {"e5": {}}, "snapshot": '- button "x" [ref=e5]'}
-    assert refmap.data_to_model(data, 0) is data
+def _snapshot(*rows: tuple[str, RefInfo]) -> dict[str, object]:
+    tree = "\n".join(f'- {i.role} "{i.name}" [ref={ref}]' for ref, i in rows)
+    refs = {ref: {"role": i.role, "name": i.name} for ref, i in rows}
+    return {"snapshot": tree, "refs": refs}
+
+
+def test_a_fresh_conversation_shows_the_engines_own_numbers() -> None:
+    shown = refmap.Shown({}, high=0)
+    data = refmap.data_to_model(_snapshot(("e36", A), ("e37", C)), shown)
+    assert list(data["refs"]) == ["e36", "e37"]
+    assert shown.reverse() == {}
+    assert refmap.to_engine(plan(["click", "@e36"]), {}) == (
+        list(plan(["click", "@e36"]).effective_args),
+        None,
+    )
+
+
+def test_the_same_element_keeps_its_id_and_a_changed_one_gets_a_new_id() -> None:
+    """A node patched in place (engine e3 now shows C) must not keep A's shown id."""
+    table = {"e3": A, "e4": B}
+    shown = refmap.Shown(table, high=4)
+    data = refmap.data_to_model(_snapshot(("e3", C), ("e4", B)), shown)
+    assert list(data["refs"]) == ["e5", "e4"]
+    assert "ref=e5" in str(data["snapshot"])
+    assert shown.reverse() == {"e5": "e3"}
+
+
+def test_after_a_browser_launch_every_element_is_new() -> None:
+    """The engine counts from e1 again; shown ids continue above everything shown."""
+    shown = refmap.Shown({"e3": A}, high=57, restarted=True)
+    data = refmap.data_to_model(_snapshot(("e1", A), ("e2", C)), shown)
+    assert list(data["refs"]) == ["e58", "e59"]
 
 
 def test_only_ref_slots_go_out_as_engine_ids() -> None:
     """`fill e105 e105`: the first is the ref, the second is the text to type."""
-    args, _ = refmap.to_engine(plan(["fill", "e105", "e105"]), 100)
+    table = {"e105": RefInfo(role="textbox", name="Note", engine="e5")}
+    args, _ = refmap.to_engine(plan(["fill", "e105", "e105"]), table)
     assert args[-2:] == ["e5", "e105"]
-    args, _ = refmap.to_engine(plan(["click", "@e107"]), 100)
-    assert args[-1] == "@e7"
-
-
-def test_a_ref_from_before_the_restart_names_no_engine_element() -> None:
-    args, _ = refmap.to_engine(plan(["click", "@e3"]), 100)
-    assert args[-1] == "@e0"
+    args, _ = refmap.to_engine(plan(["click", "ref=e105"]), table)
+    assert args[-1] == "ref=e5"
 
 
 def test_batch_rows_go_out_as_engine_ids() -> None:
-    rows = [["click", "@e101"], ["fill", "ref=e102", "e102"]]
-    _, stdin = refmap.to_engine(plan(["batch", "--bail"], rows=rows), 100)
-    assert json.loads(stdin or "") == [["click", "@e1"], ["fill", "ref=e2", "e102"]]
+    table = {"e101": RefInfo(engine="e1"), "e102": RefInfo(engine="e2")}
+    rows = [["click", "@e101"], ["fill", "@e102", "e102"]]
+    _, stdin = refmap.to_engine(plan(["batch", "--bail"], rows=rows), table)
+    assert json.loads(stdin or "") == [["click", "@e1"], ["fill", "@e2", "e102"]]
 
 
-def test_answers_show_refs_above_the_base_and_leave_page_text_alone() -> None:
-    data = {
-        "refs": {"e1": {"role": "button", "name": "e1"}},
-        "snapshot": '- button "e1" [ref=e1]\n- paragraph: see e1 and ref=e9',
-        "clicked": "@e1",
-    }
-    shown = refmap.data_to_model(data, 100)
-    assert list(shown["refs"]) == ["e101"]
-    assert shown["refs"]["e101"]["name"] == "e1"
-    assert shown["snapshot"] == '- button "e1" [ref=e101]\n- paragraph: see e1 and ref=e109'
-    assert shown["clicked"] == "@e101"
+def test_page_text_is_never_rewritten() -> None:
+    shown = refmap.Shown({"e5": RefInfo(engine="e1")}, high=5)
+    data = {"snapshot": "- paragraph: see e1 and ref e1", "text": "e1", "clicked": "@e1"}
+    out = refmap.data_to_model(data, shown)
+    assert out["snapshot"] == "- paragraph: see e1 and ref e1"
+    assert out["text"] == "e1"
+    assert out["clicked"] == "@e5"
 
 
 def test_engine_errors_name_the_ref_the_model_sent() -> None:
+    shown = refmap.Shown({"e104": RefInfo(engine="e4")}, high=104)
     answer = Envelope(
         mode=OutputMode.JSON,
         success=False,
         rows=(BatchRow(("click", "@e4"), False, None, "Unknown ref: e4"),),
         error="Unknown ref: e4",
     )
-    shown = refmap.envelope_to_model(answer, 100)
-    assert shown.error == "Unknown ref: e104"
-    assert shown.rows is not None and shown.rows[0].error == "Unknown ref: e104"
-    assert shown.rows[0].command == ("click", "@e104")
+    out = refmap.envelope_to_model(answer, shown)
+    assert out.error == "Unknown ref: e104"
+    assert out.rows is not None and out.rows[0].error == "Unknown ref: e104"
+    assert out.rows[0].command == ("click", "@e104")
 
 
-def test_a_launch_moves_the_base_above_every_shown_ref() -> None:
-    life = {"lifecycle": {"launched": True, "reused": False}}
-    launched = Envelope(mode=OutputMode.JSON, success=True, data=life)
+def test_a_launch_is_read_from_the_engines_lifecycle() -> None:
+    launched = Envelope(mode=OutputMode.JSON, success=True, data={"lifecycle": {"launched": True}})
     reused = Envelope(mode=OutputMode.JSON, success=True, data={"lifecycle": {"launched": False}})
-    assert refmap.base_after(launched, 0, 57) == 57
-    assert refmap.base_after(reused, 0, 57) == 0
-    assert refmap.base_after(launched, 80, 57) == 80
+    assert refmap.launched(launched) and not refmap.launched(reused)
 
 
 def _complete(state: ConversationState, *effects: Effect, seq: int = 1) -> ConversationState:
@@ -88,10 +108,8 @@ def _complete(state: ConversationState, *effects: Effect, seq: int = 1) -> Conve
     return apply_event(state, event)
 
 
-def test_the_base_and_the_highest_ref_survive_closing_the_session() -> None:
+def test_the_highest_shown_ref_survives_closing_the_session() -> None:
     state = _complete(ConversationState(), RefsRecorded(refs={"e57": RefInfo(), "e3": RefInfo()}))
     assert state.ref_high == 57
     state = _complete(state, NamespaceClosed(), seq=2)
-    state = _complete(state, RefBaseSet(base=57), seq=3)
-    assert state.ref_bases == {"s": 57}
     assert state.ref_high == 57
