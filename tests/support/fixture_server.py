@@ -2,9 +2,9 @@
 
 It serves ``tests/fixture_site/`` on 127.0.0.1 at an ephemeral port, plus a few dynamic
 routes that static files cannot express (a delayed page, a Set-Cookie response, JSON APIs
-that succeed or fail, a guaranteed 404). It also owns the planted fake secrets: the pages
-and responses that carry them are rendered from :data:`PLANTED_SECRETS`, so redaction tests
-grep for exactly the values the browser saw.
+that succeed or fail, a guaranteed 404, a form POST that answers 303 back to the page). It
+also owns the planted fake secrets: the pages and responses that carry them are rendered
+from :data:`PLANTED_SECRETS`, so redaction tests grep for exactly the values the browser saw.
 """
 
 from __future__ import annotations
@@ -92,6 +92,15 @@ class _FixtureHandler(SimpleHTTPRequestHandler):
         else:
             super().do_GET()
 
+    def do_POST(self) -> None:
+        route = self._POST_ROUTES.get(urlsplit(self.path).path)
+        if route is None:
+            # What the stdlib handler answers for a method it does not implement.
+            self.send_error(HTTPStatus.NOT_IMPLEMENTED, f"Unsupported method ({self.command!r})")
+            return
+        length = int(self.headers.get("Content-Length") or 0)
+        route(self, parse_qs(self.rfile.read(length).decode(errors="replace")))
+
     # --- dynamic routes ----------------------------------------------------------------
 
     def _slow(self, query: dict[str, list[str]]) -> None:
@@ -125,6 +134,16 @@ class _FixtureHandler(SimpleHTTPRequestHandler):
     def _missing(self, _query: dict[str, list[str]]) -> None:
         self._send_body(HTTPStatus.NOT_FOUND, "text/plain; charset=utf-8", b"not found\n")
 
+    def _walk_submit(self, _form: dict[str, list[str]]) -> None:
+        """Post/Redirect/Get back to the walk page that posted: a new document, same URL."""
+        referer = self.headers.get("Referer") or ""
+        origin = f"http://{self.headers.get('Host', '')}/"
+        location = referer if referer.startswith(origin) else "/walk.html"
+        self.send_response(HTTPStatus.SEE_OTHER)
+        self.send_header("Location", location)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
     _ROUTES: ClassVar[dict[str, Callable[[_FixtureHandler, dict[str, list[str]]], None]]] = {
         "/slow.html": _slow,
         "/files/report.txt": _report,
@@ -132,6 +151,9 @@ class _FixtureHandler(SimpleHTTPRequestHandler):
         "/api/ok": _api_ok,
         "/api/fail": _api_fail,
         "/missing.png": _missing,
+    }
+    _POST_ROUTES: ClassVar[dict[str, Callable[[_FixtureHandler, dict[str, list[str]]], None]]] = {
+        "/walk-submit": _walk_submit,
     }
 
     # --- helpers -------------------------------------------------------------------------
