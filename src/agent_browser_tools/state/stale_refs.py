@@ -29,7 +29,6 @@ StaleReason = Literal[
     "target-unknown",
     "refs-invalidated",
     "not-in-latest-snapshot",
-    "other-page",
     "batch-latch",
     "element-changed",
     "element-gone",
@@ -59,13 +58,6 @@ def normalize_url(url: str) -> str:
     except ValueError:
         return text.split("#", 1)[0]
     return urlunsplit((parts.scheme, parts.netloc, parts.path, parts.query, ""))
-
-
-def targets_match(a: str | None, b: str | None) -> bool:
-    """Missing URLs match, so calls early in a session are not blocked."""
-    if not a or not b:
-        return True
-    return normalize_url(a) == normalize_url(b)
 
 
 def ref_ids(match: CommandMatch) -> tuple[str, ...]:
@@ -98,12 +90,9 @@ def _check_against_state(
             f"{', '.join('@' + i for i in missing)} is not in the latest snapshot of this session "
             "(refs are page-scoped and renumbered by each snapshot)."
         )
-    current = entry.target.url if entry.target else None
-    if not targets_match(snapshot.target_url, current):
-        return "other-page", (
-            f"{shown} came from a snapshot of {snapshot.target_url}, but the session is now on "
-            f"{current}."
-        )
+    # A URL that changed since the snapshot is not refused here: a pushState view swap keeps
+    # the document and its elements. The identity re-read before dispatch decides: a new
+    # document has new nodes, and the engine never gives a new node an old id.
     return None
 
 

@@ -12,7 +12,8 @@ open are documented next to the row.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Any
 
 from agent_browser_tools.taxonomy.spec import ArtifactSlot, CommandSpec, LocalFlag, RefSlots
 from agent_browser_tools.taxonomy.vocabulary import (
@@ -71,7 +72,6 @@ def _cmd(
     session: SessionNeed = SessionNeed.BROWSER,
     refs: tuple[int, ...] = (),
     guard: bool = False,
-    makes_refs: bool = False,
     latch: bool = False,
     exempt: str = "",
     latch_min: int = 0,
@@ -100,7 +100,6 @@ def _cmd(
         session=session,
         ref_slots=RefSlots(refs),
         guards_refs=guard,
-        produces_refs=makes_refs,
         invalidates_batch_refs=latch,
         latch_exempt_roles=frozenset(exempt.split()),
         latch_min_operands=latch_min,
@@ -124,6 +123,26 @@ def _cmd(
         synthetic=synthetic,
         cli_available=cli,
     )
+
+
+def _refs_maker(path: str, summary: str, **fields: Any) -> CommandSpec:
+    """A command whose answer is a ref map (the session's latest refs)."""
+    return replace(_cmd(path, summary, **fields), produces_refs=True)
+
+
+def _toggle(path: str, summary: str, *, checked: bool) -> CommandSpec:
+    """`check` / `uncheck` one box by ref or selector; leaves it `checked`."""
+    spec = _cmd(
+        path,
+        summary,
+        refs=(0,),
+        guard=True,
+        latch=True,
+        exempt=FORM_TOGGLE,
+        change=True,
+        args=(1, 1),
+    )
+    return replace(spec, sets_checked=checked)
 
 
 def _element(path: str, summary: str) -> CommandSpec:
@@ -165,7 +184,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
     # Reading. Explicit-URL `read` fetches over HTTP without navigating the browser.
     _cmd("read", "Fetch agent-readable text", ro=True, args=(0, 1),
          flags="--raw --require-md --llms= --outline --filter= --timeout="),
-    _cmd("snapshot", "Accessibility tree with refs", ro=True, makes_refs=True,
+    _refs_maker("snapshot", "Accessibility tree with refs", ro=True,
          flags="--interactive/-i --urls/-u --compact/-c --depth/-d= --selector/-s= --delta --full"),
     _element("get text", "Get text content of element"),
     _element("get html", "Get inner HTML of element"),
@@ -194,10 +213,8 @@ COMMANDS: tuple[CommandSpec, ...] = (
     _cmd("fill", "Clear and fill", refs=(0,), guard=True, change=True, args=(2, 2)),
     _cmd("hover", "Hover element", refs=(0,), guard=True, latch=True, change=True, args=(1, 1)),
     _cmd("focus", "Focus element", refs=(0,), guard=True, args=(1, 1)),
-    _cmd("check", "Check checkbox", refs=(0,), guard=True, latch=True, exempt=FORM_TOGGLE,
-         change=True, args=(1, 1)),
-    _cmd("uncheck", "Uncheck checkbox", refs=(0,), guard=True, latch=True, exempt=FORM_TOGGLE,
-         change=True, args=(1, 1)),
+    _toggle("check", "Check checkbox", checked=True),
+    _toggle("uncheck", "Uncheck checkbox", checked=False),
     _cmd("select", "Select dropdown option(s)", refs=(0,), guard=True, latch=True,
          exempt="combobox", change=True, args=(2, None)),
     _cmd("drag", "Drag and drop", refs=(0, 1), guard=True, latch=True, args=(2, 2),

@@ -85,6 +85,10 @@ class CommandSpec:
     guards_refs: bool = False
     """`isRefGuardedCommand`: a mutation-prone command whose refs are preflighted for
     staleness, because a recycled ref would silently act on the wrong element."""
+    sets_checked: bool | None = None
+    """`check` (True) / `uncheck` (False): the box state the command leaves. The engine clicks
+    and then clicks again if the node does not show that state, which double-clicks when the
+    first click re-sorted the list in place; the wrapper sends a single click instead."""
     produces_refs: bool = False
     """The command's answer is a ref map (a snapshot): refs after it are new, and it records
     the session's latest refs."""

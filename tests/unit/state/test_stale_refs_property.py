@@ -249,7 +249,7 @@ class Wrapper:
     def direct(self, action: Navigate | Snapshot | UseRef) -> bool:
         """Run one direct call; False when the guard blocked it before dispatch."""
         plan = _plan(action.tokens(), self.log.state)
-        if guards.refusal(plan, self.log.state) is not None:
+        if guards.refusal(plan, self.log.state) is not None or self._changed(plan):
             self.stats.blocked += 1
             return False
 
@@ -263,11 +263,19 @@ class Wrapper:
         self.stats.dispatched_ref_uses += isinstance(action, UseRef)
         return True
 
+    def _changed(self, plan: Any) -> bool:
+        """The identity re-read before dispatch (`identity.refs_to_verify` + `check`)."""
+        entry = self.log.state.session(KEY)
+        ids = identity.refs_to_verify(plan, entry)
+        if not ids or entry.ref_snapshot is None:
+            return False
+        return identity.check(ids, entry.ref_snapshot.refs, self.engine.reread()) is not None
+
     def batch(self, batch: Batch) -> bool:
         rows = [list(row.tokens()) for row in batch.rows]
         self.engine.trace.append(f"batch of {len(rows)}:")
         plan = _plan(("batch", "--bail"), self.log.state, stdin=json.dumps(rows))
-        if guards.refusal(plan, self.log.state) is not None:
+        if guards.refusal(plan, self.log.state) is not None or self._changed(plan):
             self.stats.blocked += 1
             return False
 

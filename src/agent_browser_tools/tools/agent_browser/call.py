@@ -8,7 +8,7 @@ makes the order in `execute.run` the only thing to read.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from agent_browser_tools.engine.envelope import Envelope
@@ -39,6 +39,8 @@ class DirectCall:
     rt: Runtime
     request: DirectRequest
     plan: ExecutionPlan
+    checked: dict[str, bool] = field(default_factory=dict)
+    """Checkbox states (engine ids) the identity re-read saw, for `check`/`uncheck`."""
 
     @property
     def hooks(self) -> Hooks:

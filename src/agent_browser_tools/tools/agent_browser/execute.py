@@ -144,7 +144,7 @@ async def _run_engine(call: DirectCall) -> tuple[RawOutcome, Envelope]:
     parts = segments.split(plan, entry) if entry is not None else None
     if parts is not None:
         return await segments.run(call, parts)
-    args, stdin = refmap.to_engine(plan, call.ref_table)
+    args, stdin = refmap.to_engine(plan, call.ref_table, call.checked)
     raw = await call.rt.spawn(args, timeout_ms=plan.timeout.timeout_ms, stdin=stdin)
     envelope = parse_outcome(raw, plan.output_mode)
     if raw.stdout_path is not None:

@@ -14,6 +14,7 @@ still change in the few milliseconds between this re-read and the dispatch.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 
 from agent_browser_tools.planning.plan import ExecutionPlan
 from agent_browser_tools.state.effects import refs_from_snapshot
@@ -26,7 +27,8 @@ from agent_browser_tools.state.stale_refs import (
     ref_ids,
     unverified,
 )
-from agent_browser_tools.taxonomy import resolve_command, split_global_flags
+from agent_browser_tools.taxonomy import CommandMatch, resolve_command, split_global_flags
+from agent_browser_tools.tools.agent_browser import refmap
 from agent_browser_tools.tools.agent_browser.call import DirectCall
 from agent_browser_tools.tools.agent_browser.helpers import helper_data
 
@@ -36,9 +38,9 @@ DEFAULT_READ = ("snapshot", "-i")
 def refs_to_verify(plan: ExecutionPlan, entry: SessionPageState) -> tuple[str, ...]:
     """The refs this call will hand the engine that the recorded snapshot knows (pure).
 
-    A batch is checked up to its first step that can replace the page or take a new snapshot:
-    refs after such a step are the static guard's to refuse (or come from a snapshot the
-    model has not seen).
+    In a batch, every step's refs up to its first `snapshot` step: an element that already
+    changed refuses the batch before anything runs. Steps after one that can change the page
+    are re-read again where they run (`segments`).
     """
     snapshot = entry.ref_snapshot
     if plan.session.key is None or snapshot is None:
@@ -47,16 +49,32 @@ def refs_to_verify(plan: ExecutionPlan, entry: SessionPageState) -> tuple[str, .
         ids = ref_ids(plan.match) if plan.match is not None else ()
         return tuple(i for i in ids if i in snapshot.refs)
     found: list[str] = []
-    for row in plan.checked.batch.rows if plan.checked.batch is not None else ():
-        match = resolve_command(split_global_flags(row)[1]) if row else None
-        if match is None:
-            continue
+    for _step, match in _batch_matches(plan):
         if match.spec.produces_refs:
             break
         found += [i for i in ref_ids(match) if i in snapshot.refs and i not in found]
-        if match.sets_batch_latch:
-            break
     return tuple(found)
+
+
+def _batch_matches(plan: ExecutionPlan) -> list[tuple[int, CommandMatch]]:
+    """(1-based step, match) of each batch row the taxonomy knows."""
+    rows = plan.checked.batch.rows if plan.checked.batch is not None else ()
+    out: list[tuple[int, CommandMatch]] = []
+    for step, row in enumerate(rows, start=1):
+        match = resolve_command(split_global_flags(row)[1]) if row else None
+        if match is not None:
+            out.append((step, match))
+    return out
+
+
+def at_step(plan: ExecutionPlan, stale: StaleRef) -> StaleRef:
+    """In a batch, the refusal names the first step that uses the refused ref."""
+    if not plan.is_batch or not stale.refs:
+        return stale
+    step = next((n for n, m in _batch_matches(plan) if stale.refs[0] in ref_ids(m)), None)
+    if step is None:
+        return stale
+    return replace(stale, step=step, reason=f"step {step}: {stale.reason}")
 
 
 def current_refs(data: object) -> dict[str, RefInfo] | None:
@@ -93,7 +111,10 @@ async def verify(call: DirectCall) -> StaleRef | None:
     ids = refs_to_verify(call.plan, entry)
     if not ids or entry.ref_snapshot is None:
         return None
-    return check(ids, entry.ref_snapshot.refs, await reread(call, entry))
+    data = await reread(call, entry)
+    call.checked.update(refmap.checked_states(data))
+    stale = check(ids, entry.ref_snapshot.refs, data)
+    return at_step(call.plan, stale) if stale is not None else None
 
 
 async def reread(call: DirectCall, entry: SessionPageState) -> object:

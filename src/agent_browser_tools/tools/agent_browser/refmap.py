@@ -26,7 +26,12 @@ from agent_browser_tools.engine.envelope import BatchRow, Envelope
 from agent_browser_tools.planning.plan import ExecutionPlan
 from agent_browser_tools.state.effects import refs_from_snapshot
 from agent_browser_tools.state.models import RefInfo
-from agent_browser_tools.taxonomy import resolve_command, split_global_flags
+from agent_browser_tools.taxonomy import (
+    FlagValue,
+    global_flag,
+    resolve_command,
+    split_global_flags,
+)
 
 _SPELLING = re.compile(r"^(@|ref=)?(e\d+)$")
 _KEY = re.compile(r"^e(\d+)$")
@@ -41,42 +46,88 @@ def engine_id(shown: str, table: Mapping[str, RefInfo]) -> str:
     return info.engine if info is not None and info.engine else shown
 
 
-def _row_to_engine(row: Sequence[str], table: Mapping[str, RefInfo]) -> list[str]:
-    """One argv with its ref-slot tokens as engine ids (every other token untouched)."""
+Checked = Mapping[str, bool]
+"""Engine ref id -> whether the box shows checked, from the identity re-read."""
+
+
+def _row_to_engine(
+    row: Sequence[str], table: Mapping[str, RefInfo], checked: Checked | None = None
+) -> list[str]:
+    """One argv with its ref-slot tokens as engine ids (every other token untouched), and a
+    `check`/`uncheck` whose box shows the other state sent as one `click`."""
     out = list(row)
     match = resolve_command(split_global_flags(out)[1]) if out else None
     done: set[int] = set()
+    engines: list[str] = []
     for value in match.ref_values() if match is not None else ():
         hit = _SPELLING.match(value)
         if hit is None:
             continue
+        engines.append(engine_id(hit.group(2), table))
         index = next((i for i, t in enumerate(out) if t == value and i not in done), None)
         if index is not None:
-            out[index] = f"{hit.group(1) or ''}{engine_id(hit.group(2), table)}"
+            out[index] = f"{hit.group(1) or ''}{engines[-1]}"
             done.add(index)
+    wanted = match.spec.sets_checked if match is not None else None
+    state = checked.get(engines[0]) if checked and len(engines) == 1 else None
+    if wanted is not None and state is not None and state != wanted:
+        out[_command_index(out)] = "click"
     return out
 
 
-def rows_to_engine(rows: Sequence[Sequence[str]], table: Mapping[str, RefInfo]) -> list[list[str]]:
+def _command_index(argv: Sequence[str]) -> int:
+    """Where the command word sits, after global flags and their values."""
+    index = 0
+    while index < len(argv) and argv[index].startswith("-"):
+        flag = global_flag(argv[index])
+        takes = flag.value if flag is not None else FlagValue.NONE
+        nxt = argv[index + 1] if index + 1 < len(argv) else None
+        if takes is FlagValue.REQUIRED or (
+            takes is FlagValue.OPTIONAL_BOOL and nxt in ("true", "false")
+        ):
+            index += 1
+        index += 1
+    return index
+
+
+def rows_to_engine(
+    rows: Sequence[Sequence[str]], table: Mapping[str, RefInfo], checked: Checked | None = None
+) -> list[list[str]]:
     """Batch rows with their shown refs as engine ids."""
-    return [_row_to_engine(row, table) for row in rows]
+    return [_row_to_engine(row, table, checked) for row in rows]
 
 
-def to_engine(plan: ExecutionPlan, table: Mapping[str, RefInfo]) -> tuple[list[str], str | None]:
+def to_engine(
+    plan: ExecutionPlan, table: Mapping[str, RefInfo], checked: Checked | None = None
+) -> tuple[list[str], str | None]:
     """The argv and stdin to spawn, with shown refs translated to engine ids."""
     args, stdin = list(plan.effective_args), plan.stdin
-    if not any(info.engine for info in table.values()):
+    if not checked and not any(info.engine for info in table.values()):
         return args, stdin
     batch = plan.checked.batch
     if batch is not None and batch.source == "stdin" and stdin is not None:
-        return args, json.dumps(rows_to_engine(batch.rows, table))
+        return args, json.dumps(rows_to_engine(batch.rows, table, checked))
     if batch is not None:
         raws = set(batch.raw)
         fixed = [
-            shlex.join(_row_to_engine(shlex.split(t), table)) if t in raws else t for t in args
+            shlex.join(_row_to_engine(shlex.split(token), table, checked))
+            if token in raws
+            else token
+            for token in args
         ]
         return fixed, stdin
-    return _row_to_engine(args, table), stdin
+    return _row_to_engine(args, table, checked), stdin
+
+
+_CHECKED = re.compile(r"\bchecked=(true|false)\b[^\]\n]*\bref=(e\d+)\b")
+
+
+def checked_states(data: Any) -> dict[str, bool]:
+    """Engine ref id -> checked, from a snapshot tree's `[checked=true, ref=eN]` (pure)."""
+    text = data.get("snapshot") if isinstance(data, Mapping) else None
+    if not isinstance(text, str):
+        return {}
+    return {ref: state == "true" for state, ref in _CHECKED.findall(text)}
 
 
 @dataclass

@@ -23,9 +23,15 @@ from agent_browser_tools.engine.runner import RawOutcome
 from agent_browser_tools.planning.plan import ExecutionPlan
 from agent_browser_tools.state.models import SessionPageState
 from agent_browser_tools.state.stale_refs import StaleRef, ref_ids, unverified
-from agent_browser_tools.taxonomy import resolve_command, split_global_flags
+from agent_browser_tools.taxonomy import CommandMatch, resolve_command, split_global_flags
 from agent_browser_tools.tools.agent_browser import identity, refmap
 from agent_browser_tools.tools.agent_browser.call import DirectCall
+
+
+def changes_page(match: CommandMatch) -> bool:
+    """A step after which later refs must be re-read: anything that is not a pure read (a
+    `fill` into a filter box re-renders a list as surely as a click does)."""
+    return match.sets_batch_latch or not match.spec.read_only
 
 
 @dataclass(frozen=True)
@@ -59,7 +65,7 @@ def split(plan: ExecutionPlan, entry: SessionPageState) -> list[Segment] | None:
             changed = False
         elif ids and len(starts) > 1 and starts[-1] != index:
             verify[-1] = (*verify[-1], *(i for i in ids if i not in verify[-1]))
-        changed = changed or match.sets_batch_latch
+        changed = changed or changes_page(match)
     if len(starts) == 1:
         return None
     ends = [*starts[1:], len(batch.rows)]
@@ -86,7 +92,7 @@ async def run(call: DirectCall, segments: list[Segment]) -> tuple[RawOutcome, En
                 stale = (segment.start, changed)
                 break
         budget = max(1, int((deadline - time.monotonic()) * 1000))
-        engine_rows = refmap.rows_to_engine(segment.rows, call.ref_table)
+        engine_rows = refmap.rows_to_engine(segment.rows, call.ref_table, call.checked)
         stdin = json.dumps(engine_rows)
         raw = await rt.spawn(plan.effective_args, timeout_ms=budget, stdin=stdin)
         envelope = parse_outcome(raw, OutputMode.JSON)
@@ -110,6 +116,8 @@ async def _verify(call: DirectCall, ids: tuple[str, ...]) -> StaleRef | None:
     if entry.ref_snapshot is None:
         return unverified(ids)
     data = await identity.reread(call, entry)
+    call.checked.clear()
+    call.checked.update(refmap.checked_states(data))
     return identity.check(ids, entry.ref_snapshot.refs, data)
 
 

@@ -39,15 +39,6 @@ _TREE_LINE = re.compile(r'- (\w+) "([^"]*)".*\bref=(e\d+)\b')
 
 @real_engine
 @pytest.mark.timeout(900)
-@pytest.mark.xfail(
-    strict=False,
-    reason="measured twice on seeds 1-3 x 340 calls (615-617 ref calls): 32-33 wrong "
-    "dispatches (29-30: engine `check` clicks its node again after the pin re-sorted the list "
-    "in place; 2-3: an earlier batch row re-rendered the list under a later row's ref; 0-1: a "
-    "batch row after a `select` row was never identity-checked) and 10-11 of ~450 unchanged "
-    "refs refused = 2.2-2.5% (other-page 7-8 after a pushState view swap, refs-invalidated 3 "
-    "after `back`); see the xfail tests below",
-)
 async def test_a_thousand_random_calls_never_hit_another_element(
     engine_env: EngineEnv, fixture_site: FixtureServer, tmp_path: Path
 ) -> None:
@@ -254,12 +245,6 @@ async def test_refs_from_the_opener_tab_are_refused_in_a_new_tab(
 
 
 @real_engine
-@pytest.mark.xfail(
-    strict=True,
-    reason="engine 0.39.4 `check` clicks the node again when, after its click, the node no "
-    "longer shows checked: here the pin re-sorted the list in place, so the second click "
-    "pins another row; the wrapper dispatches `check` as is",
-)
 async def test_check_on_a_pin_that_resorts_in_place_touches_only_that_row(
     conv: Conversation, fixture_site: FixtureServer
 ) -> None:
@@ -271,12 +256,6 @@ async def test_check_on_a_pin_that_resorts_in_place_touches_only_that_row(
 
 
 @real_engine
-@pytest.mark.xfail(
-    strict=True,
-    reason="the identity check stops at the first batch row that sets the latch before its "
-    "role exemption (`select` on a combobox, click/check on a checkbox), so later rows are "
-    "never compared with the page",
-)
 async def test_a_batch_row_after_a_select_is_checked_against_the_page(
     conv: Conversation, fixture_site: FixtureServer
 ) -> None:
@@ -293,12 +272,6 @@ async def test_a_batch_row_after_a_select_is_checked_against_the_page(
 
 
 @real_engine
-@pytest.mark.xfail(
-    strict=True,
-    reason="a batch row that re-renders the list (a pin that re-sorts it, typing into a "
-    "filter) changes what later rows' refs point at; refs are checked once, before the "
-    "batch, and neither row sets the latch (checkbox exemption; fill never does)",
-)
 @pytest.mark.parametrize(
     "first",
     [("click", "checkbox", "Pin Charlie"), ("fill", "textbox", "Filter")],

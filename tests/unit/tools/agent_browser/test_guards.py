@@ -30,20 +30,20 @@ def test_current_refs_are_allowed() -> None:
     assert _refusal(["click", "@e13"], CURRENT) is None
 
 
-def test_a_ref_from_a_snapshot_of_another_page_is_refused_as_stale() -> None:
-    """The engine would re-resolve @e13 by role/name on the new page: the wrong element."""
-    obs = _refusal(["click", "@e13"], MOVED)
+def test_a_ref_whose_page_url_changed_is_left_to_the_identity_re_read() -> None:
+    """A URL change may keep the document (pushState): the re-read before dispatch decides."""
+    assert _refusal(["click", "@e13"], MOVED) is None
+
+
+def test_a_refused_ref_gets_the_refresh_action_and_a_reason() -> None:
+    obs = _refusal(["click", "@e99"], CURRENT)
     assert obs is not None and not obs.success
     assert obs.failure_category is FailureCategory.STALE_REF
     assert obs.error == (
-        "Stale ref blocked before dispatch: @e13 came from a snapshot of "
-        f"{FORM}, but the session is now on {CLEAN}. Run `snapshot -i` and use the current refs."
+        "Stale ref blocked before dispatch: @e99 is not in the latest snapshot of this session "
+        "(refs are page-scoped and renumbered by each snapshot). Run `snapshot -i` and use the "
+        "current refs."
     )
-    assert obs.extra["staleRef"] == {
-        "refs": ["@e13"],
-        "step": None,
-        "reason": "other-page",
-    }
     (action,) = obs.next_actions
     assert action.id == "refresh-interactive-refs"
     assert action.to_dict()["params"] == REFRESH
@@ -63,7 +63,7 @@ def test_a_ref_missing_from_the_latest_snapshot_is_refused() -> None:
 def test_the_refresh_action_targets_the_callers_session() -> None:
     """A caller-selected session must be named again, or the refresh reads another browser."""
     state = named("mine", page(CLEAN, refs_from=FORM, ownership="caller"))
-    obs = _refusal(["--session", "mine", "click", "@e13"], state)
+    obs = _refusal(["--session", "mine", "click", "@e99"], state)
     assert obs is not None
     assert [a.params for a in obs.next_actions] == [
         {"args": ["--session", "mine", "snapshot", "-i"]}
@@ -72,9 +72,9 @@ def test_the_refresh_action_targets_the_callers_session() -> None:
 
 def test_a_read_only_getter_on_an_old_ref_is_refused_too() -> None:
     """A read of another element is a wrong answer: reads with refs follow the same rule."""
-    obs = _refusal(["get", "text", "@e13"], MOVED)
+    obs = _refusal(["get", "text", "@e99"], CURRENT)
     assert obs is not None and obs.failure_category is FailureCategory.STALE_REF
-    assert obs.extra["staleRef"]["reason"] == "other-page"
+    assert obs.extra["staleRef"]["reason"] == "not-in-latest-snapshot"
 
 
 def test_a_batch_names_the_first_stale_step() -> None:
@@ -152,5 +152,5 @@ def test_help_inspection_is_never_refused() -> None:
 
 def test_text_mode_alone_does_not_bypass_the_stale_ref_guard() -> None:
     """`--json false` changes the rendering, not the element the click would hit."""
-    obs = _refusal(["--json", "false", "click", "@e13"], MOVED)
+    obs = _refusal(["--json", "false", "click", "@e99"], CURRENT)
     assert obs is not None and obs.failure_category is FailureCategory.STALE_REF

@@ -57,11 +57,11 @@ def test_a_direct_call_verifies_its_known_refs_and_a_refless_call_none() -> None
     assert refs_to_verify(plan(["get", "url"], state), entry) == ()
 
 
-def test_a_batch_verifies_refs_up_to_its_first_page_changing_or_snapshot_step() -> None:
+def test_a_batch_verifies_every_ref_up_to_its_first_snapshot_step() -> None:
     entry = _entry()
     state = managed(entry)
     rows = [["fill", "@e3", "x"], ["click", "@e7"], ["click", "@e5"]]
-    assert refs_to_verify(plan(["batch"], state, rows=rows), entry) == ("e3", "e7")
+    assert refs_to_verify(plan(["batch"], state, rows=rows), entry) == ("e3", "e7", "e5")
     after_snapshot = [["fill", "@e3", "x"], ["snapshot", "-i"], ["click", "@e5"]]
     assert refs_to_verify(plan(["batch"], state, rows=after_snapshot), entry) == ("e3",)
 

@@ -113,3 +113,32 @@ def test_the_highest_shown_ref_survives_closing_the_session() -> None:
     assert state.ref_high == 57
     state = _complete(state, NamespaceClosed(), seq=2)
     assert state.ref_high == 57
+
+
+def test_the_re_read_tells_which_boxes_are_checked() -> None:
+    tree = '- checkbox "Pin A" [checked=true, ref=e1]\n- checkbox "Pin B" [checked=false, ref=e2]'
+    assert refmap.checked_states({"snapshot": tree}) == {"e1": True, "e2": False}
+    assert refmap.checked_states({"snapshot": '- button "x" [ref=e3]'}) == {}
+
+
+def test_a_check_on_an_unchecked_box_goes_out_as_one_click() -> None:
+    """The engine's `check` clicks again when a re-sort relabelled the node: one click only."""
+    args, _ = refmap.to_engine(plan(["--session", "s", "check", "@e2"]), {}, {"e2": False})
+    assert args[-4:] == ["--session", "s", "click", "@e2"]
+    args, _ = refmap.to_engine(plan(["uncheck", "@e1"]), {}, {"e1": True})
+    assert args[-2:] == ["click", "@e1"]
+
+
+def test_a_box_already_in_the_wanted_state_keeps_the_engines_no_op() -> None:
+    args, _ = refmap.to_engine(plan(["check", "@e1"]), {}, {"e1": True})
+    assert args[-2:] == ["check", "@e1"]
+    args, _ = refmap.to_engine(plan(["check", "@e9"]), {}, {"e1": False})
+    assert args[-2:] == ["check", "@e9"]  # no state known for it: the engine decides
+
+
+def test_batch_rows_use_the_same_rule() -> None:
+    rows = [["check", "@e2"], ["uncheck", "@e1"], ["click", "@e3"]]
+    _, stdin = refmap.to_engine(
+        plan(["batch", "--bail"], rows=rows), {}, {"e1": False, "e2": False}
+    )
+    assert json.loads(stdin or "") == [["click", "@e2"], ["uncheck", "@e1"], ["click", "@e3"]]

@@ -17,13 +17,19 @@ def _split(rows: list[list[str]]) -> list[tuple[int, tuple[str, ...]]] | None:
 
 
 def test_a_batch_without_a_ref_after_a_change_runs_as_one_call() -> None:
-    assert _split([["fill", "@e3", "Ada"], ["fill", "@e4", "x"], ["click", "@e13"]]) is None
+    assert _split([["get", "text", "@e3"], ["get", "value", "@e3"], ["click", "@e13"]]) is None
 
 
-def test_a_ref_after_a_checkbox_starts_a_verified_segment() -> None:
-    """A checkbox can re-sort its list, so the next ref is re-read before it runs."""
+def test_a_ref_after_a_checkbox_or_a_fill_starts_a_verified_segment() -> None:
+    """A checkbox can re-sort its list and typing into a filter re-renders it: the next ref
+    is re-read before it runs."""
     rows = [["check", "@e9"], ["fill", "@e3", "x"], ["click", "@e13"]]
-    assert _split(rows) == [(0, ()), (1, ("e3", "e13"))]
+    assert _split(rows) == [(0, ()), (1, ("e3",)), (2, ("e13",))]
+
+
+def test_reads_after_a_change_share_one_re_read() -> None:
+    rows = [["click", "@e13"], ["get", "text", "@e3"], ["get", "value", "@e9"]]
+    assert _split(rows) == [(0, ()), (1, ("e3", "e9"))]
 
 
 def test_every_change_followed_by_a_ref_opens_a_new_segment() -> None:
