@@ -178,7 +178,9 @@ def data_to_model(data: Any, shown: Shown) -> Any:
     if isinstance(data, Mapping):
         refs = data.get("refs")
         if isinstance(refs, Mapping):
+            # An ordinary snapshot keeps its tree in `snapshot`, a native delta answer in `tree`.
             text = data.get("snapshot")
+            text = text if isinstance(text, str) else data.get("tree")
             infos = refs_from_snapshot(data, text if isinstance(text, str) else None)
             for engine in sorted(infos, key=_number):
                 shown.ref(engine, infos[engine])

@@ -142,3 +142,17 @@ def test_batch_rows_use_the_same_rule() -> None:
         plan(["batch", "--bail"], rows=rows), {}, {"e1": False, "e2": False}
     )
     assert json.loads(stdin or "") == [["click", "@e2"], ["uncheck", "@e1"], ["click", "@e3"]]
+
+
+def test_a_native_delta_answer_keeps_look_alikes_on_their_ids() -> None:
+    """A `--delta` full answer carries its tree in `tree`: neighbours still tell twins apart."""
+    edit = RefInfo(role="button", name="Edit")
+    tree = '- button "Edit" [ref=e1]\n- button "Edit" [ref=e2]'
+    refs = {"e1": {"role": "button", "name": "Edit"}, "e2": {"role": "button", "name": "Edit"}}
+    table = {
+        "e1": edit.model_copy(update={"context": "^ | button 'Edit'"}),
+        "e2": edit.model_copy(update={"context": "button 'Edit' | $"}),
+    }
+    shown = refmap.Shown(table, high=2)
+    out = refmap.data_to_model({"snapshot": {"kind": "full", "tree": tree, "refs": refs}}, shown)
+    assert list(out["snapshot"]["refs"]) == ["e1", "e2"]
