@@ -199,10 +199,11 @@ def identity_mismatch(
         if (now.role, now.name) != (was.role, was.name):
             reason = f"@{ref} was {describe_ref(was)}; it is now {describe_ref(now)}."
             return StaleRef(refs=(ref,), reason=reason, code="element-changed")
-        if was.context is not None and now.context != was.context:
+        if (was.context is not None or now.context is not None) and now.context != was.context:
             reason = (
                 f"@{ref} is still {describe_ref(was)} but not in the same place: the snapshot "
-                f"showed it between {was.context}; the page now has {now.context or 'no twin'}."
+                f"showed it between {was.context or 'no twin'}; the page now has "
+                f"{now.context or 'no twin'}."
             )
             return StaleRef(refs=(ref,), reason=reason, code="element-changed")
     return None

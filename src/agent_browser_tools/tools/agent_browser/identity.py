@@ -38,9 +38,9 @@ DEFAULT_READ = ("snapshot", "-i")
 def refs_to_verify(plan: ExecutionPlan, entry: SessionPageState) -> tuple[str, ...]:
     """The refs this call will hand the engine that the recorded snapshot knows (pure).
 
-    In a batch, every step's refs up to its first `snapshot` step: an element that already
-    changed refuses the batch before anything runs. Steps after one that can change the page
-    are re-read again where they run (`segments`).
+    In a batch, every step's known refs (a `snapshot` step in between changes nothing on the
+    page): an element that already changed refuses the batch before anything runs. Steps
+    after one that can change the page are re-read again where they run (`segments`).
     """
     snapshot = entry.ref_snapshot
     if plan.session.key is None or snapshot is None:
@@ -50,8 +50,6 @@ def refs_to_verify(plan: ExecutionPlan, entry: SessionPageState) -> tuple[str, .
         return tuple(i for i in ids if i in snapshot.refs)
     found: list[str] = []
     for _step, match in _batch_matches(plan):
-        if match.spec.produces_refs:
-            break
         found += [i for i in ref_ids(match) if i in snapshot.refs and i not in found]
     return tuple(found)
 

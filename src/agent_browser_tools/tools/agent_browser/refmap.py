@@ -93,8 +93,18 @@ def _command_index(argv: Sequence[str]) -> int:
 def rows_to_engine(
     rows: Sequence[Sequence[str]], table: Mapping[str, RefInfo], checked: Checked | None = None
 ) -> list[list[str]]:
-    """Batch rows with their shown refs as engine ids."""
-    return [_row_to_engine(row, table, checked) for row in rows]
+    """Stdin batch rows (one segment) with their shown refs as engine ids.
+
+    The re-read box states hold up to the first step that can change the page: a segment
+    ends before the next ref step after one, so only steps after a change within the rows
+    lose them."""
+    out: list[list[str]] = []
+    for row in rows:
+        out.append(_row_to_engine(row, table, checked))
+        match = resolve_command(split_global_flags(row)[1]) if row else None
+        if match is not None and (match.spec.produces_refs or not match.spec.read_only):
+            checked = None
+    return out
 
 
 def to_engine(
@@ -109,25 +119,35 @@ def to_engine(
         return args, json.dumps(rows_to_engine(batch.rows, table, checked))
     if batch is not None:
         raws = set(batch.raw)
+        # Argv batches are not re-read between steps: no box state is trusted there.
         fixed = [
-            shlex.join(_row_to_engine(shlex.split(token), table, checked))
-            if token in raws
-            else token
+            shlex.join(_row_to_engine(shlex.split(token), table)) if token in raws else token
             for token in args
         ]
         return fixed, stdin
     return _row_to_engine(args, table, checked), stdin
 
 
-_CHECKED = re.compile(r"\bchecked=(true|false)\b[^\]\n]*\bref=(e\d+)\b")
+_BLOCK = re.compile(r"\[([^\[\]]*\bref=e\d+[^\[\]]*)\]")
+_BLOCK_REF = re.compile(r"\bref=(e\d+)\b")
+_BLOCK_CHECKED = re.compile(r"(?:^|,\s*)checked=(true|false)\b")
 
 
 def checked_states(data: Any) -> dict[str, bool]:
-    """Engine ref id -> checked, from a snapshot tree's `[checked=true, ref=eN]` (pure)."""
+    """Engine ref id -> checked, from each tree line's attribute block `[checked=true,
+    ref=eN]` (the last bracket block holding a ref: a name cannot fake it) (pure)."""
     text = data.get("snapshot") if isinstance(data, Mapping) else None
     if not isinstance(text, str):
         return {}
-    return {ref: state == "true" for state, ref in _CHECKED.findall(text)}
+    states: dict[str, bool] = {}
+    for line in text.splitlines():
+        blocks = _BLOCK.findall(line)
+        if not blocks:
+            continue
+        ref, state = _BLOCK_REF.search(blocks[-1]), _BLOCK_CHECKED.search(blocks[-1])
+        if ref is not None and state is not None:
+            states[ref.group(1)] = state.group(1) == "true"
+    return states
 
 
 @dataclass
@@ -153,13 +173,18 @@ class Shown:
         if engine in self.assigned:
             return self.assigned[engine]
         known = self._known.get(engine)
-        if known is not None and (info is None or _same_element(known[1], info)):
-            shown = known[0]
-        elif info is None:
-            return engine  # not a ref of any recorded snapshot: nothing to translate
-        else:
-            number = _number(engine)
-            shown = engine if number > self.high else f"e{self.high + 1}"
+        if info is None:
+            # An echo or error names an element without describing it: show the id it had,
+            # but bind nothing, so a later ref map in the same answer still compares it.
+            if known is not None:
+                return known[0]
+            if _number(engine) > self.high:
+                return engine
+        elif known is not None and _same_element(known[1], info):
+            self.assigned[engine] = known[0]
+            return known[0]
+        number = _number(engine)
+        shown = engine if number > self.high else f"e{self.high + 1}"
         self.high = max(self.high, _number(shown))
         self.assigned[engine] = shown
         return shown

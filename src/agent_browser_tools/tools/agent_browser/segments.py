@@ -8,15 +8,15 @@ call) right before it runs. The first mismatch stops the batch with per-step out
 is reported and journaled, the refused step fails as `stale-ref`, later steps never run.
 
 Only stdin batches are split (args batches keep the static latch: their rows are the caller's
-own strings). After a `snapshot` step, later refs come from a snapshot the model has not seen
-and are the engine's to resolve, as before.
+own strings). A `snapshot` step changes nothing on the page, so refs after it that the model's
+snapshot named are verified like any other.
 """
 
 from __future__ import annotations
 
 import json
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from agent_browser_tools.engine.envelope import BatchRow, Envelope, OutputMode, parse_outcome
 from agent_browser_tools.engine.runner import RawOutcome
@@ -51,14 +51,12 @@ def split(plan: ExecutionPlan, entry: SessionPageState) -> list[Segment] | None:
         return None
     starts: list[int] = [0]
     verify: list[tuple[str, ...]] = [()]
-    changed = fresh = False
+    changed = False
     for index, row in enumerate(batch.rows):
         match = resolve_command(split_global_flags(row)[1]) if row else None
         if match is None:
             continue
-        if match.spec.produces_refs:
-            fresh = True
-        ids = () if fresh else tuple(i for i in ref_ids(match) if i in snapshot.refs)
+        ids = tuple(i for i in ref_ids(match) if i in snapshot.refs)
         if ids and changed and index > starts[-1]:
             starts.append(index)
             verify.append(ids)
@@ -89,7 +87,7 @@ async def run(call: DirectCall, segments: list[Segment]) -> tuple[RawOutcome, En
         if segment.verify:
             changed = await _verify(call, segment.verify)
             if changed is not None:
-                stale = (segment.start, changed)
+                stale = (segment.start, _named_step(segment, changed))
                 break
         budget = max(1, int((deadline - time.monotonic()) * 1000))
         engine_rows = refmap.rows_to_engine(segment.rows, call.ref_table, call.checked)
@@ -108,6 +106,22 @@ async def run(call: DirectCall, segments: list[Segment]) -> tuple[RawOutcome, En
 
 
 # Segment answers stay in engine ids like a single call's; `execute._spawn` shows them.
+
+
+def _named_step(segment: Segment, stale: StaleRef) -> StaleRef:
+    """The refusal names the step that uses the changed ref (the segment's later steps did
+    not run either)."""
+    offset = next(
+        (
+            n
+            for n, row in enumerate(segment.rows)
+            if (match := resolve_command(split_global_flags(row)[1]) if row else None)
+            and stale.refs[0] in ref_ids(match)
+        ),
+        0,
+    )
+    step = segment.start + offset + 1
+    return replace(stale, step=step, reason=f"step {step}: {stale.reason}")
 
 
 async def _verify(call: DirectCall, ids: tuple[str, ...]) -> StaleRef | None:
@@ -136,7 +150,8 @@ def merge(
         step, found = stale
         error = f"Stale ref blocked before dispatch: {found.reason}"
         answered.append(BatchRow(command=rows[step], success=False, result=None, error=error))
-        shown = {"refs": ["@" + r for r in found.refs], "step": step + 1, "reason": found.code}
+        named = found.step if found.step is not None else step + 1
+        shown = {"refs": ["@" + r for r in found.refs], "step": named, "reason": found.code}
         return Envelope(
             mode=OutputMode.JSON,
             success=False,

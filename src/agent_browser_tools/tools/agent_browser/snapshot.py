@@ -187,7 +187,7 @@ async def complete_delta(
         obs.extra["snapshotDeltaRefs"] = {"status": "failed", "args": read}
         obs.warnings.append(REFS_UNREAD)
         return [RefsInvalidated(reason="refs-unread", summary=REFS_UNREAD)]
-    refs = refs_from_snapshot({"refs": payload.refs})
+    refs = refs_from_snapshot({"refs": payload.refs}, payload.text)
     obs.extra["snapshotDeltaRefs"] = {"status": "read", "refs": len(refs), "args": read}
     note = (
         f"Complete refs: {len(refs)} read with one ordinary `{' '.join(read)}` "
@@ -198,7 +198,8 @@ async def complete_delta(
     else:
         obs.context["snapshot_text"] += "\n" + note
     url = data.get("origin") or data.get("url")
-    return [RefsRecorded(refs=refs, target_url=url if isinstance(url, str) else None)]
+    target = url if isinstance(url, str) else None
+    return [RefsRecorded(refs=refs, target_url=target, read_args=tuple(read))]
 
 
 def _last_partial(

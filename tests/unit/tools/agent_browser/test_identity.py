@@ -57,13 +57,13 @@ def test_a_direct_call_verifies_its_known_refs_and_a_refless_call_none() -> None
     assert refs_to_verify(plan(["get", "url"], state), entry) == ()
 
 
-def test_a_batch_verifies_every_ref_up_to_its_first_snapshot_step() -> None:
+def test_a_batch_verifies_every_known_ref_even_after_an_in_batch_snapshot() -> None:
     entry = _entry()
     state = managed(entry)
     rows = [["fill", "@e3", "x"], ["click", "@e7"], ["click", "@e5"]]
     assert refs_to_verify(plan(["batch"], state, rows=rows), entry) == ("e3", "e7", "e5")
     after_snapshot = [["fill", "@e3", "x"], ["snapshot", "-i"], ["click", "@e5"]]
-    assert refs_to_verify(plan(["batch"], state, rows=after_snapshot), entry) == ("e3",)
+    assert refs_to_verify(plan(["batch"], state, rows=after_snapshot), entry) == ("e3", "e5")
 
 
 def test_an_unchanged_page_passes() -> None:
@@ -125,3 +125,12 @@ def test_shown_refs_are_checked_under_their_engine_ids() -> None:
     assert check(("e8",), recorded, same) is None
     stale = check(("e8",), recorded, moved)
     assert stale is not None and stale.code == "element-gone"
+
+
+def test_a_unique_element_that_gained_a_twin_is_changed() -> None:
+    """Unique at snapshot time, a look-alike now: its name no longer says which row it is."""
+    recorded = {"e3": RefInfo(role="button", name="Remove")}
+    tree = '- button "Remove" [ref=e3]\n- button "Remove" [ref=e9]'
+    refs = {"e3": {"role": "button", "name": "Remove"}, "e9": {"role": "button", "name": "Remove"}}
+    stale = check(("e3",), recorded, {"snapshot": tree, "refs": refs})
+    assert stale is not None and stale.code == "element-changed"

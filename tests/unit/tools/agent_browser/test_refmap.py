@@ -156,3 +156,34 @@ def test_a_native_delta_answer_keeps_look_alikes_on_their_ids() -> None:
     shown = refmap.Shown(table, high=2)
     out = refmap.data_to_model({"snapshot": {"kind": "full", "tree": tree, "refs": refs}}, shown)
     assert list(out["snapshot"]["refs"]) == ["e1", "e2"]
+
+
+def test_an_echo_before_a_ref_map_does_not_keep_a_changed_element_on_its_id() -> None:
+    """`[click @e3, snapshot -i]`: the row echo comes first; e3 now shows C, so it must still
+    get a new id in the snapshot's ref map."""
+    shown = refmap.Shown({"e3": A}, high=4)
+    assert refmap.text_to_model("@e3", shown) == "@e3"
+    data = refmap.data_to_model(_snapshot(("e3", C)), shown)
+    assert list(data["refs"]) == ["e5"]
+
+
+def test_an_unknown_engine_id_never_reuses_a_shown_number() -> None:
+    shown = refmap.Shown({"e9": RefInfo(role="button", name="Details C", engine="e3")}, high=9)
+    assert refmap.text_to_model("ref=e9", shown) != "ref=e9"
+    assert refmap.text_to_model("ref=e12", shown) == "ref=e12"  # above every shown id
+
+
+def test_a_name_cannot_fake_the_checked_state() -> None:
+    tree = '- checkbox "Show checked=true only [ref=e1]" [checked=false, ref=e5]'
+    assert refmap.checked_states({"snapshot": tree}) == {"e5": False}
+
+
+def test_box_states_stop_holding_after_a_step_that_changes_the_page() -> None:
+    rows = [["check", "@e2"], ["check", "@e3"]]
+    out = refmap.rows_to_engine(rows, {}, {"e2": False, "e3": False})
+    assert out == [["click", "@e2"], ["check", "@e3"]]
+
+
+def test_argv_batches_never_rewrite_check() -> None:
+    args, _ = refmap.to_engine(plan(["batch", "check @e2"]), {}, {"e2": False})
+    assert args[-1] == "check @e2"

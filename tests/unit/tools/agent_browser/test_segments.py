@@ -37,9 +37,12 @@ def test_every_change_followed_by_a_ref_opens_a_new_segment() -> None:
     assert _split(rows) == [(0, ()), (1, ("e9",)), (3, ("e3",))]
 
 
-def test_refs_after_an_in_batch_snapshot_are_not_split() -> None:
-    """Those refs come from a snapshot the model has not seen: the static latch handles them."""
-    assert _split([["snapshot", "-i"], ["click", "@e13"], ["click", "@e9"]]) is None
+def test_an_in_batch_snapshot_does_not_switch_verification_off() -> None:
+    """A snapshot step changes nothing: refs the model's snapshot named are still checked."""
+    assert _split([["snapshot", "-i"], ["click", "@e13"], ["click", "@e9"]]) == [
+        (0, ()),
+        (2, ("e9",)),
+    ]
 
 
 def test_an_args_batch_is_never_split() -> None:
@@ -72,3 +75,13 @@ def test_segments_that_all_ran_read_as_one_batch() -> None:
 
 def test_a_segment_is_a_plain_value() -> None:
     assert Segment(0, ()) == Segment(0, (), ())
+
+
+def test_a_refusal_in_a_later_segment_names_the_step_that_uses_the_ref() -> None:
+    from agent_browser_tools.tools.agent_browser.segments import _named_step
+
+    segment = Segment(1, (("get", "text", "@e5"), ("click", "@e7")), ("e5", "e7"))
+    stale = StaleRef(refs=("e7",), reason="@e7 was x; it is now y.", code="element-changed")
+    named = _named_step(segment, stale)
+    assert named.step == 3
+    assert named.reason.startswith("step 3: @e7")
