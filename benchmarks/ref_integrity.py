@@ -33,7 +33,8 @@ sys.path.insert(0, str(REPO))
 from tests.support.engine_session import private_benchmark_root  # noqa: E402
 from tests.support.fixture_server import FixtureServer, start_fixture_server  # noqa: E402
 from tests.support.real_engine import close_socket_dir  # noqa: E402
-from tests.support.ref_walk import Figures, RefWalk  # noqa: E402
+from tests.support.ref_walk import RefWalk  # noqa: E402
+from tests.support.ref_walk_judge import Figures  # noqa: E402
 
 from agent_browser_tools import BrowserTools  # noqa: E402
 

@@ -29,20 +29,34 @@ from __future__ import annotations
 import asyncio
 import json
 import random
-import re
 import time
-from collections import Counter, deque
+from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 from agent_browser_tools import BrowserTools
 from agent_browser_tools.results.tool_result import ToolResult
+from tests.support.ref_walk_judge import (
+    KEEP_TRACES,
+    MAPPED_ROLES,
+    Figures,
+    Snap,
+    Target,
+    attribute,
+    call_shape,
+    category_of,
+    clickable,
+    form_control,
+    hit_twice,
+    layout_of,
+    loads,
+    outcome_of,
+    unchanged,
+)
 
 TOOL = "agent_browser"
 PAGE = "walk.html"
 #: Roles the fixture marks with `data-logical` (options belong to their combobox).
-MAPPED_ROLES = frozenset({"button", "link", "textbox", "checkbox", "combobox", "heading"})
 TIMER_KINDS = ("rotate", "shuffle", "sort", "remove", "restore", "pin", "wizard")
 FILTER_TEXTS = ("", "a", "o", "ch", "e", "lt")
 NOTE_TEXTS = ("first", "second", "call back", "done")
@@ -54,135 +68,12 @@ CONTROL_NAMES = frozenset(
     | {"Tasks view", "Continue", "Submit", "Comment"}
     | NEW_TAB_LINKS
 )
-FORM_ROLES = frozenset({"textbox", "checkbox", "combobox"})
 MAX_TABS = 3
 PROBE_TIMEOUT_S = 30.0
 OPEN_ATTEMPTS = 3
 TRACE_STEPS = 12
-KEEP_TRACES = 10
-_TREE_REF = re.compile(r"\bref=(e\d+)\b")
 
 LAYOUT_JS = "(() => { const l = walkLayout(); walkPause(false); return JSON.stringify(l); })()"
-
-
-@dataclass(frozen=True)
-class Target:
-    """What a snapshot's ref named: a logical element shown by one DOM node."""
-
-    logical: str
-    node: str
-    role: str
-    name: str
-
-
-@dataclass
-class Snap:
-    """One model snapshot: each ref's role and name, and its target when the layout matched."""
-
-    number: int
-    roles: dict[str, tuple[str, str]]
-    targets: dict[str, Target] | None
-
-
-@dataclass
-class Figures:
-    """What a walk measured; `add` sums walks over seeds."""
-
-    actions: int = 0
-    snapshots: int = 0
-    snapshots_unmatched: int = 0
-    ref_actions: int = 0
-    dispatched: int = 0
-    unattributed: int = 0
-    wrong: int = 0
-    refused: Counter[str] = field(default_factory=Counter)
-    refused_unchanged: Counter[str] = field(default_factory=Counter)
-    unchanged: int = 0
-    reresolved: int = 0
-    reinterpreted: int = 0
-    failures: Counter[str] = field(default_factory=Counter)
-    wrong_by: Counter[str] = field(default_factory=Counter)
-    wrong_calls: Counter[str] = field(default_factory=Counter)
-    traces: dict[str, str] = field(default_factory=dict)
-    seconds: float = 0.0
-
-    @property
-    def refused_total(self) -> int:
-        return sum(self.refused.values())
-
-    @property
-    def refused_unchanged_total(self) -> int:
-        return sum(self.refused_unchanged.values())
-
-    @property
-    def refused_unchanged_rate(self) -> float:
-        """Refusals of unchanged elements over all ref calls whose element was unchanged."""
-        return self.refused_unchanged_total / self.unchanged if self.unchanged else 0.0
-
-    def add(self, other: Figures) -> None:
-        for name in ("actions", "snapshots", "snapshots_unmatched", "ref_actions"):
-            setattr(self, name, getattr(self, name) + getattr(other, name))
-        for name in ("dispatched", "unattributed", "wrong", "unchanged", "reresolved"):
-            setattr(self, name, getattr(self, name) + getattr(other, name))
-        self.reinterpreted += other.reinterpreted
-        self.refused.update(other.refused)
-        self.refused_unchanged.update(other.refused_unchanged)
-        self.failures.update(other.failures)
-        self.wrong_by.update(other.wrong_by)
-        self.wrong_calls.update(other.wrong_calls)
-        for kind, trace in other.traces.items():
-            if len(self.traces) < KEEP_TRACES:
-                self.traces.setdefault(kind, trace)
-        self.seconds += other.seconds
-
-    def report(self, traces: bool = True) -> str:
-        """The figures as lines of text (with the kept traces of wrong calls and refusals)."""
-        lines = [
-            f"actions: {self.actions} in {self.seconds:.1f} s "
-            f"(snapshots {self.snapshots}, not matched to the layout {self.snapshots_unmatched})",
-            f"ref actions: {self.ref_actions} (dispatched {self.dispatched}, refused "
-            f"{self.refused_total}, not judged {self.unattributed})",
-            f"wrong dispatches: {self.wrong}",
-            *(f"    {n:>4}  {mechanism}" for mechanism, n in self.wrong_by.most_common()),
-            "refused by reason:" + _counts("", self.refused),
-            f"refused although unchanged: {self.refused_unchanged_total} of {self.unchanged} "
-            f"unchanged ref calls ({self.refused_unchanged_rate:.2%})"
-            + _counts("; by reason", self.refused_unchanged),
-            f"old refs read by the latest snapshot as another element: {self.reinterpreted}; "
-            f"dispatched to a new node of the same element: {self.reresolved}",
-            "non-stale failures by category:" + _counts("", self.failures),
-        ]
-        if self.wrong_calls:
-            lines.append("wrong dispatches by call (verb and element kind per row):")
-            lines += [f"    {n:>4}  {call}" for call, n in self.wrong_calls.most_common()]
-        if traces and self.traces:
-            lines += ["", *self.traces.values()]
-        return "\n".join(lines)
-
-
-def _counts(label: str, counts: Counter[str]) -> str:
-    if not counts:
-        return f"{label} none" if not label else ""
-    return f"{label} " + ", ".join(f"{key} {n}" for key, n in counts.most_common())
-
-
-def attribute(
-    snapshot_text: str, refs: dict[str, tuple[str, str]], layout: list[list[str]]
-) -> dict[str, Target] | None:
-    """Match the snapshot's refs (tree order) to the layout (DOM order) by role and name.
-
-    None when the two do not line up one to one, so no ref of that snapshot is judged.
-    """
-    order = [r for r in dict.fromkeys(_TREE_REF.findall(snapshot_text)) if r in refs]
-    mapped = [r for r in order if refs[r][0] in MAPPED_ROLES]
-    if len(mapped) != len(layout):
-        return None
-    out: dict[str, Target] = {}
-    for ref, (logical, node, role, name) in zip(mapped, layout, strict=True):
-        if refs[ref] != (role, name):
-            return None
-        out[ref] = Target(logical, node, role, name)
-    return out
 
 
 class RefWalk:
@@ -256,7 +147,7 @@ class RefWalk:
     async def _snapshot(self) -> None:
         await self._probe("walkPause(true)")
         result = await self._call(["snapshot", "-i"])
-        layout = _loads(await self._probe(LAYOUT_JS))
+        layout = loads(await self._probe(LAYOUT_JS))
         self.fig.snapshots += 1
         if result.is_error:
             return
@@ -315,7 +206,7 @@ class RefWalk:
         size = self.rng.choice((2, 3))
         for index in range(size):
             click = index == size - 1 and self.rng.random() < 0.5
-            want = _clickable if click else _form_control
+            want = clickable if click else form_control
             ref = self._pick(snap, want, exclude={r for r, _ in intended})
             if ref is None:
                 break
@@ -426,14 +317,14 @@ class RefWalk:
         if timer is not None:
             await asyncio.sleep(self.think_s)  # the armed patch lands now
             note += f" [timer {timer}]"
-        before = _loads(await self._probe("walkClear()"))
+        before = loads(await self._probe("walkClear()"))
         result = await self._call(args, stdin=stdin, note=note)
-        take = _loads(await self._probe("walkTake()"))
+        take = loads(await self._probe("walkTake()"))
         events: list[dict[str, str]] = take.get("events", []) if isinstance(take, dict) else []
         self.trace[-1] += f" events={[(e['logical'], e['type']) for e in events]}"
         if any(e.get("logical") in NEW_TAB_LINKS_LOGICAL for e in events):
             self.tabs += 1
-        stale = result.details.get("staleRef") if _category(result) == "stale-ref" else None
+        stale = result.details.get("staleRef") if category_of(result) == "stale-ref" else None
         self.want_snapshot = self.rng.random() < (0.85 if result.is_error else 0.3)
         if stale is not None:
             self.fig.refused[str(stale.get("reason"))] += 1
@@ -443,7 +334,7 @@ class RefWalk:
         if not isinstance(take, dict) or len(known) < len(intended):
             self.fig.unattributed += 1
             return
-        layout = _layout(take.get("layout"))
+        layout = layout_of(take.get("layout"))
         by_logical = {t.logical: t for t in known}
         # Events count even when a batch is refused at a later step: earlier steps ran.
         stray = [e for e in events if e.get("logical") not in by_logical]
@@ -451,13 +342,13 @@ class RefWalk:
         text = data.get("text") if read and isinstance(data, dict) else None
         if stray or (read and not result.is_error and text != known[0].name):
             seen = f"hit {[e.get('logical') for e in stray]}" if stray else f"read {text!r}"
-            call = _call_shape(args, stdin, timer, known)
-            self._wrong(known, _layout(before), seen, call, hit_twice=_hit_twice(known, events))
+            call = call_shape(args, stdin, timer, known)
+            self._wrong(known, layout_of(before), seen, call, hit_twice=hit_twice(known, events))
         elif stale is not None:
             self._judge_refusal(stale, intended, layout)
         elif any(e.get("node") != by_logical[e["logical"]].node for e in events):
             self.fig.reresolved += 1
-        elif _unchanged(
+        elif unchanged(
             [t for t in known if t.logical not in {e["logical"] for e in events}], layout
         ):
             self.fig.unchanged += 1
@@ -472,7 +363,7 @@ class RefWalk:
     ) -> None:
         """Count a wrong dispatch under its mechanism; `wrong_calls` keeps the exact call shape."""
         self.fig.wrong += 1
-        changed = [t.logical for t in known if not _unchanged([t], before)]
+        changed = [t.logical for t in known if not unchanged([t], before)]
         if changed:
             mechanism = "its element had changed before the call, yet it was dispatched"
         elif hit_twice:
@@ -497,7 +388,7 @@ class RefWalk:
         reason = str(stale.get("reason"))
         refused = {str(r).lstrip("@") for r in stale.get("refs") or []}
         targets = [t for ref, t in intended if t is not None and ref in refused]
-        if targets and _unchanged(targets, layout):
+        if targets and unchanged(targets, layout):
             self.fig.refused_unchanged[reason] += 1
             self.fig.unchanged += 1
             self._keep_trace(reason, f"refused although unchanged ({reason}): {targets[0].logical}")
@@ -518,8 +409,8 @@ class RefWalk:
         self.fig.actions += 1
         self.session = str(result.details.get("sessionName") or self.session or "") or None
         shown = " ".join(args) + (f" <<< {stdin}" if stdin else "")
-        self.trace.append(f"#{self.fig.actions} {shown}{note} -> {_outcome(result)}")
-        category = _category(result)
+        self.trace.append(f"#{self.fig.actions} {shown}{note} -> {outcome_of(result)}")
+        category = category_of(result)
         if result.is_error and category != "stale-ref":
             self.fig.failures[f"{args[0]}: {category}"] += 1
         if any(a.get("id") == "verify-page-target" for a in result.details.get("nextActions", [])):
@@ -545,74 +436,7 @@ class RefWalk:
             proc.kill()
             await proc.wait()
             return None
-        envelope = _loads(out.decode(errors="replace"))
+        envelope = loads(out.decode(errors="replace"))
         if not isinstance(envelope, dict) or not envelope.get("success"):
             return None
         return (envelope.get("data") or {}).get("result")
-
-
-def _layout(rows: Any) -> dict[str, tuple[str, str]]:
-    """`walkLayout()` rows as logical id -> (node, name)."""
-    if not isinstance(rows, list):
-        return {}
-    return {str(row[0]): (str(row[1]), str(row[3])) for row in rows}
-
-
-def _unchanged(targets: list[Target], layout: dict[str, tuple[str, str]]) -> bool:
-    """Each element is still rendered by the same node with the same name."""
-    return all(layout.get(t.logical) == (t.node, t.name) for t in targets)
-
-
-def _hit_twice(known: list[Target], events: list[dict[str, str]]) -> bool:
-    """One node got events as the intended element and then as another one, in one call."""
-    for target in known:
-        shown = {e.get("logical") for e in events if e.get("node") == target.node}
-        if target.logical in shown and len(shown) > 1:
-            return True
-    return False
-
-
-def _clickable(role: str, name: str) -> bool:
-    return role in ("button", "link")
-
-
-def _form_control(role: str, name: str) -> bool:
-    return role in FORM_ROLES
-
-
-def _loads(value: Any) -> Any:
-    if not isinstance(value, str):
-        return None
-    try:
-        return json.loads(value)
-    except json.JSONDecodeError:
-        return None
-
-
-def _category(result: ToolResult) -> str | None:
-    category = result.details.get("failureCategory")
-    return str(category) if category else None
-
-
-def _outcome(result: ToolResult) -> str:
-    if not result.is_error:
-        return "ok"
-    stale = result.details.get("staleRef")
-    if stale:
-        return f"stale-ref {stale.get('reason')} {stale.get('refs')} step={stale.get('step')}"
-    return f"failed {_category(result)}: {str(result.details.get('error'))[:120]}"
-
-
-def _call_shape(args: list[str], stdin: str | None, timer: str | None, known: list[Target]) -> str:
-    """A short name for the call: its rows' verbs and element kinds, and any timer."""
-    rows = (_loads(stdin) or []) if stdin is not None else [args]
-    verbs = [" ".join(row[:2]) if row[0] == "get" else str(row[0]) for row in rows]
-    steps = [f"{verb} {_kind(t.logical)}" for verb, t in zip(verbs, known, strict=False)]
-    what = ("batch " if stdin is not None else "") + " > ".join(steps)
-    return what + (f" after timer {timer}" if timer else "")
-
-
-def _kind(logical: str) -> str:
-    """`pin-alpha` -> `pin`: which kind of element, not which row."""
-    head, _, _ = logical.partition("-")
-    return head if head in ("pin", "note", "details", "edit", "continue", "wizard") else logical

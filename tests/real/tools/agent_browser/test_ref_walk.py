@@ -25,7 +25,8 @@ from tests.real.tools.agent_browser.test_direct_tool import (
 )
 from tests.support.fixture_server import FixtureServer
 from tests.support.real_engine import EngineEnv
-from tests.support.ref_walk import Figures, RefWalk
+from tests.support.ref_walk import RefWalk
+from tests.support.ref_walk_judge import Figures
 
 SEEDS = (1, 2, 3)
 ACTIONS_PER_SEED = 340
