@@ -18,7 +18,7 @@ from agent_browser_tools.redaction import (
     redact_url,
     scrub_exact,
 )
-from agent_browser_tools.tools.agent_browser.finish import rejected
+from agent_browser_tools.results.response import rejected
 
 SECRET = "abtSecret01_Qw3rTyUi0pAsDf"
 

@@ -20,46 +20,48 @@ class PlannedInput(BaseModel):
     model_config = ConfigDict(extra="allow")
 
 
-ELECTRON = ToolSpec(
-    name="agent_browser_electron",
-    title="Electron app",
-    summary="Electron desktop apps",
-    description=playbook.ELECTRON,
-    input_model=PlannedInput,
-    handler=None,
-    capability="electron",
-    read_only_hint=False,
-    destructive_hint=False,
-    open_world_hint=True,
-    unavailable_reason=NOT_YET,
-)
+def _planned(
+    name: str, title: str, summary: str, description: str, capability: str, *, reads: bool
+) -> ToolSpec:
+    """A declared tool without a handler; `reads` says it would only read (hints)."""
+    return ToolSpec(
+        name=name,
+        title=title,
+        summary=summary,
+        description=description,
+        input_model=PlannedInput,
+        handler=None,
+        capability=capability,
+        read_only_hint=reads,
+        destructive_hint=False,
+        open_world_hint=not reads,
+        unavailable_reason=NOT_YET,
+    )
 
-SOURCE = ToolSpec(
-    name="agent_browser_source",
-    title="UI source lookup",
-    summary="source files behind a UI element",
-    description=playbook.SOURCE,
-    input_model=PlannedInput,
-    handler=None,
-    capability="source",
-    read_only_hint=True,
-    destructive_hint=False,
-    open_world_hint=False,
-    unavailable_reason=NOT_YET,
-)
 
-NETWORK = ToolSpec(
-    name="agent_browser_network_source",
-    title="Network failure source lookup",
-    summary="failed requests traced to source",
-    description=playbook.NETWORK_SOURCE,
-    input_model=PlannedInput,
-    handler=None,
-    capability="network",
-    read_only_hint=True,
-    destructive_hint=False,
-    open_world_hint=False,
-    unavailable_reason=NOT_YET,
+ELECTRON = _planned(
+    "agent_browser_electron",
+    "Electron app",
+    "Electron desktop apps",
+    playbook.ELECTRON,
+    "electron",
+    reads=False,
+)
+SOURCE = _planned(
+    "agent_browser_source",
+    "UI source lookup",
+    "source files behind a UI element",
+    playbook.SOURCE,
+    "source",
+    reads=True,
+)
+NETWORK = _planned(
+    "agent_browser_network_source",
+    "Network failure source lookup",
+    "failed requests traced to source",
+    playbook.NETWORK_SOURCE,
+    "network",
+    reads=True,
 )
 
 SPECS = (ELECTRON, SOURCE, NETWORK)

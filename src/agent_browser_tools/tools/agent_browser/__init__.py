@@ -20,7 +20,6 @@ if TYPE_CHECKING:
         run_observation,
     )
     from agent_browser_tools.tools.agent_browser.finish import finish as result_from_observation
-    from agent_browser_tools.tools.agent_browser.finish import rejected
     from agent_browser_tools.tools.agent_browser.helpers import current_page_url
     from agent_browser_tools.tools.agent_browser.hooks import Hooks, PostHook
     from agent_browser_tools.tools.agent_browser.sessions import close_owned
@@ -34,7 +33,6 @@ __all__ = [
     "current_page_url",
     "handle",
     "preview_plan",
-    "rejected",
     "result_from_observation",
     "run",
     "run_observation",
@@ -49,7 +47,6 @@ _HOMES = {
     "run": ("execute", "run"),
     "run_observation": ("execute", "run_observation"),
     "result_from_observation": ("finish", "finish"),
-    "rejected": ("finish", "rejected"),
     "current_page_url": ("helpers", "current_page_url"),
     "Hooks": ("hooks", "Hooks"),
     "PostHook": ("hooks", "PostHook"),

@@ -20,6 +20,7 @@ from agent_browser_tools.engine.runner import RawOutcome
 from agent_browser_tools.planning.inputs import AgentBrowserInput
 from agent_browser_tools.planning.plan import ExecutionPlan
 from agent_browser_tools.redaction import redact_argv
+from agent_browser_tools.results import response
 from agent_browser_tools.results.categories import FailureCategory
 from agent_browser_tools.results.observation import CELL, Observation, keys_for
 from agent_browser_tools.results.response import caller_wants_json
@@ -86,7 +87,7 @@ async def handle(rt: Runtime, inp: AgentBrowserInput) -> ToolResult:
 def _rejected(params: Mapping[str, Any] | AgentBrowserInput, message: str) -> ToolResult:
     """A validation failure, rendered as JSON when the caller's argv asked for `--json`."""
     raw = params.model_dump() if isinstance(params, AgentBrowserInput) else params
-    return finish.rejected(message, raw, caller_wants_json(raw))
+    return response.rejected(message, raw, wants_json=caller_wants_json(raw))
 
 
 async def _guard(call: DirectCall) -> ToolResult | None:

@@ -2,7 +2,7 @@
 
 `conclude` finishes a spawned call (process facts, the caller's post hook, presentation);
 `refused` finishes a call the guards stopped before dispatch; `finish` turns any observation
-into the `ToolResult` with its details; `rejected` answers an input refused before planning.
+into the `ToolResult` with its details (inputs refused before planning: `response.rejected`).
 """
 
 from __future__ import annotations
@@ -26,11 +26,6 @@ from agent_browser_tools.runtime import Runtime
 from agent_browser_tools.tools.agent_browser.call import DirectCall, Spawned
 
 STDERR_DETAIL_LIMIT = 4_000
-
-
-def rejected(message: str, params: Mapping[str, Any], wants_json: bool) -> ToolResult:
-    """A validation failure before any planning or spawn (the one shared builder)."""
-    return response.rejected(message, params, wants_json=wants_json)
 
 
 async def conclude(
