@@ -16,6 +16,7 @@ from pathlib import Path
 from agent_browser_tools.engine.discovery import EngineBinary, resolve_engine
 from agent_browser_tools.engine.environment import build_child_env, socket_dir_for
 from agent_browser_tools.engine.runner import RawOutcome, run_engine
+from agent_browser_tools.planning.policy import ModelPolicy
 from agent_browser_tools.private_fs import ensure_private_dir
 from agent_browser_tools.settings import Settings
 from agent_browser_tools.state.journal import ConversationLog
@@ -33,8 +34,11 @@ class Runtime:
         conversation_id: str | None = None,
         cwd: Path | None = None,
         log: ConversationLog | None = None,
+        policy: ModelPolicy | None = None,
     ) -> None:
         self.settings = settings
+        self.policy = policy or ModelPolicy.from_settings(settings)
+        """What the operator lets the model ask for (checked before every dispatch)."""
         self.conversation_id = conversation_id or uuid.uuid4().hex
         self.root_id = settings.env.get("AGENT_BROWSER_TOOLS_ROOT") or self.conversation_id
         self.cwd = cwd or Path.cwd()

@@ -49,17 +49,51 @@ def rejected(
     `details.args` echoes it redacted (null when the input had no argv). `wants_json` renders
     the observation as JSON, as the caller's `--json` asked.
     """
+    return _refused_input(
+        FailureCategory.VALIDATION_ERROR, message, params, {}, wants_json=wants_json
+    )
+
+
+def policy_blocked(
+    message: str,
+    params: Mapping[str, Any] | None,
+    policy: Mapping[str, Any],
+    *,
+    wants_json: bool = False,
+) -> ToolResult:
+    """A `policy-blocked` refusal: the operator's policy does not let the model ask for this.
+
+    `details.policy` says which rule, what it refused and the operator setting that allows it.
+    """
+    return _refused_input(
+        FailureCategory.POLICY_BLOCKED,
+        message,
+        params,
+        {"policy": dict(policy)},
+        wants_json=wants_json,
+    )
+
+
+def _refused_input(
+    category: FailureCategory,
+    message: str,
+    params: Mapping[str, Any] | None,
+    extra: Mapping[str, Any],
+    *,
+    wants_json: bool,
+) -> ToolResult:
     args = params.get("args") if isinstance(params, Mapping) else None
     tokens = [str(a) for a in args] if isinstance(args, list) else None
     message = scrub_exact(redact_text(message), argv_secrets(tokens or ()))
-    obs = Observation(
-        success=False, failure_category=FailureCategory.VALIDATION_ERROR, error=message
-    )
+    obs = Observation(success=False, failure_category=category, error=message)
     details: dict[str, Any] = {
         "args": redact_argv(tokens) if tokens is not None else None,
         "validationError": message,
+        **extra,
         **obs.to_dict(),
     }
+    if category is not FailureCategory.VALIDATION_ERROR:
+        details.pop("validationError")
     text = render_json(obs) if wants_json else "\n".join(render_prose(obs, ()))
     return ToolResult(content=(TextBlock(text=text),), details=details, is_error=True)
 

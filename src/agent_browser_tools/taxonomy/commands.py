@@ -2,6 +2,7 @@
 
 Each row is written with `_cmd`, whose keyword names are short on purpose so a row fits on a few
 lines; the field docstrings on `CommandSpec` say what each capability means and why it exists.
+Newer columns (`access`, `files`) are passed to `_cmd` under their `CommandSpec` field names.
 Local flags use a tiny spelling: `--name/-s` (short form), a trailing `=` for a required value,
 `?` for an optional value and `!` for a secret value, e.g. `--output/-o=` or `--password=!`.
 
@@ -15,10 +16,17 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from agent_browser_tools.taxonomy.spec import ArtifactSlot, CommandSpec, LocalFlag, RefSlots
+from agent_browser_tools.taxonomy.spec import (
+    ArtifactSlot,
+    CommandSpec,
+    FileSlots,
+    LocalFlag,
+    RefSlots,
+)
 from agent_browser_tools.taxonomy.vocabulary import (
     ArtifactKind,
     FlagValue,
+    ModelAccess,
     PageEffect,
     SessionNeed,
     TimeoutFamily,
@@ -43,6 +51,9 @@ HIST = PageEffect.HISTORY
 SWITCH = PageEffect.TARGET_SWITCH
 LONG = TimeoutFamily.LONG_RUNNING
 A = ArtifactKind
+OP = ModelAccess.OPERATOR
+SHARED = ModelAccess.SHARED_STORE
+URL0 = FileSlots(urls=(0,))
 
 FORM_TOGGLE = "checkbox radio"
 """Roles whose same-snapshot toggles do not re-render the page (contract: check/uncheck and
@@ -93,6 +104,7 @@ def _cmd(
     secret: tuple[int, ...] = (),
     synthetic: bool = False,
     cli: bool = True,
+    **columns: Any,
 ) -> CommandSpec:
     return CommandSpec(
         path=_path(path),
@@ -122,6 +134,7 @@ def _cmd(
         sensitive_operands=secret,
         synthetic=synthetic,
         cli_available=cli,
+        **columns,
     )
 
 
@@ -171,18 +184,18 @@ _STORAGE = tuple(
 COMMANDS: tuple[CommandSpec, ...] = (
     # Navigation. `open` without a URL only launches; the wrapper runs it as `get url`.
     _cmd("open", "Launch the browser, optionally navigate", aliases=("goto", "navigate"),
-         effect=NAV, latch=True, change=True, args=(0, 1)),
+         effect=NAV, latch=True, change=True, args=(0, 1), files=URL0),
     _cmd("back", "Go back", effect=HIST, latch=True, nav=True, probe=True, change=True),
     _cmd("forward", "Go forward", effect=HIST, latch=True, nav=True, probe=True, change=True),
     _cmd("reload", "Reload page", effect=HIST, latch=True, nav=True, probe=True, change=True),
     _cmd("pushstate", "SPA client-side navigation", effect=NAV, latch=True, change=True,
-         args=(1, 1)),
+         args=(1, 1), files=URL0),
     _cmd("connect", "Connect to a browser via CDP", effect=SWITCH, latch=True, probe=True,
-         args=(1, 1)),
+         args=(1, 1), access=OP),
     _cmd("close", "Close the browser (--all closes every session)",
          aliases=("quit", "exit"), effect=PageEffect.CLOSE, flags="--all"),
     # Reading. Explicit-URL `read` fetches over HTTP without navigating the browser.
-    _cmd("read", "Fetch agent-readable text", ro=True, args=(0, 1),
+    _cmd("read", "Fetch agent-readable text", ro=True, args=(0, 1), files=URL0,
          flags="--raw --require-md --llms= --outline --filter= --timeout="),
     _refs_maker("snapshot", "Accessibility tree with refs", ro=True,
          flags="--interactive/-i --urls/-u --compact/-c --depth/-d= --selector/-s= --delta --full"),
@@ -196,7 +209,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
     _cmd("get count", "Count matching elements (CSS/XPath, never refs)", ro=True, args=(1, 1)),
     _element("get box", "Get bounding box"),
     _element("get styles", "Get computed styles"),
-    _cmd("get cdp-url", "Get CDP WebSocket URL", ro=True),
+    _cmd("get cdp-url", "Get CDP WebSocket URL", ro=True, access=OP),
     _element("is visible", "Check if element is visible"),
     _element("is enabled", "Check if element is enabled"),
     _element("is checked", "Check if checkbox/radio is checked"),
@@ -219,7 +232,8 @@ COMMANDS: tuple[CommandSpec, ...] = (
          exempt="combobox", change=True, args=(2, None)),
     _cmd("drag", "Drag and drop", refs=(0, 1), guard=True, latch=True, args=(2, 2),
          flags="--human"),
-    _cmd("upload", "Upload files", refs=(0,), guard=True, latch=True, args=(2, None)),
+    _cmd("upload", "Upload files", refs=(0,), guard=True, latch=True, args=(2, None),
+         files=FileSlots(reads_from=1)),
     _cmd("download", "Download file by clicking element", refs=(0,), guard=True, change=True,
          args=(2, 2), artifacts=(ArtifactSlot(A.DOWNLOAD, path_operand=1),)),
     _cmd("scrollintoview", "Scroll element into view", aliases=("scrollinto",), refs=(0,),
@@ -268,19 +282,23 @@ COMMANDS: tuple[CommandSpec, ...] = (
     # Recording swaps the page it captures in older natives, so start always latches; restart
     # latches only when it navigates (URL operand).
     _cmd("record start", "Start video recording", latch=True, effect=MAY, timeout=LONG,
-         stop="record stop", args=(1, 2), flags=_RECORD_FLAGS, artifacts=_RECORDING),
+         stop="record stop", args=(1, 2), flags=_RECORD_FLAGS, artifacts=_RECORDING,
+         files=FileSlots(urls=(1,))),
     _cmd("record restart", "Stop current recording and start a new one", latch=True,
          latch_min=2, effect=MAY, timeout=LONG, stop="record stop", args=(1, 2),
-         flags=_RECORD_FLAGS, artifacts=_RECORDING),
+         flags=_RECORD_FLAGS, artifacts=_RECORDING, files=FileSlots(urls=(1,))),
     _cmd("record stop", "Stop and save video", artifacts=(
         ArtifactSlot(A.VIDEO), ArtifactSlot(A.CONTACT_SHEET, data_fields=("contactSheetPath",)))),
     _cmd("diff snapshot", "Compare current vs last snapshot (selector is CSS only)", ro=True,
-         flags="--baseline/-b= --selector/-s= --compact/-c --depth/-d="),
+         flags="--baseline/-b= --selector/-s= --compact/-c --depth/-d=",
+         files=FileSlots(read_flags=("--baseline",))),
     _cmd("diff screenshot", "Compare current vs baseline image", ro=True,
          flags="--baseline/-b= --output/-o= --threshold/-t= --selector/-s= --full",
-         artifacts=(ArtifactSlot(A.DIFF_IMAGE, path_flag="--output", data_fields=("diffPath",)),)),
+         artifacts=(ArtifactSlot(A.DIFF_IMAGE, path_flag="--output", data_fields=("diffPath",)),),
+         files=FileSlots(read_flags=("--baseline",))),
     _cmd("diff url", "Compare two pages", effect=SWITCH, latch=True, nav=True, args=(2, 2),
-         flags="--screenshot --full --wait-until= --selector/-s= --compact/-c --depth/-d="),
+         flags="--screenshot --full --wait-until= --selector/-s= --compact/-c --depth/-d=",
+         files=FileSlots(urls=(0, 1))),
     # Browser settings (emulation does not re-render refs away).
     _cmd("set viewport", "Set viewport size", args=(2, 3)),
     _cmd("set device", "Emulate device", args=(1, 1)),
@@ -308,7 +326,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
     # Tabs and windows. `tab <id|label|target>` is spelled without a verb upstream.
     _cmd("tab list", "List tabs", ro=True),
     _cmd("tab new", "Open a new tab (and switch to it)", effect=SWITCH, latch=True, args=(0, 1),
-         flags="--label="),
+         flags="--label=", files=URL0),
     _cmd("tab close", "Close a tab", effect=SWITCH, latch=True, nav=True, args=(0, 1)),
     _cmd("tab select", "Switch to a tab by id, label or target id", synthetic=True,
          effect=SWITCH, latch=True, nav=True, probe=True, args=(1, 1)),
@@ -322,7 +340,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
     # Debugging.
     _cmd("console", "View console logs", ro=True, flags="--clear"),
     _cmd("errors", "View page errors", ro=True, flags="--clear"),
-    _cmd("inspect", "Open DevTools for the active page", ro=True, timeout=LONG),
+    _cmd("inspect", "Open DevTools for the active page", ro=True, timeout=LONG, access=OP),
     _cmd("clipboard read", "Read clipboard", ro=True),
     _cmd("clipboard write", "Write clipboard", args=(1, 1), secret=(0,)),
     _cmd("clipboard copy", "Copy current selection"),
@@ -357,22 +375,22 @@ COMMANDS: tuple[CommandSpec, ...] = (
     # Auth vault: local profile maintenance is sessionless; login drives the browser.
     _cmd("auth save", "Save an auth profile", session=LOCAL, stdin="--password-stdin",
          args=(1, 1), flags="--url= --username= --password=! --password-stdin "
-         "--username-selector= --password-selector= --submit-selector="),
+         "--username-selector= --password-selector= --submit-selector=", access=SHARED),
     _cmd("auth login", "Log in with a saved profile", effect=MAY, latch=True, args=(1, 1),
          flags="--credential-provider= --item= --url= --no-navigate --username-selector= "
          "--password-selector= --submit-selector="),
     _cmd("auth list", "List auth profiles", session=LOCAL, ro=True),
     _cmd("auth show", "Show auth profile metadata", session=LOCAL, ro=True, args=(1, 1)),
     _cmd("auth delete", "Delete auth profile", session=LOCAL, aliases=("auth remove",),
-         args=(1, 1)),
+         args=(1, 1), access=SHARED),
     # Plugins are local config (brief: sessionless; the contract does not name them).
     _cmd("plugin add", "Add a plugin", session=LOCAL, aliases=("plugins add",), args=(1, 1),
-         flags="--name= --capability= --project --no-manifest"),
+         flags="--name= --capability= --project --no-manifest", access=OP),
     _cmd("plugin list", "List plugins", session=LOCAL, aliases=("plugins list",), ro=True),
     _cmd("plugin show", "Show a plugin", session=LOCAL, aliases=("plugins show",), ro=True,
          args=(1, 1)),
     _cmd("plugin run", "Run a plugin request", session=LOCAL, aliases=("plugins run",),
-         args=(2, 2), flags="--payload=!"),
+         args=(2, 2), flags="--payload=!", access=OP),
     # Confirming runs the pending action, which may navigate.
     _cmd("confirm", "Approve a pending action", effect=MAY, latch=True, args=(1, 1)),
     _cmd("deny", "Deny a pending action", args=(1, 1)),
@@ -384,26 +402,32 @@ COMMANDS: tuple[CommandSpec, ...] = (
     # State files: save/load need the browser, the rest is local file lifecycle.
     _cmd("state save", "Save cookies and storage to a file", args=(1, 1)),
     _cmd("state load", "Load state from a file", effect=SWITCH, latch=True, probe=True,
-         args=(1, 1)),
-    _cmd("state list", "List saved state files", session=LOCAL, ro=True),
-    _cmd("state show", "Show state summary", session=LOCAL, ro=True, args=(1, 1)),
-    _cmd("state rename", "Rename a state file", session=LOCAL, args=(2, 2)),
-    _cmd("state clear", "Clear saved states", session=LOCAL, args=(0, 1), flags="--all/-a"),
-    _cmd("state clean", "Delete expired state files", session=LOCAL, flags="--older-than="),
+         args=(1, 1), files=FileSlots(reads=(0,))),
+    _cmd("state list", "List saved state files", session=LOCAL, ro=True, access=SHARED),
+    _cmd("state show", "Show state summary", session=LOCAL, ro=True, args=(1, 1),
+         access=SHARED),
+    _cmd("state rename", "Rename a state file", session=LOCAL, args=(2, 2), access=SHARED),
+    _cmd("state clear", "Clear saved states", session=LOCAL, args=(0, 1), flags="--all/-a",
+         access=SHARED),
+    _cmd("state clean", "Delete expired state files", session=LOCAL, flags="--older-than=",
+         access=SHARED),
     # Servers, setup and skills.
+    # Servers and installers reach past the browser (ports, packages, another agent loop that
+    # bypasses this policy): operator-only.
     _cmd("chat", "Natural-language browser control", effect=MAY, latch=True, timeout=LONG,
-         args=(0, 1)),
-    _cmd("mcp", "Start an MCP stdio server", session=LOCAL, timeout=LONG, flags="--tools="),
+         args=(0, 1), access=OP),
+    _cmd("mcp", "Start an MCP stdio server", session=LOCAL, timeout=LONG, flags="--tools=",
+         access=OP),
     _cmd("dashboard start", "Start the dashboard server", session=LOCAL, timeout=LONG,
-         stop="dashboard stop", flags="--port= --allowed-origins="),
-    _cmd("dashboard stop", "Stop the dashboard server", session=LOCAL),
+         stop="dashboard stop", flags="--port= --allowed-origins=", access=OP),
+    _cmd("dashboard stop", "Stop the dashboard server", session=LOCAL, access=OP),
     _cmd("install", "Install browser binaries", session=LOCAL, timeout=LONG,
-         flags="--with-deps/-d"),
-    _cmd("upgrade", "Upgrade agent-browser", session=LOCAL, timeout=LONG),
+         flags="--with-deps/-d", access=OP),
+    _cmd("upgrade", "Upgrade agent-browser", session=LOCAL, timeout=LONG, access=OP),
     # doctor's own switches (--offline, --quick, --fix, --webgpu, --headed, --debug) are all
     # stripped by the global parser, so it has no local flags.
     _cmd("doctor", "Diagnose the install", session=LOCAL, timeout=LONG),
-    _cmd("profiles", "List Chrome profiles", session=LOCAL, ro=True),
+    _cmd("profiles", "List Chrome profiles", session=LOCAL, ro=True, access=OP),
     _cmd("skills list", "List bundled skills", session=LOCAL, ro=True),
     _cmd("skills get", "Print a skill", session=LOCAL, ro=True, args=(0, None),
          flags="--full --all"),

@@ -13,7 +13,9 @@ from dataclasses import dataclass
 from agent_browser_tools.taxonomy.vocabulary import (
     ArtifactKind,
     FlagValue,
+    ModelAccess,
     PageEffect,
+    PathUse,
     SessionNeed,
     TimeoutFamily,
 )
@@ -22,6 +24,7 @@ __all__ = [
     "ArtifactSlot",
     "CommandMatch",
     "CommandSpec",
+    "FileSlots",
     "GlobalFlag",
     "LocalFlag",
     "RefSlots",
@@ -61,6 +64,24 @@ class ArtifactSlot:
     (the engine's own screenshot rule)."""
     only_with_flag: bool = False
     """Written only when `path_flag` is present (`wait --download [path]`)."""
+
+
+@dataclass(frozen=True, slots=True)
+class FileSlots:
+    """Operands and local flags that name local files or URLs the command reads.
+
+    Written files are the command's `ArtifactSlot`s. Both are confined to the file roots; URL
+    operands are checked only when they are `file:` URLs.
+    """
+
+    reads: tuple[int, ...] = ()
+    """Operand indexes that are files the engine reads (`state load <path>`)."""
+    reads_from: int | None = None
+    """Every operand from this index is a file the engine reads (`upload <sel> <files...>`)."""
+    read_flags: tuple[str, ...] = ()
+    """Local flags whose value is a file the engine reads (`diff screenshot --baseline`)."""
+    urls: tuple[int, ...] = ()
+    """Operand indexes that are URLs the browser navigates to (`open <url>`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,6 +154,10 @@ class CommandSpec:
     (`tab t2` is `tab select`), so it is reachable only through its group's fallback."""
     cli_available: bool = True
     """False when the skills reference documents it but the 0.39.4 CLI rejects it."""
+    access: ModelAccess = ModelAccess.MODEL
+    """Whether the model may run it (see `ModelAccess`)."""
+    files: FileSlots = FileSlots()
+    """Local files and URLs the command reads (written files are `artifacts`)."""
 
     @property
     def name(self) -> str:
@@ -166,6 +191,10 @@ class GlobalFlag:
     """Picks the browser session (`--session`): the caller's choice beats injection."""
     inspection: bool = False
     """Turns the call into plain-text help/version output that must stay sessionless."""
+    access: ModelAccess = ModelAccess.MODEL
+    """Whether the model may pass it (see `ModelAccess`)."""
+    path_use: PathUse | None = None
+    """Its value is a local path, confined to the file roots."""
 
 
 @dataclass(frozen=True, slots=True)

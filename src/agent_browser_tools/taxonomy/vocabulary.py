@@ -77,3 +77,28 @@ class FlagValue(StrEnum):
     REQUIRED = "required"
     OPTIONAL_BOOL = "optional-bool"
     OPTIONAL = "optional"
+
+
+class ModelAccess(StrEnum):
+    """Who may ask for a command or a global flag: the security model's one list.
+
+    The model reads untrusted pages, so a page can make it ask for anything it may ask for.
+    MODEL: the model may use it. OPERATOR: it decides how browsers launch or reaches the host,
+    the user's own browsers or another network path (executable, browser args, CDP, profiles,
+    proxies, installers, servers); only operator config may use it unless the operator allows
+    the flag or command by name. SHARED_STORE: it reads or changes the engine's per-user store
+    that every conversation of a shared server sees (saved states, the auth vault); refused
+    while conversations are isolated from each other.
+    """
+
+    MODEL = "model"
+    OPERATOR = "operator"
+    SHARED_STORE = "shared-store"
+
+
+class PathUse(StrEnum):
+    """How a flag's value or an operand names a local path (confined to the file roots)."""
+
+    READ_FILE = "read-file"
+    WRITE_FILE = "write-file"
+    WRITE_DIR = "write-dir"

@@ -76,7 +76,7 @@ async def run(
             await _recover_selector_miss(call, obs)
             return await finish.conclude(call, obs, spawned, images)
     except Refused as exc:
-        return _rejected(params, str(exc))
+        return _rejected(params, exc)
 
 
 async def handle(rt: Runtime, inp: AgentBrowserInput) -> ToolResult:
@@ -84,10 +84,15 @@ async def handle(rt: Runtime, inp: AgentBrowserInput) -> ToolResult:
     return await run(rt, inp)
 
 
-def _rejected(params: Mapping[str, Any] | AgentBrowserInput, message: str) -> ToolResult:
-    """A validation failure, rendered as JSON when the caller's argv asked for `--json`."""
+def _rejected(params: Mapping[str, Any] | AgentBrowserInput, refused: Refused) -> ToolResult:
+    """A validation failure or policy refusal, as JSON when the caller's argv asked for it."""
     raw = params.model_dump() if isinstance(params, AgentBrowserInput) else params
-    return response.rejected(message, raw, wants_json=caller_wants_json(raw))
+    wants_json = caller_wants_json(raw)
+    if refused.policy is not None:
+        return response.policy_blocked(
+            str(refused), raw, refused.policy.as_details(), wants_json=wants_json
+        )
+    return response.rejected(str(refused), raw, wants_json=wants_json)
 
 
 async def _guard(call: DirectCall) -> ToolResult | None:

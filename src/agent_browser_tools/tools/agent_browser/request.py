@@ -15,6 +15,7 @@ from pydantic import ValidationError
 from agent_browser_tools.planning.argv_rules import ArgvRejected
 from agent_browser_tools.planning.inputs import AgentBrowserInput, explain_validation_error
 from agent_browser_tools.planning.plan import ExecutionPlan, build_plan
+from agent_browser_tools.planning.policy import PolicyBlocked, check_model_policy, check_timeout
 from agent_browser_tools.planning.sessions import native_session_default
 from agent_browser_tools.redaction import redact_argv
 from agent_browser_tools.results.response import caller_wants_json
@@ -31,7 +32,14 @@ LOCK_ATTEMPTS = 3
 
 
 class Refused(Exception):
-    """The call is refused before dispatch as a validation error; the message says why."""
+    """The call is refused before dispatch; the message says why.
+
+    A validation error unless `policy` says the operator's policy refused it (`policy-blocked`).
+    """
+
+    def __init__(self, message: str, policy: PolicyBlocked | None = None) -> None:
+        super().__init__(message)
+        self.policy = policy
 
 
 def validate(call: Mapping[str, Any] | AgentBrowserInput, hooks: Hooks) -> DirectRequest:
@@ -74,8 +82,12 @@ def _wrapper_flags(inp: AgentBrowserInput, hooks: Hooks) -> tuple[AgentBrowserIn
 
 
 def plan_request(rt: Runtime, inp: AgentBrowserInput, nonce: str) -> ExecutionPlan:
-    """The pure plan for `inp` against the conversation's current state."""
-    return build_plan(
+    """The pure plan for `inp` against the conversation's current state.
+
+    Raises `ArgvRejected` for a broken argv rule, `PolicyBlocked` for what the operator's
+    policy does not let the model ask for.
+    """
+    plan = build_plan(
         inp,
         rt.log.state,
         rt.settings,
@@ -83,6 +95,9 @@ def plan_request(rt: Runtime, inp: AgentBrowserInput, nonce: str) -> ExecutionPl
         native_default=native_session_default(rt.settings.env, rt.cwd),
         nonce=nonce,
     )
+    check_model_policy(plan.checked, rt.policy)
+    check_timeout(inp.timeoutMs, rt.policy)
+    return plan
 
 
 def plan_now(rt: Runtime, inp: AgentBrowserInput) -> ExecutionPlan:
@@ -117,6 +132,8 @@ async def planned_under_lock(
         plan = plan_request(rt, request.inp, nonce)
     except ArgvRejected as exc:
         raise Refused(str(exc)) from None
+    except PolicyBlocked as exc:
+        raise Refused(str(exc), exc) from None
     if lock_held:
         yield DirectCall(rt, request, plan)
         return

@@ -215,7 +215,7 @@ async def test_command_help_keeps_exact_argv(tools: BrowserTools, fake_engine: F
         (["session", "list"], {"sessions": [{"name": "other"}]}),
         (["skills", "list"], {"skills": [{"name": "electron"}]}),
         (["auth", "list"], {"profiles": []}),
-        (["profiles"], {"profiles": ["Default"]}),
+        (["device", "list"], {"devices": []}),
         (["state", "list"], {"files": []}),
     ],
 )
@@ -366,10 +366,10 @@ async def test_failed_fresh_launch_preserves_an_active_previous_session(
     tools: BrowserTools, fake_engine: FakeEngine
 ) -> None:
     fake_engine.on({"command": ["open", PAGE]}, envelope={"data": {"url": PAGE, "title": "A"}})
-    fake_engine.on({"command": ["open"]}, envelope={"error": "profile is locked"})
+    fake_engine.on({"command": ["open"]}, envelope={"error": "launch failed"})
     await _call(tools, {"args": ["open", PAGE]})
     result = await _call(
-        tools, {"args": ["--profile", "Work", "open", "https://b.test/"], "sessionMode": "fresh"}
+        tools, {"args": ["--user-agent", "Bot", "open", "https://b.test/"], "sessionMode": "fresh"}
     )
     outcome = result.details["managedSessionOutcome"]
     assert outcome["outcome"] == "preserved" and outcome["previousSession"] == MANAGED
