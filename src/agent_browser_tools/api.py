@@ -18,6 +18,8 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
+from agent_browser_tools.launch_options import operator_launch_env
+from agent_browser_tools.planning.policy import ModelPolicy
 from agent_browser_tools.results.tool_result import ToolResult
 from agent_browser_tools.runtime import Runtime
 from agent_browser_tools.settings import Settings
@@ -47,6 +49,7 @@ class BrowserTools:
         enabled tools); without one a new conversation starts. `persist=False` keeps state in
         memory only. `tools` is a host allowlist of tool names."""
         self.settings = settings or Settings.load(cwd=cwd)
+        self.check_settings(self.settings)
         cwd = cwd or self.settings.execution_dir
         if cwd is not None and not cwd.is_dir():
             raise ValueError(
@@ -61,6 +64,13 @@ class BrowserTools:
         self.toolkit = build_toolkit(self.settings, allowlist)
         self.toolkit.activated.update(self.runtime.log.state.activated_tools)
         self.close_on_exit = close_on_exit
+
+    @staticmethod
+    def check_settings(settings: Settings) -> None:
+        """Raise `SettingsError` (with the fix) for operator launch or policy settings that
+        cannot be used, so a server refuses to start instead of failing its first call."""
+        ModelPolicy.from_settings(settings)
+        operator_launch_env(settings)
 
     @property
     def conversation_id(self) -> str:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -73,6 +73,15 @@ class Settings:
         for layer in self.layers:
             _deep_merge(merged, layer.data)
         return merged
+
+    def with_layer(self, scope: str, data: Mapping[str, Any]) -> Settings:
+        """These settings with one more config layer on top (`serve` flags beat config files).
+
+        Only sections read lazily through `merged_config` (`[browser]`, `[policy]`, `[files]`,
+        ...) see the new layer; fields resolved at load time keep their values.
+        """
+        layer = ConfigLayer(scope=scope, path=Path(f"<{scope}>"), data=data)
+        return replace(self, layers=(*self.layers, layer))
 
     @classmethod
     def load(

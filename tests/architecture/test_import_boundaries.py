@@ -34,7 +34,8 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
 #: its own subpackages (the CLI starts the MCP server), the package root (`__version__`),
 #: `api`, the result value, its builder (`results.response`, planned) and the category names
 #: for host-made refusals, the agent-facing words (`playbook`), `settings`, and the tool specs
-#: for listing tools (`tools.registry`, `tools.catalog`). Narrower rows add to that for one
+#: for listing tools (`tools.registry`, `tools.catalog`), and the operator's launch options
+#: (`launch_options`) that `serve` turns into flags. Narrower rows add to that for one
 #: subcommand: `demo` for the CLI's `demo`, the journal for `state`, and the engine and private
 #: dirs for `doctor`, which checks the installation without a `BrowserTools`.
 HOSTS_MAY_IMPORT: dict[str, tuple[str, ...]] = {
@@ -47,6 +48,7 @@ HOSTS_MAY_IMPORT: dict[str, tuple[str, ...]] = {
         "results.categories",
         "playbook",
         "settings",
+        "launch_options",
         "tools.registry",
         "tools.catalog",
     ),
@@ -62,6 +64,7 @@ FOUNDATIONS_MAY_IMPORT: dict[str, tuple[str, ...]] = {
     "playbook": ("taxonomy",),
     "settings": (),
     "private_fs": (),
+    "launch_options": ("settings",),
 }
 
 TOOLS = "tools"

@@ -183,7 +183,11 @@ async def test_planted_secrets_never_leave_the_process(
     state_dir = tmp_path / "state"
     home = tmp_path / "home"  # the engine's auth vault lives under $HOME: keep it private
     home.mkdir(mode=0o700)
-    settings = tools_settings(engine_env, state_dir, HOME=str(home))
+    # The operator lets the model pass `--proxy` here, so a proxy password still reaches a
+    # real (failing) launch and its redaction is exercised, not just the policy refusal.
+    settings = tools_settings(
+        engine_env, state_dir, HOME=str(home), AGENT_BROWSER_TOOLS_ALLOW_MODEL_FLAGS="--proxy"
+    )
     tools = BrowserTools(settings=settings, cwd=tmp_path)
     rec = Recorder(tools)
     s = Secrets()

@@ -10,6 +10,8 @@ Rules (contract, `timeoutMs` section):
   push socket paths past the Unix limit, or when the user configured a wrapper socket dir.
 - Our own knobs (`AGENT_BROWSER_TOOLS_*`) and web-search credentials are not passed on: the
   engine does not need them.
+- The operator's `[browser]` launch settings (`launch_options`) become engine variables, so
+  every spawn launches the same browser the operator configured.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
+from agent_browser_tools.launch_options import cleared_by_isolation, operator_launch_env
 from agent_browser_tools.private_fs import ensure_private_dir
 from agent_browser_tools.settings import ENGINE_ACTION_TIMEOUT_CAP_MS, ENV_PREFIX, Settings
 
@@ -77,11 +80,13 @@ def socket_dir_for(settings: Settings) -> Path | None:
 
 def build_child_env(settings: Settings, socket_dir: Path | None) -> dict[str, str]:
     """The complete environment for one engine child process."""
+    dropped = {*_WITHHELD, *cleared_by_isolation(settings)}
     env = {
         key: value
         for key, value in settings.env.items()
-        if not key.startswith(ENV_PREFIX) and key not in _WITHHELD
+        if not key.startswith(ENV_PREFIX) and key not in dropped
     }
+    env.update(operator_launch_env(settings))
     env["AGENT_BROWSER_DEFAULT_TIMEOUT"] = clamp_default_timeout(
         settings.env.get("AGENT_BROWSER_DEFAULT_TIMEOUT")
     )

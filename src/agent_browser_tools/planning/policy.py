@@ -140,10 +140,10 @@ def _check_flag(where: str, name: str, policy: ModelPolicy) -> None:
         f"{where}{flag.name} is set by the operator, not by the model: it decides how the "
         "browser launches or what it can reach beyond the page. Leave it out; if this server "
         f"should let the model choose it, the operator starts it with `serve "
-        f"{ALLOW_FLAG_OPTION} {flag.name}` (or {ALLOW_FLAGS_KEY} / {ALLOW_FLAGS_ENV}).",
+        f"{ALLOW_FLAG_OPTION}={flag.name}` (or {ALLOW_FLAGS_KEY} / {ALLOW_FLAGS_ENV}).",
         rule="operator-flag",
         subject=flag.name,
-        allow_with=f"{ALLOW_FLAG_OPTION} {flag.name}",
+        allow_with=f"{ALLOW_FLAG_OPTION}={flag.name}",
     )
 
 

@@ -15,6 +15,7 @@ from typing import Any
 
 from agent_browser_tools.hosts.cli import state as state_cli
 from agent_browser_tools.hosts.cli.doctor import run_doctor
+from agent_browser_tools.hosts.mcp.operator_flags import add_operator_flags, operator_layer
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -57,6 +58,7 @@ def _add_serve(sub: Any) -> None:
         "--tools", help="allowlist of tool names, e.g. agent_browser,agent_browser_tools"
     )
     serve.add_argument("--conversation", help="stdio only: conversation id to resume")
+    add_operator_flags(serve)
 
 
 def _serve(args: argparse.Namespace) -> int:
@@ -75,6 +77,7 @@ def _serve(args: argparse.Namespace) -> int:
             conversation=args.conversation,
             allowed_hosts=tuple(args.allow_host),
             env=os.environ,
+            operator=operator_layer(args),
         )
     except ServeRefused as exc:
         print(f"agent-browser-tools serve: {exc}", file=sys.stderr)

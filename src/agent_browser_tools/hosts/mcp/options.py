@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import ipaddress
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 TOKEN_ENV = "AGENT_BROWSER_TOOLS_HTTP_TOKEN"
 DEFAULT_HOST = "127.0.0.1"
@@ -32,6 +33,8 @@ class ServeOptions:
     tools: frozenset[str] | None = None
     conversation: str | None = None
     allowed_hosts: tuple[str, ...] = ()
+    operator: Mapping[str, Any] = field(default_factory=dict)
+    """The operator's launch and policy flags as a config layer (`operator_flags`)."""
 
 
 def is_loopback(host: str) -> bool:
@@ -62,6 +65,7 @@ def resolve_options(
     conversation: str | None,
     allowed_hosts: tuple[str, ...] = (),
     env: Mapping[str, str],
+    operator: Mapping[str, Any] | None = None,
 ) -> ServeOptions:
     """Validate the flags (and the token env) into `ServeOptions`, or raise `ServeRefused`."""
     if not http and (host is not None or port is not None or token is not None):
@@ -88,4 +92,5 @@ def resolve_options(
         tools=parse_tool_list(tools),
         conversation=conversation,
         allowed_hosts=allowed_hosts,
+        operator=dict(operator or {}),
     )

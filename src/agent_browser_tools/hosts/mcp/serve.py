@@ -2,7 +2,8 @@
 
 Contract of `run(options)`:
 
-- Loads settings once (a `SettingsError` is printed with its fix and exits 2).
+- Loads settings once, with the operator's launch/policy flags as the top config layer, and
+  checks them (a `SettingsError` is printed with its fix and exits 2).
 - stdio: one conversation for the process (`--conversation ID` resumes one, else a new id).
 - HTTP: one conversation per MCP session, each with its own `BrowserTools` and so its own
   managed browser; `--conversation` is refused there.
@@ -19,6 +20,7 @@ import asyncio
 import logging
 import sys
 
+from agent_browser_tools.api import BrowserTools
 from agent_browser_tools.hosts.mcp.options import ServeOptions
 from agent_browser_tools.settings import Settings, SettingsError
 
@@ -40,6 +42,9 @@ def run(options: ServeOptions) -> int:
     )
     try:
         settings = Settings.load()
+        if options.operator:
+            settings = settings.with_layer("serve flags", options.operator)
+        BrowserTools.check_settings(settings)
     except SettingsError as exc:
         print(f"agent-browser-tools: {exc}", file=sys.stderr)
         return 2

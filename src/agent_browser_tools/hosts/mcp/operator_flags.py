@@ -1,0 +1,61 @@
+"""`serve` flags for the operator's browser and model policy, as one more config layer.
+
+Every launch option of `launch_options.LAUNCH_OPTIONS` is a flag here, plus `--viewport`,
+`--isolated`, `--allow-model-flag` and `--max-timeout-ms`; the flags given become a config
+layer above the config files (`Settings.with_layer`), so a flag and its config key can never
+mean different things.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from agent_browser_tools.launch_options import ISOLATED_HELP, LAUNCH_OPTIONS, VIEWPORT_HELP
+
+
+def add_operator_flags(parser: argparse.ArgumentParser) -> None:
+    """Add the operator's launch and policy flags to the `serve` parser."""
+    group = parser.add_argument_group("browser launch (operator only; also [browser] in config)")
+    for option in LAUNCH_OPTIONS:
+        dest = f"browser_{option.key}"
+        if option.kind == "bool":
+            group.add_argument(option.flag, dest=dest, action="store_true", help=option.help)
+        elif option.kind == "list":
+            group.add_argument(
+                option.flag, dest=dest, action="append", metavar="VALUE", help=option.help
+            )
+        else:
+            group.add_argument(option.flag, dest=dest, metavar="VALUE", help=option.help)
+    group.add_argument("--viewport", dest="browser_viewport", metavar="WxH", help=VIEWPORT_HELP)
+    group.add_argument(
+        "--isolated", dest="browser_isolated", action="store_true", help=ISOLATED_HELP
+    )
+    policy = parser.add_argument_group("model policy (also [policy] in config)")
+    policy.add_argument(
+        "--allow-model-flag",
+        dest="policy_allow_model_flags",
+        action="append",
+        metavar="FLAG",
+        help="let the model pass this operator-only engine flag (repeatable), e.g. "
+        "--allow-model-flag=--args or --allow-model-flag args",
+    )
+    policy.add_argument(
+        "--max-timeout-ms",
+        dest="policy_max_timeout_ms",
+        type=int,
+        metavar="MS",
+        help="largest timeoutMs a call may ask for (default 600000)",
+    )
+
+
+def operator_layer(args: argparse.Namespace) -> dict[str, Any]:
+    """The config layer the operator's flags make (`{}` when none were given)."""
+    layer: dict[str, dict[str, Any]] = {}
+    for name, value in vars(args).items():
+        if value is None or value is False or value == []:
+            continue
+        section, _, key = name.partition("_")
+        if section in ("browser", "policy") and key:
+            layer.setdefault(section, {})[key] = value
+    return layer

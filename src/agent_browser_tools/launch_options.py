@@ -1,0 +1,162 @@
+"""How the operator decides how browsers launch: one table, three spellings.
+
+Each `LaunchOption` is a `serve` flag, a `[browser]` config key and the engine environment
+variable it becomes. The engine reads these variables whenever it starts a browser, so every
+spawn (the model's call, probes, follow-ups, closes) carries the same launch settings and a
+running browser is never relaunched because one spawn forgot a flag. The model cannot set any
+of them: the matching global flags are operator-only in the taxonomy (`ModelAccess`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from agent_browser_tools.settings import Settings, SettingsError
+
+Kind = Literal["bool", "text", "list"]
+
+VIEWPORT = re.compile(r"^(\d{2,5})[x,](\d{2,5})$")
+
+ISOLATION_CLEARED = (
+    "AGENT_BROWSER_PROFILE",
+    "AGENT_BROWSER_STATE",
+    "AGENT_BROWSER_RESTORE",
+    "AGENT_BROWSER_SESSION_NAME",
+    "AGENT_BROWSER_AUTO_CONNECT",
+    "AGENT_BROWSER_CDP",
+)
+"""Inherited variables that would reuse saved browser state; `isolated` drops them."""
+
+
+@dataclass(frozen=True)
+class LaunchOption:
+    """One operator launch setting."""
+
+    key: str
+    """`[browser]` config key; the serve flag is `--` + the key with dashes."""
+    env: str
+    """Engine environment variable it sets."""
+    kind: Kind
+    help: str
+    list_separator: str = ","
+
+    @property
+    def flag(self) -> str:
+        return "--" + self.key.replace("_", "-")
+
+
+LAUNCH_OPTIONS: tuple[LaunchOption, ...] = (
+    LaunchOption("headed", "AGENT_BROWSER_HEADED", "bool", "show the browser window"),
+    LaunchOption(
+        "executable_path", "AGENT_BROWSER_EXECUTABLE_PATH", "text", "browser executable to run"
+    ),
+    LaunchOption("profile", "AGENT_BROWSER_PROFILE", "text", "Chrome profile name or directory"),
+    LaunchOption("user_agent", "AGENT_BROWSER_USER_AGENT", "text", "default User-Agent"),
+    LaunchOption("proxy", "AGENT_BROWSER_PROXY", "text", "proxy server URL"),
+    LaunchOption("proxy_bypass", "AGENT_BROWSER_PROXY_BYPASS", "text", "hosts that skip the proxy"),
+    LaunchOption(
+        "allowed_domains",
+        "AGENT_BROWSER_ALLOWED_DOMAINS",
+        "list",
+        "only these domains are reachable (comma-separated or repeated)",
+    ),
+    LaunchOption(
+        "ignore_https_errors",
+        "AGENT_BROWSER_IGNORE_HTTPS_ERRORS",
+        "bool",
+        "accept invalid HTTPS certificates",
+    ),
+    LaunchOption(
+        "init_script", "AGENT_BROWSER_INIT_SCRIPTS", "list", "page init script file (repeatable)"
+    ),
+    LaunchOption(
+        "browser_arg",
+        "AGENT_BROWSER_ARGS",
+        "list",
+        "extra Chromium switch (repeatable)",
+        list_separator="\n",
+    ),
+    LaunchOption("extension", "AGENT_BROWSER_EXTENSIONS", "list", "browser extension (repeatable)"),
+)
+"""The operator's launch settings; `viewport` and `isolated` are derived below."""
+
+VIEWPORT_HELP = "browser window size WIDTHxHEIGHT (Chromium --window-size)"
+ISOLATED_HELP = "fresh temporary profile every launch; refuses profile/state reuse"
+
+
+def browser_section(settings: Settings) -> Mapping[str, Any]:
+    section = settings.merged_config.get("browser", {})
+    if not isinstance(section, Mapping):
+        raise SettingsError("config [browser] must be a table; fix or remove it.")
+    known = {option.key for option in LAUNCH_OPTIONS} | {"viewport", "isolated"}
+    unknown = sorted(set(section) - known)
+    if unknown:
+        raise SettingsError(
+            f"config [browser] has unknown key(s) {', '.join(unknown)}; known keys: "
+            f"{', '.join(sorted(known))}."
+        )
+    return section
+
+
+def operator_launch_env(settings: Settings) -> dict[str, str]:
+    """Engine variables for the operator's `[browser]` settings (empty when none are set).
+
+    Raises `SettingsError` for values that cannot be used, naming the key and the fix.
+    """
+    section = browser_section(settings)
+    env: dict[str, str] = {}
+    for option in LAUNCH_OPTIONS:
+        if option.key in section:
+            value = _render(option, section[option.key])
+            if value is not None:
+                env[option.env] = value
+    viewport = section.get("viewport")
+    if viewport is not None:
+        size = _viewport(viewport)
+        args = [a for a in env.get("AGENT_BROWSER_ARGS", "").split("\n") if a]
+        env["AGENT_BROWSER_ARGS"] = "\n".join([*args, f"--window-size={size[0]},{size[1]}"])
+    if section.get("isolated") is True and "profile" in section:
+        raise SettingsError(
+            "[browser] isolated and profile exclude each other: an isolated browser starts "
+            "from a fresh temporary profile. Drop one of them."
+        )
+    return env
+
+
+def cleared_by_isolation(settings: Settings) -> tuple[str, ...]:
+    """Inherited engine variables to drop because the operator asked for isolated browsers."""
+    return ISOLATION_CLEARED if browser_section(settings).get("isolated") is True else ()
+
+
+def _render(option: LaunchOption, value: Any) -> str | None:
+    where = f"[browser] {option.key} ({option.flag})"
+    if option.kind == "bool":
+        if not isinstance(value, bool):
+            raise SettingsError(f"{where} must be true or false, not {value!r}.")
+        return "true" if value else None
+    if option.kind == "text":
+        if not isinstance(value, str) or not value.strip():
+            raise SettingsError(f"{where} must be a non-empty string, not {value!r}.")
+        return value
+    items = _items(value, where)
+    return option.list_separator.join(items) if items else None
+
+
+def _items(value: Any, where: str) -> list[str]:
+    if isinstance(value, str):
+        return [part.strip() for part in value.split(",") if part.strip()]
+    if isinstance(value, Sequence) and all(isinstance(item, str) for item in value):
+        return [item for item in value if item]
+    raise SettingsError(f"{where} must be a string or a list of strings, not {value!r}.")
+
+
+def _viewport(value: Any) -> tuple[int, int]:
+    match = VIEWPORT.match(str(value).strip().lower())
+    if match is None:
+        raise SettingsError(
+            f"[browser] viewport (--viewport) must look like 1280x720, not {value!r}."
+        )
+    return int(match.group(1)), int(match.group(2))

@@ -1,0 +1,136 @@
+"""Operator policy on the fake engine: a refused call spawns nothing and says why.
+
+The fake engine records every spawn, so "nothing reached the engine" is checked exactly; the
+real engine's side of the same attempts is in `tests/real/test_escape_matrix.py`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent_browser_tools.api import BrowserTools
+from agent_browser_tools.engine.discovery import clear_engine_cache
+from agent_browser_tools.settings import Settings
+from tests.support.fake import FakeEngine
+
+
+@pytest.fixture(autouse=True)
+def _fresh_engine_cache() -> None:
+    clear_engine_cache()
+
+
+def _tools(fake: FakeEngine, tmp_path: Path, **env: str) -> BrowserTools:
+    (tmp_path / "home").mkdir(exist_ok=True)
+    base = {k: v for k, v in os.environ.items() if not k.startswith("AGENT_BROWSER")}
+    settings = Settings.load(
+        env={
+            **base,
+            "HOME": str(tmp_path / "home"),
+            "AGENT_BROWSER_TOOLS_BIN": str(fake.path),
+            "AGENT_BROWSER_TOOLS_STATE_DIR": str(tmp_path / "state"),
+            **env,
+        },
+        cwd=tmp_path,
+    )
+    tools = BrowserTools(settings=settings, conversation_id="conv-policy", cwd=tmp_path)
+    assert tools.runtime.engine.path == str(fake.path)
+    fake.reset()
+    return tools
+
+
+ATTEMPTS: list[tuple[dict[str, Any], str, str]] = [
+    ({"args": ["--executable-path", "/bin/sh", "open", "x"]}, "operator-flag", "--executable-path"),
+    (
+        {"args": ["--args", "--renderer-cmd-prefix=touch /tmp/x", "open", "x"]},
+        "operator-flag",
+        "--args",
+    ),
+    ({"args": ["--cdp", "9222", "get", "url"]}, "operator-flag", "--cdp"),
+    ({"args": ["connect", "9222"]}, "operator-command", "connect"),
+    ({"args": ["get", "cdp-url"]}, "operator-command", "get cdp-url"),
+    ({"args": ["install", "--with-deps"]}, "operator-command", "install"),
+    (
+        {"args": ["batch"], "stdin": json.dumps([["get", "url"], ["--proxy", "http://p", "open"]])},
+        "operator-flag",
+        "--proxy",
+    ),
+    ({"args": ["get", "url"], "timeoutMs": 10_000_000}, "timeout-cap", "timeoutMs"),
+]
+
+
+@pytest.mark.parametrize(("params", "rule", "subject"), ATTEMPTS)
+async def test_refused_before_any_spawn(
+    fake_engine: FakeEngine, tmp_path: Path, params: dict[str, Any], rule: str, subject: str
+) -> None:
+    tools = _tools(fake_engine, tmp_path)
+    result = await tools.call("agent_browser", params)
+    assert fake_engine.calls() == []
+    assert result.is_error
+    assert result.details["failureCategory"] == "policy-blocked"
+    assert result.details["policy"]["rule"] == rule
+    assert result.details["policy"]["subject"] == subject
+    assert "policy-blocked" in result.text and subject in result.text
+    await tools.aclose()
+
+
+async def test_json_callers_get_a_parseable_refusal(
+    fake_engine: FakeEngine, tmp_path: Path
+) -> None:
+    tools = _tools(fake_engine, tmp_path)
+    result = await tools.call(
+        "agent_browser", {"args": ["--json", "--profile", "Default", "open", "x"]}
+    )
+    body = json.loads(result.text)
+    assert body["failureCategory"] == "policy-blocked" and "--profile" in body["error"]
+    assert fake_engine.calls() == []
+    await tools.aclose()
+
+
+async def test_operator_can_allow_a_flag_by_name(fake_engine: FakeEngine, tmp_path: Path) -> None:
+    tools = _tools(fake_engine, tmp_path, AGENT_BROWSER_TOOLS_ALLOW_MODEL_FLAGS="--args")
+    fake_engine.on({"command": ["open"]}, envelope={"data": {"url": "https://a.test/"}})
+    result = await tools.call(
+        "agent_browser", {"args": ["--args", "--lang=fr", "open", "https://a.test/"]}
+    )
+    assert not result.is_error, result.text
+    assert any("--args" in argv for argv in fake_engine.argvs())
+    await tools.aclose()
+
+
+async def test_operator_launch_settings_reach_every_spawn(
+    fake_engine: FakeEngine, tmp_path: Path
+) -> None:
+    config = tmp_path / "c.toml"
+    config.write_text('[browser]\nuser_agent = "OpBot/1"\nviewport = "900x700"\n')
+    tools = _tools(fake_engine, tmp_path, AGENT_BROWSER_TOOLS_CONFIG=str(config))
+    fake_engine.on({"command": ["open"]}, envelope={"data": {"url": "https://a.test/"}})
+    await tools.call("agent_browser", {"args": ["open", "https://a.test/"]})
+    calls = fake_engine.calls()
+    assert calls
+    for call in calls:
+        env = call["env"]
+        assert isinstance(env, dict)
+        assert env.get("AGENT_BROWSER_USER_AGENT") == "OpBot/1"
+        assert "--window-size=900,700" in env.get("AGENT_BROWSER_ARGS", "")
+    await tools.aclose()
+
+
+async def test_code_cell_inner_call_obeys_the_same_policy(
+    fake_engine: FakeEngine, tmp_path: Path
+) -> None:
+    tools = _tools(fake_engine, tmp_path)
+    await tools.call("agent_browser_tools", {"action": "enable", "tools": ["agent_browser_code"]})
+    fake_engine.reset()
+    code = (
+        'const r = await browser({ args: ["--executable-path", "/bin/sh", "open", "x"] });'
+        "return { category: r.failureCategory, error: r.error };"
+    )
+    result = await tools.call("agent_browser_code", {"code": code})
+    assert fake_engine.calls() == []
+    assert "policy-blocked" in result.text and "--executable-path" in result.text
+    await tools.aclose()
