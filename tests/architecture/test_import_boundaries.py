@@ -37,7 +37,8 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
 #: for listing tools (`tools.registry`, `tools.catalog`), and the operator's launch options
 #: (`launch_options`) that `serve` turns into flags. Narrower rows add to that for one
 #: subcommand: `demo` for the CLI's `demo`, the journal for `state`, and the engine and private
-#: dirs for `doctor`, which checks the installation without a `BrowserTools`.
+#: dirs for `doctor`, which checks the installation without a `BrowserTools` (and reports the
+#: operator's policy).
 HOSTS_MAY_IMPORT: dict[str, tuple[str, ...]] = {
     "hosts": (
         "hosts",
@@ -54,7 +55,7 @@ HOSTS_MAY_IMPORT: dict[str, tuple[str, ...]] = {
     ),
     "hosts.cli.main": ("demo",),
     "hosts.cli.state": ("state.sqlite_journal", "state.journal"),
-    "hosts.cli.doctor": ("engine", "private_fs"),
+    "hosts.cli.doctor": ("engine", "private_fs", "planning.policy"),
 }
 
 #: The bottom of the stack: modules every layer reads, so they import (almost) nothing.

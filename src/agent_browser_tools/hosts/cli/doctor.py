@@ -26,6 +26,8 @@ from agent_browser_tools.engine.discovery import (
 from agent_browser_tools.engine.envelope import OutputMode, parse_outcome
 from agent_browser_tools.engine.environment import build_child_env, socket_dir_for
 from agent_browser_tools.engine.runner import run_engine, run_engine_quick
+from agent_browser_tools.launch_options import browser_section, operator_launch_env
+from agent_browser_tools.planning.policy import ModelPolicy
 from agent_browser_tools.private_fs import dir_mode, ensure_private_dir
 from agent_browser_tools.settings import Settings, SettingsError, config_paths
 
@@ -98,6 +100,23 @@ def _config_check(settings: Settings) -> Check:
     return Check("config", True, message)
 
 
+def _policy_check(settings: Settings) -> Check:
+    """What the model may decide: the operator's launch settings and the flags it allowed."""
+    try:
+        policy = ModelPolicy.from_settings(settings)
+        operator_launch_env(settings)
+        launch = sorted(browser_section(settings))
+    except SettingsError as exc:
+        return Check("policy", False, str(exc), "fix the named setting or flag")
+    parts = [
+        "launch options are the operator's"
+        + (f" (set: {', '.join(launch)})" if launch else " (engine defaults)"),
+        "model may also pass: " + (", ".join(sorted(policy.allowed_flags)) or "nothing more"),
+        f"timeoutMs <= {policy.max_timeout_ms} ms",
+    ]
+    return Check("policy", True, "; ".join(parts), warn=bool(policy.allowed_flags))
+
+
 async def _smoke(engine: EngineBinary, settings: Settings) -> Check:
     """Open a local page, read its title, close: the whole path a real call takes."""
     socket_dir = socket_dir_for(settings)
@@ -148,6 +167,7 @@ def run_doctor(settings: Settings | None = None, out: TextIO | None = None) -> i
         checks.append(_browser_check(engine, env))
     checks.append(_state_check(settings))
     checks.append(_config_check(settings))
+    checks.append(_policy_check(settings))
     if os.geteuid() == 0:
         checks.append(
             Check(
