@@ -68,8 +68,9 @@ refused as stale-ref (follow the result's next action).
 - Three or more reads on one page: batch them (get text/title/url rows).
 - Loops or branching: agent_browser_code.
 - Dense pages: snapshot -i --search TEXT or --filter role=ROLE.
-- Launch flags (--headed, --profile, --user-agent, --args ...) need sessionMode "fresh" once a \
-browser is running.
+- Launch flags (--headed, --user-agent, --device ...) need sessionMode "fresh" once a browser \
+is running. The executable, browser args, profiles, CDP, proxies and file access are the \
+operator's (policy-blocked); files you read or write stay in the workspace.
 - Branch on details: resultCategory, failureCategory, nextActions (exact follow-up calls).
 - Evidence files: pass explicit paths and check artifactVerification before claiming success.
 - Do not drive public search engines in the browser; use agent_browser_web_search when present.
@@ -101,9 +102,17 @@ FULL_GUIDANCE = """# Browser tools: full guidance
 - Each conversation has its own managed browser; sub-agents sharing AGENT_BROWSER_TOOLS_ROOT
   share it. An explicit `--session NAME` (or AGENT_BROWSER_SESSION) selects a browser you own;
   keep using the same explicit session for follow-ups.
-- Launch-scoped flags (--headed, --profile, --executable-path, --user-agent, --args, --state,
-  --cdp, --auto-connect, --allowed-domains, --namespace, --restore ...) only apply when a
-  browser starts: put them on the first call, or use sessionMode "fresh".
+- Launch-scoped flags (--headed, --user-agent, --device, --state, --init-script, --namespace
+  ...) only apply when a browser starts: put them on the first call, or use sessionMode
+  "fresh".
+
+## Boundaries (failureCategory `policy-blocked`, `details.policy` says which rule)
+- The operator decides how browsers launch: --executable-path, --args, --extension,
+  --profile, --cdp, --auto-connect, --provider, --proxy, --allow-file-access, --config and
+  commands such as connect, get cdp-url, install, dashboard are refused. Do not retry them;
+  work with the browser you have, or tell the user what the operator would need to allow.
+- file:// pages, uploads, artifacts, outputPath, HAR/trace/record and state files must lie
+  inside the workspace roots; the server's own state is never reachable.
 - URL-less `open` just makes sure a browser runs (`get url`); it never navigates.
 
 ## Output

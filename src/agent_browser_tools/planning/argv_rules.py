@@ -106,9 +106,9 @@ def _reject_bare_no_sandbox(
     command: Sequence[str], globals_: Sequence[tuple[str, str | None]]
 ) -> None:
     guidance = (
-        "--no-sandbox is a Chromium launch argument, not an agent-browser flag. Pass it through "
-        '--args on a fresh launch, e.g. {"args": ["--args", "--no-sandbox", "open", "<url>"], '
-        '"sessionMode": "fresh"}. (When running as root the engine already handles the sandbox.)'
+        "--no-sandbox is a Chromium launch argument, not an agent-browser flag, and Chromium "
+        "arguments are the operator's (`serve --browser-arg`), not part of a call. Leave it "
+        "out: when running as root the engine already handles the sandbox."
     )
     if any(name == "--no-sandbox" for name, _ in globals_):
         raise ArgvRejected(guidance)
@@ -170,7 +170,8 @@ def check_batch_rows(batch: BatchRows) -> tuple[tuple[str, ...], ...]:
         row_globals, rest = taxonomy.split_global_flags(row)
         if row_globals and any(name == "--args" for name, _ in row_globals):
             raise ArgvRejected(
-                f"batch row {index}: --args belongs on the outer call before `batch`, not in a row."
+                f"batch row {index}: --args only works on the outer call before `batch`, not in "
+                "a row (and Chromium arguments are the operator's unless it allows --args)."
             )
         _reject_bare_no_sandbox(rest, row_globals)
         if rest and rest[0] == "batch":
