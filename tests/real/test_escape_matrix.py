@@ -171,11 +171,6 @@ def test_matrix_is_large_enough() -> None:
 async def test_attempt_is_refused(attempt: Attempt, engine_env: EngineEnv, ctx: Ctx) -> None:
     tools = await _tools(engine_env, ctx)
     try:
-        if attempt.tool == "agent_browser_code":
-            enabled = await tools.call(
-                "agent_browser_tools", {"action": "enable", "tools": ["agent_browser_code"]}
-            )
-            assert not enabled.is_error, enabled.text
         result = await tools.call(attempt.tool, attempt.params(ctx))
         category, message = _verdict(attempt, result)
         assert category == attempt.category, result.text

@@ -124,8 +124,6 @@ async def test_code_cell_inner_call_obeys_the_same_policy(
     fake_engine: FakeEngine, tmp_path: Path
 ) -> None:
     tools = _tools(fake_engine, tmp_path)
-    await tools.call("agent_browser_tools", {"action": "enable", "tools": ["agent_browser_code"]})
-    fake_engine.reset()
     code = (
         'const r = await browser({ args: ["--executable-path", "/bin/sh", "open", "x"] });'
         "return { category: r.failureCategory, error: r.error };"
