@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ValidationError
 
+from agent_browser_tools.planning.policy import PolicyBlocked, check_timeout
 from agent_browser_tools.results import response
 from agent_browser_tools.results.tool_result import ToolResult
 from agent_browser_tools.results.validation import explain_validation_error, field_list
@@ -122,6 +123,11 @@ class ToolSpec:
             return response.rejected(
                 message, params, wants_json=wants_json and response.caller_wants_json(params)
             )
+        timeout_ms = getattr(inp, "timeoutMs", None)
+        try:
+            check_timeout(timeout_ms if isinstance(timeout_ms, int) else None, rt.policy)
+        except PolicyBlocked as exc:
+            return response.policy_blocked(str(exc), params, exc.as_details())
         handler = self.load_handler()
         if handler is None:
             return response.refused(f"{self.name} is {self.unavailable_reason}.")

@@ -132,3 +132,21 @@ async def test_code_cell_inner_call_obeys_the_same_policy(
     assert fake_engine.calls() == []
     assert "policy-blocked" in result.text and "--executable-path" in result.text
     await tools.aclose()
+
+
+async def test_every_tool_timeout_is_bounded_by_the_operator(
+    fake_engine: FakeEngine, tmp_path: Path
+) -> None:
+    tools = _tools(fake_engine, tmp_path, AGENT_BROWSER_TOOLS_MAX_TIMEOUT_MS="5000")
+    enabled = await tools.call("agent_browser_tools", {"enable": ["qa"]})
+    assert not enabled.is_error, enabled.text
+    for tool, params in (
+        ("agent_browser_code", {"code": "return 1", "timeoutMs": 6000}),
+        ("agent_browser_qa", {"url": "https://a.test/", "timeoutMs": 6000}),
+        ("agent_browser", {"args": ["get", "url"], "timeoutMs": 6000}),
+    ):
+        result = await tools.call(tool, params)
+        assert result.details["failureCategory"] == "policy-blocked", (tool, result.text)
+        assert "5000" in result.text
+    assert fake_engine.calls() == []
+    await tools.aclose()
