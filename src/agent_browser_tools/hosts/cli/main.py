@@ -57,6 +57,14 @@ def _add_serve(sub: Any) -> None:
         "--tools", help="allowlist of tool names, e.g. agent_browser,agent_browser_tools"
     )
     serve.add_argument("--conversation", help="stdio only: conversation id to resume")
+    serve.add_argument(
+        "--shared-session",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="a browser session every conversation may use by name (repeatable; or config "
+        "[isolation] shared_sessions / env AGENT_BROWSER_TOOLS_SHARED_SESSIONS)",
+    )
 
 
 def _serve(args: argparse.Namespace) -> int:
@@ -74,6 +82,7 @@ def _serve(args: argparse.Namespace) -> int:
             tools=args.tools,
             conversation=args.conversation,
             allowed_hosts=tuple(args.allow_host),
+            shared_sessions=tuple(args.shared_session),
             env=os.environ,
         )
     except ServeRefused as exc:

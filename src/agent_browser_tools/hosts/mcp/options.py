@@ -32,6 +32,8 @@ class ServeOptions:
     tools: frozenset[str] | None = None
     conversation: str | None = None
     allowed_hosts: tuple[str, ...] = ()
+    shared_sessions: tuple[str, ...] = ()
+    """`--shared-session NAME`: browsers every conversation may use (checked by the tools)."""
 
 
 def is_loopback(host: str) -> bool:
@@ -61,6 +63,7 @@ def resolve_options(
     tools: str | None,
     conversation: str | None,
     allowed_hosts: tuple[str, ...] = (),
+    shared_sessions: tuple[str, ...] = (),
     env: Mapping[str, str],
 ) -> ServeOptions:
     """Validate the flags (and the token env) into `ServeOptions`, or raise `ServeRefused`."""
@@ -88,4 +91,5 @@ def resolve_options(
         tools=parse_tool_list(tools),
         conversation=conversation,
         allowed_hosts=allowed_hosts,
+        shared_sessions=shared_sessions,
     )

@@ -6,7 +6,10 @@ Contract of `run(options)`:
 - stdio: one conversation for the process (`--conversation ID` resumes one, else a new id).
 - HTTP: one conversation per MCP session, each with its own `BrowserTools` and so its own
   managed browser; `--conversation` is refused there.
-- `--tools a,b,c` is passed to every `BrowserTools` as its allowlist.
+- `--tools a,b,c` is passed to every `BrowserTools` as its allowlist, `--shared-session NAME`
+  as an operator-shared browser; over HTTP every `BrowserTools` is told that conversations
+  share the server (`shared_server=True`: isolated from each other's stores and browsers).
+  Policy and isolation config is checked before serving (exit 2 with the fix).
 - On shutdown every `BrowserTools` the server created is closed (`aclose`), which closes only
   the managed browsers it launched, bounded by the session-close timeout.
 
@@ -19,6 +22,7 @@ import asyncio
 import logging
 import sys
 
+from agent_browser_tools.api import BrowserTools
 from agent_browser_tools.hosts.mcp.options import ServeOptions
 from agent_browser_tools.settings import Settings, SettingsError
 
@@ -40,6 +44,7 @@ def run(options: ServeOptions) -> int:
     )
     try:
         settings = Settings.load()
+        BrowserTools.check_settings(settings, shared_sessions=options.shared_sessions)
     except SettingsError as exc:
         print(f"agent-browser-tools: {exc}", file=sys.stderr)
         return 2
