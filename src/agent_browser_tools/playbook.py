@@ -101,6 +101,9 @@ FULL_GUIDANCE = """# Browser tools: full guidance
 - Each conversation has its own managed browser; sub-agents sharing AGENT_BROWSER_TOOLS_ROOT
   share it. An explicit `--session NAME` (or AGENT_BROWSER_SESSION) selects a browser you own;
   keep using the same explicit session for follow-ups.
+- Session names belong to this conversation: `session list` and `close --all` see only its
+  browsers, and other conversations' names reach nothing of theirs. Sessions the operator
+  shared by name are the exception: every conversation uses the same browser.
 - Launch-scoped flags (--headed, --profile, --executable-path, --user-agent, --args, --state,
   --cdp, --auto-connect, --allowed-domains, --namespace, --restore ...) only apply when a
   browser starts: put them on the first call, or use sessionMode "fresh".

@@ -20,6 +20,9 @@ from agent_browser_tools.api import BrowserTools
 from agent_browser_tools.engine.discovery import clear_engine_cache
 from agent_browser_tools.engine.isolation import conversation_dir_name
 from agent_browser_tools.settings import Settings
+from agent_browser_tools.tools.action.spec import SPEC as ACTION
+from agent_browser_tools.tools.code.spec import SPEC as CODE
+from agent_browser_tools.tools.qa.spec import SPEC as QA
 from tests.support.fake import FakeEngine
 
 
@@ -181,3 +184,50 @@ async def test_the_model_cannot_read_the_shared_store_on_a_shared_server(
     assert details["policy"]["rule"] == "shared-store"
     assert fake_engine.calls() == []
     await shared.aclose()
+
+
+async def test_compound_tools_cannot_name_a_path_session_either(
+    fake_engine: FakeEngine, tmp_path: Path, base: Path
+) -> None:
+    tools = _tools(fake_engine, tmp_path, base, "conv-f", shared_server=True)
+    try:
+        cell = await CODE.call(
+            tools.runtime,
+            {
+                "code": "return (await browser({ args: ['get', 'url'] })).failureCategory",
+                "session": "../work",
+            },
+        )
+        assert cell.details.get("data") == "policy-blocked", cell.details
+        for params in (
+            {"action": "click", "selector": "#go", "session": "../work"},
+            {
+                "action": "select",
+                "locator": "role",
+                "value": "combobox",
+                "values": ["a"],
+                "session": "/tmp/work",
+            },
+        ):
+            acted = await ACTION.call(tools.runtime, params)
+            assert acted.details["failureCategory"] == "policy-blocked", acted.details
+            assert acted.details["policy"]["rule"] == "session-name"
+        assert fake_engine.calls() == []
+    finally:
+        await tools.aclose()
+
+
+async def test_attached_qa_over_the_timeout_cap_is_refused_not_raised(
+    fake_engine: FakeEngine, tmp_path: Path, base: Path
+) -> None:
+    """Compound tools plan before they lock; a policy refusal there is a result too."""
+    tools = _tools(fake_engine, tmp_path, base, "conv-g")
+    try:
+        qa = await QA.call(
+            tools.runtime, {"attached": True, "expectedText": "x", "timeoutMs": 10**9}
+        )
+        assert qa.details["failureCategory"] == "policy-blocked", qa.details
+        assert qa.details["policy"]["rule"] == "timeout-cap"
+        assert fake_engine.calls() == []
+    finally:
+        await tools.aclose()
