@@ -23,6 +23,7 @@ from agent_browser_tools.engine.isolation import (
     DAEMON_EXIT_WAIT_S,
     SocketScope,
     holds_browsers,
+    namespaces_with_browsers,
     remove_if_idle,
     resolve_scope,
     shared_session_names,
@@ -141,6 +142,10 @@ class Runtime:
     def has_browsers(self) -> bool:
         """Whether an engine daemon may still live in the conversation's own socket dir."""
         return self._scope is not None and holds_browsers(self._scope.own)
+
+    def namespaces_in_use(self) -> list[str]:
+        """Namespaces of the conversation's own dir that still hold a browser."""
+        return [] if self._scope is None else namespaces_with_browsers(self._scope.own)
 
     async def release_socket_dir(self, *, wait: bool) -> bool:
         """Remove the conversation's own socket dir when no browser lives in it any more.

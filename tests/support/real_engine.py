@@ -166,17 +166,26 @@ def socket_dirs_in(socket_dir: Path) -> list[Path]:
 
 
 def close_all_in(binary: str | Path, env: dict[str, str], socket_dir: Path, timeout: float) -> None:
-    """``close --all`` in ``socket_dir`` and in every conversation dir inside it (best effort)."""
+    """``close --all`` in ``socket_dir``, in every conversation dir inside it and in each
+    namespace of those (``close --all`` closes one namespace only); best effort."""
     for directory in socket_dirs_in(socket_dir):
-        with contextlib.suppress(subprocess.TimeoutExpired, OSError):
-            subprocess.run(
-                [str(binary), "--json", "close", "--all"],
-                env={**env, "AGENT_BROWSER_SOCKET_DIR": str(directory)},
-                stdin=subprocess.DEVNULL,
-                capture_output=True,
-                timeout=timeout,
-                check=False,
-            )
+        namespaces = sorted(p.name for p in directory.glob("namespaces/*") if p.is_dir())
+        for scope in [[], *(["--namespace", ns] for ns in namespaces)]:
+            _close_all(binary, env, directory, scope, timeout)
+
+
+def _close_all(
+    binary: str | Path, env: dict[str, str], directory: Path, scope: list[str], timeout: float
+) -> None:
+    with contextlib.suppress(subprocess.TimeoutExpired, OSError):
+        subprocess.run(
+            [str(binary), "--json", *scope, "close", "--all"],
+            env={**env, "AGENT_BROWSER_SOCKET_DIR": str(directory)},
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=timeout,
+            check=False,
+        )
 
 
 def _live_daemon_pids(socket_dir: Path) -> list[int]:

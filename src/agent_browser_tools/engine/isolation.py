@@ -170,6 +170,15 @@ def holds_browsers(directory: Path) -> bool:
     return False
 
 
+def namespaces_with_browsers(directory: Path) -> list[str]:
+    """Namespaces (as the engine names their dirs) that hold a browser: `close --all` only
+    closes the namespace it is given, so each needs its own."""
+    root = directory / "namespaces"
+    with contextlib.suppress(OSError):
+        return sorted(p.name for p in root.iterdir() if p.is_dir() and holds_browsers(p))
+    return []
+
+
 async def remove_if_idle(own: Path, wait_s: float = DAEMON_EXIT_WAIT_S) -> bool:
     """Remove the conversation's dir once no daemon lives in it; True when it is gone.
 

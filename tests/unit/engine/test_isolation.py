@@ -18,6 +18,7 @@ from agent_browser_tools.engine.isolation import (
     CONVERSATION_DIR_PREFIX,
     conversation_dir_name,
     holds_browsers,
+    namespaces_with_browsers,
     remove_if_idle,
     resolve_scope,
     shared_session_names,
@@ -177,6 +178,17 @@ async def test_a_dir_with_a_live_daemon_or_socket_is_kept(sock: Path) -> None:
     (own / "alive.pid").write_text(str(os.getpid()))
     assert not await remove_if_idle(own, wait_s=0)
     assert own.is_dir()
+
+
+def test_namespaces_with_browsers_are_found(sock: Path) -> None:
+    own = sock / "c-ns"
+    for name in ("busy", "idle", "also"):
+        (own / "namespaces" / name / "run").mkdir(parents=True)
+    (own / "namespaces" / "busy" / "run" / "s.sock").write_text("")
+    (own / "namespaces" / "also" / "run" / "t.sock").write_text("")
+    (own / "namespaces" / "idle" / "run" / "s.config").write_text("{}")
+    assert namespaces_with_browsers(own) == ["also", "busy"]
+    assert namespaces_with_browsers(sock / "missing") == []
 
 
 async def test_a_symlinked_dir_is_never_removed_through(sock: Path, tmp_path: Path) -> None:

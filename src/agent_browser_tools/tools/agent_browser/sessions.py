@@ -77,18 +77,25 @@ async def close_owned(rt: Runtime) -> dict[str, bool]:
 
 
 async def close_own_dir(rt: Runtime) -> bool:
-    """`close --all` in the conversation's own socket dir (explicit sessions included).
+    """`close --all` in the conversation's own socket dir and in each namespace in it.
 
     For a conversation on a shared server that ends: its dir is private to it and it is never
-    resumed, so whatever still runs there could only idle until the engine's timeout.
+    resumed, so whatever still runs there (explicit sessions included) could only idle until
+    the engine's timeout. True when every close was confirmed.
     """
     from agent_browser_tools.engine.envelope import OutputMode, parse_outcome
 
     if not rt.has_browsers():
         return True
     budget = rt.settings.session_close_timeout_ms
-    raw = await rt.spawn(["--json", "close", "--all"], timeout_ms=budget, whole_dir=True)
-    return parse_outcome(raw, OutputMode.JSON).success
+    scopes = [[], *(["--namespace", ns] for ns in rt.namespaces_in_use())]
+    raws = await asyncio.gather(
+        *(
+            rt.spawn(["--json", *scope, "close", "--all"], timeout_ms=budget, whole_dir=True)
+            for scope in scopes
+        )
+    )
+    return all(parse_outcome(raw, OutputMode.JSON).success for raw in raws)
 
 
 HEADED_HANDOFF = (

@@ -154,11 +154,17 @@ async def test_a_shared_server_closes_what_is_left_in_the_own_dir(
     await _ab(tools, "--session", "mine", "get", "url")
     own = base / conversation_dir_name("conv-c")
     (own / "mine.sock").write_text("")  # what a live daemon leaves in its dir
+    (own / "namespaces" / "ns1" / "run").mkdir(parents=True)
+    (own / "namespaces" / "ns1" / "run" / "other.sock").write_text("")
+    (own / "namespaces" / "idle" / "run").mkdir(parents=True)  # nothing runs there
     fake_engine.reset()
     await tools.aclose()
-    assert fake_engine.argvs() == [["--json", "close", "--all"]]
-    assert _dirs(fake_engine) == [str(own)]
-    assert own.is_dir()  # the (fake) socket is still there, so the dir is kept
+    assert sorted(fake_engine.argvs()) == [
+        ["--json", "--namespace", "ns1", "close", "--all"],
+        ["--json", "close", "--all"],
+    ]
+    assert _dirs(fake_engine) == [str(own)] * 2
+    assert own.is_dir()  # the (fake) sockets are still there, so the dir is kept
 
 
 async def test_shared_sessions_only_without_a_shared_server_keep_explicit_browsers(
