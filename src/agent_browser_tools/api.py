@@ -132,11 +132,14 @@ class BrowserTools:
         """Close the managed browsers this conversation launched (if configured to), every
         browser of its own socket dir on a shared server, then remove that dir if it is empty."""
         try:
+            closing: set[str] | None = set()
             if self.close_on_exit:
-                await close_owned(self.runtime)
+                closed = await close_owned(self.runtime)
+                closing = {label.rsplit("/", 1)[-1] for label in closed}
                 if self.shared_server:
                     await close_own_dir(self.runtime)
-            await self.runtime.release_socket_dir(wait=self.close_on_exit)
+                    closing = None
+            await self.runtime.release_socket_dir(closing)
         finally:
             if self.journal is not None:
                 self.journal.close()

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import itertools
 import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 
@@ -147,15 +147,17 @@ class Runtime:
         """Namespaces of the conversation's own dir that still hold a browser."""
         return [] if self._scope is None else namespaces_with_browsers(self._scope.own)
 
-    async def release_socket_dir(self, *, wait: bool) -> bool:
+    async def release_socket_dir(self, closing: Collection[str] | None = ()) -> bool:
         """Remove the conversation's own socket dir when no browser lives in it any more.
 
         Only the group's root removes it (a sub-agent ends while its root may still launch
-        there). `wait` gives just-closed daemons a moment to delete their files.
+        there). The sessions just closed (`closing`; None: every one in the dir) get a moment
+        to delete their files.
         """
         if self._scope is None or self.root_id != self.conversation_id:
             return False
-        return await remove_if_idle(self._scope.own, DAEMON_EXIT_WAIT_S if wait else 0.0)
+        wait_s = DAEMON_EXIT_WAIT_S if closing is None or closing else 0.0
+        return await remove_if_idle(self._scope.own, wait_s, closing)
 
     async def spawn(
         self,

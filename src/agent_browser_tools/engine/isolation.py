@@ -31,7 +31,7 @@ import os
 import re
 import shutil
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -161,10 +161,13 @@ def _daemon_alive(pid_file: Path) -> bool:
     return True
 
 
-def holds_browsers(directory: Path) -> bool:
-    """A socket, or a pid file of a running daemon, anywhere in the dir (namespaces too)."""
+def holds_browsers(directory: Path, *, besides: Collection[str] = ()) -> bool:
+    """A socket, or a pid file of a running daemon, anywhere in the dir (namespaces too),
+    of a session not named in `besides`."""
     with contextlib.suppress(OSError):
         for path in directory.rglob("*"):
+            if path.stem in besides:
+                continue
             if path.suffix == ".sock" or (path.suffix == ".pid" and _daemon_alive(path)):
                 return True
     return False
@@ -179,13 +182,19 @@ def namespaces_with_browsers(directory: Path) -> list[str]:
     return []
 
 
-async def remove_if_idle(own: Path, wait_s: float = DAEMON_EXIT_WAIT_S) -> bool:
+async def remove_if_idle(
+    own: Path, wait_s: float = DAEMON_EXIT_WAIT_S, closing: Collection[str] | None = None
+) -> bool:
     """Remove the conversation's dir once no daemon lives in it; True when it is gone.
 
-    A closed daemon answers before it deletes its files, so wait briefly. What the engine
-    leaves behind after a close (`.config`, `.target` files) goes with the dir.
+    A closed daemon answers before it deletes its files, so wait (at most `wait_s`) for the
+    sessions just closed (`closing`; None: all of them), but not at all when another browser
+    still runs there. What the engine leaves behind after a close (`.config`, `.target`
+    files) goes with the dir.
     """
     if not own.is_dir() or own.is_symlink():
+        return False
+    if closing is not None and holds_browsers(own, besides=closing):
         return False
     deadline = time.monotonic() + wait_s
     while holds_browsers(own):

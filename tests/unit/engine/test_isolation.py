@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import shutil
 import stat
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -199,3 +201,26 @@ async def test_a_symlinked_dir_is_never_removed_through(sock: Path, tmp_path: Pa
     link.symlink_to(target)
     assert not await remove_if_idle(link, wait_s=0)
     assert (target / "precious").exists()
+
+
+async def test_removal_waits_for_closing_sessions_only(sock: Path) -> None:
+    own = sock / "c-wait"
+    own.mkdir()
+    (own / "mine.sock").write_text("")
+
+    async def daemon_exits() -> None:
+        await asyncio.sleep(0.3)
+        (own / "mine.sock").unlink()
+
+    exiting = asyncio.create_task(daemon_exits())
+    assert await remove_if_idle(own, wait_s=3.0, closing={"mine"})
+    await exiting
+    assert not own.exists()
+
+    own.mkdir()
+    (own / "mine.sock").write_text("")
+    (own / "theirs.sock").write_text("")  # an explicit session that stays open
+    started = time.monotonic()
+    assert not await remove_if_idle(own, wait_s=3.0, closing={"mine"})
+    assert time.monotonic() - started < 1.0  # nothing to wait for: the dir stays anyway
+    assert own.is_dir()

@@ -18,6 +18,7 @@ from agent_browser_tools.planning.plan import ExecutionPlan, build_plan
 from agent_browser_tools.planning.policy import PolicyBlocked, check_model_policy, check_timeout
 from agent_browser_tools.planning.session_scope import acts_on_whole_dir, check_session_names
 from agent_browser_tools.planning.sessions import native_session_default
+from agent_browser_tools.private_fs import PrivateDirError
 from agent_browser_tools.redaction import redact_argv
 from agent_browser_tools.results.response import caller_wants_json
 from agent_browser_tools.runtime import Runtime
@@ -99,6 +100,10 @@ def plan_request(rt: Runtime, inp: AgentBrowserInput, nonce: str) -> ExecutionPl
     check_model_policy(plan.checked, rt.policy)
     check_session_names(plan.checked)
     check_timeout(inp.timeoutMs, rt.policy)
+    try:
+        _ = rt.sockets  # the conversation's socket dir must be private before anything runs
+    except PrivateDirError as exc:
+        raise ArgvRejected(f"refused before running: {exc}") from None
     return plan
 
 

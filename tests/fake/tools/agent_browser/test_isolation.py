@@ -237,3 +237,22 @@ async def test_attached_qa_over_the_timeout_cap_is_refused_not_raised(
         assert fake_engine.calls() == []
     finally:
         await tools.aclose()
+
+
+async def test_a_planted_symlink_for_the_dir_refuses_the_call(
+    fake_engine: FakeEngine, tmp_path: Path, base: Path
+) -> None:
+    """Another local user (or a stale link) must not choose where this conversation's
+    browsers listen: the call is refused with the fix, and nothing runs."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (base / conversation_dir_name("conv-h")).symlink_to(elsewhere)
+    tools = _tools(fake_engine, tmp_path, base, "conv-h")
+    try:
+        result = await tools.call("agent_browser", {"args": ["get", "url"]})
+        assert result.details["failureCategory"] == "validation-error", result.details
+        assert "must be a real directory, not a symlink" in result.text
+        assert fake_engine.calls() == []
+        assert list(elsewhere.iterdir()) == []
+    finally:
+        await tools.aclose()
