@@ -10,8 +10,9 @@ Contract of `run(options)`:
   as an operator-shared browser; over HTTP every `BrowserTools` is told that conversations
   share the server (`shared_server=True`: isolated from each other's stores and browsers).
   Policy and isolation config is checked before serving (exit 2 with the fix).
-- On shutdown every `BrowserTools` the server created is closed (`aclose`), which closes only
-  the managed browsers it launched, bounded by the session-close timeout.
+- On shutdown every `BrowserTools` the server created is closed (`aclose`), which closes the
+  managed browsers it launched (over HTTP also the rest of its own socket dir; never an
+  operator-shared session), bounded by the session-close timeout.
 
 The host holds no browser logic: handlers only translate between MCP and `BrowserTools`.
 """
