@@ -7,7 +7,9 @@ async with BrowserTools() as tools:
 ```
 
 One `BrowserTools` is one conversation: it owns its implicit managed browser and closes it on
-`aclose()` (unless `close_on_exit=False`). Caller-owned sessions are never closed.
+`aclose()` (unless `close_on_exit=False`). Caller-owned sessions are never closed, except on a
+shared server (`shared_server=True`), where every browser in the conversation's own socket dir
+is closed with it: nobody can reach them once the conversation has ended.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
+from agent_browser_tools.engine.isolation import shared_session_names
 from agent_browser_tools.launch_options import operator_launch_env
 from agent_browser_tools.planning.policy import ModelPolicy
 from agent_browser_tools.results.tool_result import ToolResult
@@ -25,7 +28,7 @@ from agent_browser_tools.runtime import Runtime
 from agent_browser_tools.settings import Settings
 from agent_browser_tools.state.journal import ConversationLog
 from agent_browser_tools.state.sqlite_journal import SqliteJournal
-from agent_browser_tools.tools.agent_browser import close_owned
+from agent_browser_tools.tools.agent_browser import close_own_dir, close_owned
 from agent_browser_tools.tools.catalog import build_toolkit
 from agent_browser_tools.tools.registry import ToolSpec
 
@@ -44,10 +47,19 @@ class BrowserTools:
         close_on_exit: bool = True,
         tools: Iterable[str] | None = None,
         persist: bool = True,
+        shared_server: bool = False,
+        shared_sessions: Iterable[str] = (),
     ) -> None:
         """`conversation_id` resumes that conversation from the journal (refs, page targets,
         enabled tools); without one a new conversation starts. `persist=False` keeps state in
-        memory only. `tools` is a host allowlist of tool names."""
+        memory only. `tools` is a host allowlist of tool names.
+
+        `shared_server=True` tells the tools that several conversations share this process
+        (the HTTP server): the engine's per-user stores are refused to the model
+        (`ModelPolicy.isolated_conversations`) and a sub-agent group in the process env is
+        ignored. Every host keeps each conversation's browsers in its own socket dir;
+        `shared_sessions` names sessions the operator shares with every conversation, on top
+        of `[isolation] shared_sessions` / `AGENT_BROWSER_TOOLS_SHARED_SESSIONS`."""
         self.settings = settings or Settings.load(cwd=cwd)
         self.check_settings(self.settings)
         cwd = cwd or self.settings.execution_dir
@@ -59,18 +71,29 @@ class BrowserTools:
         conversation = conversation_id or uuid.uuid4().hex
         self.journal = SqliteJournal(self.settings.state_dir, conversation) if persist else None
         log = ConversationLog(self.journal)
-        self.runtime = Runtime(self.settings, conversation_id=conversation, cwd=cwd, log=log)
+        policy = ModelPolicy.from_settings(self.settings, isolated_conversations=shared_server)
+        self.runtime = Runtime(
+            self.settings,
+            conversation_id=conversation,
+            cwd=cwd,
+            log=log,
+            policy=policy,
+            shared_sessions=shared_sessions,
+        )
+        self.shared_server = shared_server
         allowlist = frozenset(tools) if tools is not None else None
         self.toolkit = build_toolkit(self.settings, allowlist)
         self.toolkit.activated.update(self.runtime.log.state.activated_tools)
         self.close_on_exit = close_on_exit
 
     @staticmethod
-    def check_settings(settings: Settings) -> None:
-        """Raise `SettingsError` (with the fix) for operator launch or policy settings that
-        cannot be used, so a server refuses to start instead of failing its first call."""
+    def check_settings(settings: Settings, *, shared_sessions: Iterable[str] = ()) -> None:
+        """Raise `SettingsError` (with the fix) now for operator launch, policy or isolation
+        settings every conversation would refuse later (a server checks this before it
+        listens)."""
         ModelPolicy.from_settings(settings)
         operator_launch_env(settings)
+        shared_session_names(settings, shared_sessions)
 
     @property
     def conversation_id(self) -> str:
@@ -110,10 +133,17 @@ class BrowserTools:
         return out
 
     async def aclose(self) -> None:
-        """Close the managed browsers this conversation launched (if configured to)."""
+        """Close the managed browsers this conversation launched (if configured to), every
+        browser of its own socket dir on a shared server, then remove that dir if it is empty."""
         try:
+            closing: set[str] | None = set()
             if self.close_on_exit:
-                await close_owned(self.runtime)
+                closed = await close_owned(self.runtime)
+                closing = {label.rsplit("/", 1)[-1] for label in closed}
+                if self.shared_server:
+                    await close_own_dir(self.runtime)
+                    closing = None
+            await self.runtime.release_socket_dir(closing)
         finally:
             if self.journal is not None:
                 self.journal.close()

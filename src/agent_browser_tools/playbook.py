@@ -102,9 +102,13 @@ FULL_GUIDANCE = """# Browser tools: full guidance
 - Each conversation has its own managed browser; sub-agents sharing AGENT_BROWSER_TOOLS_ROOT
   share it. An explicit `--session NAME` (or AGENT_BROWSER_SESSION) selects a browser you own;
   keep using the same explicit session for follow-ups.
+- Session names belong to this conversation: `session list` and `close --all` see only its
+  browsers, and other conversations' names reach nothing of theirs. Sessions the operator
+  shared by name are the exception: every conversation uses the same browser.
 - Launch-scoped flags (--headed, --user-agent, --device, --state, --init-script, --namespace
   ...) only apply when a browser starts: put them on the first call, or use sessionMode
   "fresh".
+- URL-less `open` just makes sure a browser runs (`get url`); it never navigates.
 
 ## Boundaries (failureCategory `policy-blocked`, `details.policy` says which rule)
 - The operator decides how browsers launch: --executable-path, --args, --extension,
@@ -113,7 +117,6 @@ FULL_GUIDANCE = """# Browser tools: full guidance
   work with the browser you have, or tell the user what the operator would need to allow.
 - file:// pages, uploads, artifacts, outputPath, HAR/trace/record and state files must lie
   inside the workspace roots; the server's own state is never reachable.
-- URL-less `open` just makes sure a browser runs (`get url`); it never navigates.
 
 ## Output
 - Omit --json for readable prose; add --json for parseable JSON; --json false keeps the

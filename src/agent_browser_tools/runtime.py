@@ -3,18 +3,31 @@
 Tools receive a `Runtime` and never touch processes, env or locks themselves. Calls on one
 browser identity (socket dir, namespace, session) are serialized by an asyncio lock, because
 two interleaved commands on one page would make every observation ambiguous.
+
+Each conversation's browsers live in its own socket dir (`engine.isolation`); only the sessions
+the operator shared by name run in the shared base dir. The dir is chosen per spawn from the
+session the call acts on, so tools never pick it.
 """
 
 from __future__ import annotations
 
 import itertools
 import uuid
-from collections.abc import Sequence
+from collections.abc import Collection, Iterable, Sequence
 from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 
 from agent_browser_tools.engine.discovery import EngineBinary, resolve_engine
-from agent_browser_tools.engine.environment import build_child_env, socket_dir_for
+from agent_browser_tools.engine.environment import build_child_env
+from agent_browser_tools.engine.isolation import (
+    DAEMON_EXIT_WAIT_S,
+    SocketScope,
+    holds_browsers,
+    namespaces_with_browsers,
+    remove_if_idle,
+    resolve_scope,
+    shared_session_names,
+)
 from agent_browser_tools.engine.runner import RawOutcome, run_engine
 from agent_browser_tools.planning.policy import ModelPolicy
 from agent_browser_tools.private_fs import ensure_private_dir
@@ -22,6 +35,9 @@ from agent_browser_tools.settings import Settings
 from agent_browser_tools.state.journal import ConversationLog
 from agent_browser_tools.state.locks import IdentityLocks
 from agent_browser_tools.state.models import SessionKey
+
+ROOT_ENV = "AGENT_BROWSER_TOOLS_ROOT"
+"""Names the root conversation of a sub-agent group (shares its browser and socket dir)."""
 
 
 class Runtime:
@@ -35,18 +51,25 @@ class Runtime:
         cwd: Path | None = None,
         log: ConversationLog | None = None,
         policy: ModelPolicy | None = None,
+        shared_sessions: Iterable[str] = (),
     ) -> None:
+        """`shared_sessions` adds operator-shared session names (host flags) to the config's."""
         self.settings = settings
         self.policy = policy or ModelPolicy.from_settings(settings)
         """What the operator lets the model ask for (checked before every dispatch)."""
         self.conversation_id = conversation_id or uuid.uuid4().hex
-        self.root_id = settings.env.get("AGENT_BROWSER_TOOLS_ROOT") or self.conversation_id
+        # A sub-agent group named in the process env would merge every conversation of a shared
+        # server into one group (one browser, one socket dir), so such a server ignores it.
+        group = None if self.policy.isolated_conversations else settings.env.get(ROOT_ENV)
+        self.root_id = group or self.conversation_id
+        self.shared_sessions = shared_session_names(settings, shared_sessions)
+        """Sessions the operator shares by name; they live in the shared socket dir."""
         self.cwd = cwd or Path.cwd()
         self.log = log or ConversationLog()
         self._engine: EngineBinary | None = None
-        self._socket_dir: Path | None = None
-        self._env: dict[str, str] | None = None
-        self._locks: IdentityLocks | None = None
+        self._scope: SocketScope | None = None
+        self._envs: dict[Path, dict[str, str]] = {}
+        self._locks: dict[Path, IdentityLocks] = {}
         self._calls = itertools.count(1)
         self.owned_sessions: set[SessionKey] = {
             SessionKey(session=label.split("/", 1)[-1], namespace=_namespace(label))
@@ -66,11 +89,31 @@ class Runtime:
         return self._engine
 
     @property
+    def sockets(self) -> SocketScope:
+        """The conversation's socket dirs, created and checked on first use."""
+        if self._scope is None:
+            self._scope = resolve_scope(self.settings, self.root_id, self.shared_sessions)
+        return self._scope
+
+    def socket_dir(self, key: SessionKey | None, *, whole_dir: bool = False) -> Path:
+        """Where `key`'s browser lives. A command on a whole dir (`session list`,
+        `close --all`) always acts on the conversation's own dir."""
+        if whole_dir or key is None:
+            return self.sockets.own
+        return self.sockets.dir_for(key.session, key.namespace)
+
+    def env_for(self, key: SessionKey | None, *, whole_dir: bool = False) -> dict[str, str]:
+        """The engine child environment for a call on `key`."""
+        directory = self.socket_dir(key, whole_dir=whole_dir)
+        env = self._envs.get(directory)
+        if env is None:
+            env = self._envs[directory] = build_child_env(self.settings, directory)
+        return env
+
+    @property
     def child_env(self) -> dict[str, str]:
-        if self._env is None:
-            self._socket_dir = socket_dir_for(self.settings)
-            self._env = build_child_env(self.settings, self._socket_dir)
-        return self._env
+        """The environment of calls on the conversation's own socket dir."""
+        return self.env_for(None)
 
     @property
     def spill_dir(self) -> Path:
@@ -80,26 +123,59 @@ class Runtime:
         return f"{self.conversation_id[:12]}-{next(self._calls)}"
 
     def lock_for(
-        self, key: SessionKey | None, *, whole_namespace: bool = False
+        self, key: SessionKey | None, *, whole_namespace: bool = False, whole_dir: bool = False
     ) -> AbstractAsyncContextManager[None]:
         """Serialize calls on one browser identity, in-process and across processes.
 
-        `whole_namespace` (for `close --all`) waits for every call in the namespace.
+        `whole_namespace` (for `close --all`) waits for every call in the namespace. The socket
+        dir (`whole_dir`: see `socket_dir`) is part of the identity, so a shared session's calls
+        are serialized with every other conversation's calls on it.
         """
-        if self._locks is None:
-            _ = self.child_env  # resolves the socket dir that is part of the identity
-            self._locks = IdentityLocks(self.settings.state_dir, str(self._socket_dir or ""))
+        directory = self.socket_dir(key, whole_dir=whole_dir)
+        locks = self._locks.get(directory)
+        if locks is None:
+            locks = self._locks[directory] = IdentityLocks(self.settings.state_dir, str(directory))
         namespace = key.namespace if key is not None else None
         session = key.session if key is not None else None
-        return self._locks.hold(namespace, session, whole_namespace=whole_namespace)
+        return locks.hold(namespace, session, whole_namespace=whole_namespace)
+
+    def has_browsers(self) -> bool:
+        """Whether an engine daemon may still live in the conversation's own socket dir."""
+        return self._scope is not None and holds_browsers(self._scope.own)
+
+    def namespaces_in_use(self) -> list[str]:
+        """Namespaces of the conversation's own dir that still hold a browser."""
+        return [] if self._scope is None else namespaces_with_browsers(self._scope.own)
+
+    async def release_socket_dir(self, closing: Collection[str] | None = ()) -> bool:
+        """Remove the conversation's own socket dir when no browser lives in it any more.
+
+        Only the group's root removes it (a sub-agent ends while its root may still launch
+        there). The sessions just closed (`closing`; None: every one in the dir) get a moment
+        to delete their files.
+        """
+        if self._scope is None or self.root_id != self.conversation_id:
+            return False
+        wait_s = DAEMON_EXIT_WAIT_S if closing is None or closing else 0.0
+        return await remove_if_idle(self._scope.own, wait_s, closing)
 
     async def spawn(
-        self, args: Sequence[str], *, timeout_ms: int, stdin: str | None = None
+        self,
+        args: Sequence[str],
+        *,
+        timeout_ms: int,
+        stdin: str | None = None,
+        session: SessionKey | None = None,
+        whole_dir: bool = False,
     ) -> RawOutcome:
-        """Run the engine with `args` (everything after the binary name)."""
+        """Run the engine with `args` (everything after the binary name).
+
+        `session` is the browser the argv acts on (its socket dir is chosen from it);
+        `whole_dir` marks a command on every session of a dir (see `socket_dir`).
+        """
         return await run_engine(
             [self.engine.path, *args],
-            env=self.child_env,
+            env=self.env_for(session, whole_dir=whole_dir),
             timeout_ms=timeout_ms,
             stdin=stdin,
             cwd=self.cwd,

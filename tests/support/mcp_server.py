@@ -141,9 +141,9 @@ def _alive(pid: int) -> bool:
 
 
 def live_sessions(socket_dir: Path) -> set[str]:
-    """Managed sessions in `socket_dir` whose engine daemon is still running."""
+    """Sessions under `socket_dir` (conversation dirs included) whose daemon is still running."""
     names = set()
-    for pid_file in socket_dir.glob("*.pid"):
+    for pid_file in socket_dir.rglob("*.pid"):
         with contextlib.suppress(OSError, ValueError):
             if _alive(int(pid_file.read_text().strip())):
                 names.add(pid_file.stem)
@@ -151,12 +151,14 @@ def live_sessions(socket_dir: Path) -> set[str]:
 
 
 def engine_children(socket_dir: Path, *needles: str) -> list[ProcInfo]:
-    """Engine CLI processes on `socket_dir` whose argv contains every one of `needles`."""
+    """Engine CLI processes on `socket_dir` (or a conversation dir in it) whose argv contains
+    every one of `needles`."""
     found = []
     for proc in scan_browser_processes():
         if proc.kind != "engine" or proc.state == "Z":
             continue
-        same_dir = _environ(proc.pid).get("AGENT_BROWSER_SOCKET_DIR") == str(socket_dir)
+        used = _environ(proc.pid).get("AGENT_BROWSER_SOCKET_DIR")
+        same_dir = used is not None and Path(used).is_relative_to(socket_dir)
         if same_dir and all(n in proc.argv for n in needles):
             found.append(proc)
     return found

@@ -5,8 +5,8 @@ reparented to init) and the daemon launches Chromium. Nothing in the pytest proc
 those processes, so this module makes sure they end:
 
 * every test session name is unique and is closed at function teardown, even on failure;
-* every test module gets its own short private socket dir that is ``close --all``-ed and
-  removed at module teardown;
+* every test module gets its own short private socket dir that is ``close --all``-ed (with
+  the wrapper's per-conversation dirs inside it) and removed at module teardown;
 * :func:`pytest_sessionstart` / :func:`pytest_sessionfinish` form a leak guard that fails
   the run (and kills the stragglers) when an engine daemon or Chromium started by this run
   is still alive at the end.
@@ -160,10 +160,38 @@ def engine_env_for(binary: Path, socket_dir: Path) -> EngineEnv:
     return EngineEnv(binary=binary, socket_dir=socket_dir, env=env)
 
 
+def socket_dirs_in(socket_dir: Path) -> list[Path]:
+    """``socket_dir`` and the per-conversation socket dirs the wrapper made inside it."""
+    return [socket_dir, *sorted(p for p in socket_dir.glob("c-*") if p.is_dir())]
+
+
+def close_all_in(binary: str | Path, env: dict[str, str], socket_dir: Path, timeout: float) -> None:
+    """``close --all`` in ``socket_dir``, in every conversation dir inside it and in each
+    namespace of those (``close --all`` closes one namespace only); best effort."""
+    for directory in socket_dirs_in(socket_dir):
+        namespaces = sorted(p.name for p in directory.glob("namespaces/*") if p.is_dir())
+        for scope in [[], *(["--namespace", ns] for ns in namespaces)]:
+            _close_all(binary, env, directory, scope, timeout)
+
+
+def _close_all(
+    binary: str | Path, env: dict[str, str], directory: Path, scope: list[str], timeout: float
+) -> None:
+    with contextlib.suppress(subprocess.TimeoutExpired, OSError):
+        subprocess.run(
+            [str(binary), "--json", *scope, "close", "--all"],
+            env={**env, "AGENT_BROWSER_SOCKET_DIR": str(directory)},
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=timeout,
+            check=False,
+        )
+
+
 def _live_daemon_pids(socket_dir: Path) -> list[int]:
-    """Pids from ``<session>.pid`` files in ``socket_dir`` whose process is still running."""
+    """Pids from ``<session>.pid`` files under ``socket_dir`` whose process is still running."""
     pids = []
-    for pid_file in socket_dir.glob("*.pid"):
+    for pid_file in socket_dir.rglob("*.pid"):
         with contextlib.suppress(OSError, ValueError):
             pid = int(pid_file.read_text().strip())
             info = _read_proc(pid)
@@ -217,8 +245,7 @@ def engine_env(engine_binary: Path) -> Iterator[EngineEnv]:
     try:
         yield engine
     finally:
-        with contextlib.suppress(subprocess.TimeoutExpired, OSError):
-            engine.run("--json", "close", "--all", timeout=2 * CLOSE_TIMEOUT_S)
+        close_all_in(engine.binary, engine.env, socket_dir, 2 * CLOSE_TIMEOUT_S)
         # ``close`` answers before the daemon has exited and deleted its socket/pid files;
         # removing the dir under it races (and can leave files behind), so wait briefly.
         _wait_for_daemons_to_exit(socket_dir, timeout=10.0)
@@ -454,15 +481,15 @@ def close_socket_dir(
     Shared by fixtures, capture scripts and benchmarks so that none of them leaves a browser
     behind; failures are ignored because this is cleanup.
     """
-    argvs = [["--json", "--session", name, "close"] for name in sessions]
-    for args in [*argvs, ["--json", "close", "--all"]]:
+    for name in sessions:
         with contextlib.suppress(subprocess.TimeoutExpired, OSError):
             subprocess.run(
-                [str(binary), *args],
+                [str(binary), "--json", "--session", name, "close"],
                 env=env,
                 stdin=subprocess.DEVNULL,
                 capture_output=True,
                 timeout=timeout,
                 check=False,
             )
+    close_all_in(binary, env, socket_dir, timeout)
     _wait_for_daemons_to_exit(socket_dir, 10.0)

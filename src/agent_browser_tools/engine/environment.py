@@ -6,8 +6,11 @@ Rules (contract, `timeoutMs` section):
   35 s watchdog; an unset value becomes 25 s for the same reason.
 - `AGENT_BROWSER_IDLE_TIMEOUT_MS` is the same on every spawn: the engine treats launch settings
   as part of a daemon's identity, so a changing value would restart browsers.
-- `AGENT_BROWSER_SOCKET_DIR` is set to a short private directory when the native default would
-  push socket paths past the Unix limit, or when the user configured a wrapper socket dir.
+- `AGENT_BROWSER_SOCKET_DIR` is the socket dir of the call's browser: the conversation's own
+  dir, or the shared one for an operator-shared session (`engine.isolation`). `socket_dir_for`
+  says which base the engine would use without the wrapper (`doctor` smokes there): a short
+  private directory when the native default would push socket paths past the Unix limit, or
+  the user's configured wrapper socket dir.
 - Our own knobs (`AGENT_BROWSER_TOOLS_*`) and web-search credentials are not passed on: the
   engine does not need them.
 - The operator's `[browser]` launch settings (`launch_options`) become engine variables, so

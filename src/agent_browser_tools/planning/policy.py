@@ -30,8 +30,8 @@ class PolicyBlocked(Exception):
     """A model-supplied input the operator's policy does not allow.
 
     `rule` is a stable code (`operator-flag`, `operator-command`, `shared-store`, `file-root`,
-    `timeout-cap`); `allow_with` names the operator setting that would allow it (None: nothing
-    does, e.g. the server's own state dir).
+    `timeout-cap`, `session-name`); `allow_with` names the operator setting that would allow it
+    (None: nothing does, e.g. the server's own state dir).
     """
 
     def __init__(self, message: str, *, rule: str, subject: str, allow_with: str | None) -> None:

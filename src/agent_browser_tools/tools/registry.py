@@ -124,10 +124,11 @@ class ToolSpec:
                 message, params, wants_json=wants_json and response.caller_wants_json(params)
             )
         timeout_ms = getattr(inp, "timeoutMs", None)
-        try:
-            check_timeout(timeout_ms if isinstance(timeout_ms, int) else None, rt.policy)
-        except PolicyBlocked as exc:
-            return response.policy_blocked(str(exc), params, exc.as_details())
+        if isinstance(timeout_ms, int):
+            try:
+                check_timeout(timeout_ms, rt.policy)
+            except PolicyBlocked as exc:
+                return response.policy_blocked(str(exc), params, exc.as_details())
         handler = self.load_handler()
         if handler is None:
             return response.refused(f"{self.name} is {self.unavailable_reason}.")

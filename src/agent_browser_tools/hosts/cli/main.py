@@ -58,6 +58,14 @@ def _add_serve(sub: Any) -> None:
         "--tools", help="allowlist of tool names, e.g. agent_browser,agent_browser_tools"
     )
     serve.add_argument("--conversation", help="stdio only: conversation id to resume")
+    serve.add_argument(
+        "--shared-session",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="a browser session every conversation may use by name (repeatable; or config "
+        "[isolation] shared_sessions / env AGENT_BROWSER_TOOLS_SHARED_SESSIONS)",
+    )
     add_operator_flags(serve)
 
 
@@ -76,6 +84,7 @@ def _serve(args: argparse.Namespace) -> int:
             tools=args.tools,
             conversation=args.conversation,
             allowed_hosts=tuple(args.allow_host),
+            shared_sessions=tuple(args.shared_session),
             env=os.environ,
             operator=operator_layer(args),
         )

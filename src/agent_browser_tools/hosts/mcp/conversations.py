@@ -12,7 +12,8 @@ Contract:
   cleanup.
 - `Conversation.aclose` cancels the calls in flight the same way, then closes the managed
   browsers the conversation launched (`BrowserTools.aclose`), bounded by the settings'
-  session-close timeout. Caller-owned sessions are never closed.
+  session-close timeout. Caller-owned sessions are never closed, except over HTTP, where what
+  is left in the conversation's own socket dir is closed too (nobody can reach it afterwards).
 - `ConversationRegistry` creates conversations lazily by key (one key for stdio, the MCP
   session id over HTTP), closes one when its session ends, reaps conversations idle for longer
   than `idle_timeout_s` with nothing in flight, and on shutdown closes all of them and refuses

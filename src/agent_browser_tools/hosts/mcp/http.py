@@ -10,6 +10,9 @@ Contract:
 - With a token (`--token` / `AGENT_BROWSER_TOOLS_HTTP_TOKEN`, mandatory off loopback) every
   request needs `Authorization: Bearer TOKEN`, verified by the SDK's bearer middleware (else
   401), and a session only accepts the credential that created it.
+- Conversations share this server: each `BrowserTools` gets `shared_server=True`, so one
+  conversation cannot reach another's browsers (own socket dir each) or the engine's per-user
+  stores.
 - Stateful sessions only: the conversation is keyed on the `Mcp-Session-Id`. A session's
   conversation is closed when the client deletes the session (HTTP DELETE), when it has been
   idle as long as the SDK's session idle timeout, and on shutdown (SIGTERM/SIGINT), after the
@@ -174,7 +177,11 @@ async def serve_http(options: ServeOptions, settings: Settings) -> int:
 
     def factory(key: str) -> BrowserTools:
         return BrowserTools(
-            conversation_id=uuid.uuid4().hex, settings=settings, tools=options.tools
+            conversation_id=uuid.uuid4().hex,
+            settings=settings,
+            tools=options.tools,
+            shared_server=True,
+            shared_sessions=options.shared_sessions,
         )
 
     registry = ConversationRegistry(factory, idle_timeout_s=DEFAULT_SESSION_IDLE_TIMEOUT)

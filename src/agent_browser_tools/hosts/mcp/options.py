@@ -35,6 +35,8 @@ class ServeOptions:
     allowed_hosts: tuple[str, ...] = ()
     operator: Mapping[str, Any] = field(default_factory=dict)
     """The operator's launch and policy flags as a config layer (`operator_flags`)."""
+    shared_sessions: tuple[str, ...] = ()
+    """`--shared-session NAME`: browsers every conversation may use (checked by the tools)."""
 
 
 def is_loopback(host: str) -> bool:
@@ -64,6 +66,7 @@ def resolve_options(
     tools: str | None,
     conversation: str | None,
     allowed_hosts: tuple[str, ...] = (),
+    shared_sessions: tuple[str, ...] = (),
     env: Mapping[str, str],
     operator: Mapping[str, Any] | None = None,
 ) -> ServeOptions:
@@ -93,4 +96,5 @@ def resolve_options(
         conversation=conversation,
         allowed_hosts=allowed_hosts,
         operator=dict(operator or {}),
+        shared_sessions=shared_sessions,
     )

@@ -7,9 +7,13 @@ Contract of `run(options)`:
 - stdio: one conversation for the process (`--conversation ID` resumes one, else a new id).
 - HTTP: one conversation per MCP session, each with its own `BrowserTools` and so its own
   managed browser; `--conversation` is refused there.
-- `--tools a,b,c` is passed to every `BrowserTools` as its allowlist.
-- On shutdown every `BrowserTools` the server created is closed (`aclose`), which closes only
-  the managed browsers it launched, bounded by the session-close timeout.
+- `--tools a,b,c` is passed to every `BrowserTools` as its allowlist, `--shared-session NAME`
+  as an operator-shared browser; over HTTP every `BrowserTools` is told that conversations
+  share the server (`shared_server=True`: isolated from each other's stores and browsers).
+  Policy and isolation config is checked before serving (exit 2 with the fix).
+- On shutdown every `BrowserTools` the server created is closed (`aclose`), which closes the
+  managed browsers it launched (over HTTP also the rest of its own socket dir; never an
+  operator-shared session), bounded by the session-close timeout.
 
 The host holds no browser logic: handlers only translate between MCP and `BrowserTools`.
 """
@@ -44,7 +48,7 @@ def run(options: ServeOptions) -> int:
         settings = Settings.load()
         if options.operator:
             settings = settings.with_layer("serve flags", options.operator)
-        BrowserTools.check_settings(settings)
+        BrowserTools.check_settings(settings, shared_sessions=options.shared_sessions)
     except SettingsError as exc:
         print(f"agent-browser-tools: {exc}", file=sys.stderr)
         return 2

@@ -48,7 +48,12 @@ async def serve_stdio(options: ServeOptions, settings: Settings) -> int:
     conversation_id = options.conversation or uuid.uuid4().hex
 
     def factory(key: str) -> BrowserTools:
-        return BrowserTools(conversation_id=conversation_id, settings=settings, tools=options.tools)
+        return BrowserTools(
+            conversation_id=conversation_id,
+            settings=settings,
+            tools=options.tools,
+            shared_sessions=options.shared_sessions,
+        )
 
     registry = ConversationRegistry(factory)
     stop = asyncio.Event()

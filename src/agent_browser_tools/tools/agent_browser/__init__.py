@@ -22,13 +22,14 @@ if TYPE_CHECKING:
     from agent_browser_tools.tools.agent_browser.finish import finish as result_from_observation
     from agent_browser_tools.tools.agent_browser.helpers import current_page_url
     from agent_browser_tools.tools.agent_browser.hooks import Hooks, PostHook
-    from agent_browser_tools.tools.agent_browser.sessions import close_owned
+    from agent_browser_tools.tools.agent_browser.sessions import close_own_dir, close_owned
 
 __all__ = [
     "NAME",
     "OBSERVATION_KEYS",
     "Hooks",
     "PostHook",
+    "close_own_dir",
     "close_owned",
     "current_page_url",
     "handle",
@@ -50,6 +51,7 @@ _HOMES = {
     "current_page_url": ("helpers", "current_page_url"),
     "Hooks": ("hooks", "Hooks"),
     "PostHook": ("hooks", "PostHook"),
+    "close_own_dir": ("sessions", "close_own_dir"),
     "close_owned": ("sessions", "close_owned"),
 }
 

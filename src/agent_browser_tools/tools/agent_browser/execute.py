@@ -19,6 +19,7 @@ from agent_browser_tools.engine.envelope import Envelope, parse_outcome
 from agent_browser_tools.engine.runner import RawOutcome
 from agent_browser_tools.planning.inputs import AgentBrowserInput
 from agent_browser_tools.planning.plan import ExecutionPlan
+from agent_browser_tools.planning.session_scope import acts_on_whole_dir
 from agent_browser_tools.redaction import redact_argv
 from agent_browser_tools.results import response
 from agent_browser_tools.results.categories import FailureCategory
@@ -151,7 +152,13 @@ async def _run_engine(call: DirectCall) -> tuple[RawOutcome, Envelope]:
     if parts is not None:
         return await segments.run(call, parts)
     args, stdin = refmap.to_engine(plan, call.ref_table, call.checked)
-    raw = await call.rt.spawn(args, timeout_ms=plan.timeout.timeout_ms, stdin=stdin)
+    raw = await call.rt.spawn(
+        args,
+        timeout_ms=plan.timeout.timeout_ms,
+        stdin=stdin,
+        session=call.key,
+        whole_dir=acts_on_whole_dir(plan),
+    )
     envelope = parse_outcome(raw, plan.output_mode)
     if raw.stdout_path is not None:
         # The runner's overflow file holds raw, unredacted engine output: never keep it.

@@ -12,6 +12,7 @@ from typing import Any
 
 from agent_browser_tools.engine.envelope import Envelope, OutputMode, parse_outcome
 from agent_browser_tools.planning.plan import ExecutionPlan
+from agent_browser_tools.planning.session_scope import acts_on_whole_dir
 from agent_browser_tools.runtime import Runtime
 from agent_browser_tools.state.models import SessionKey
 
@@ -41,7 +42,13 @@ async def helper_call(
     prefix = helper_args(plan)
     if prefix is None:
         return None
-    raw = await rt.spawn([*prefix, *args], timeout_ms=rt.settings.process_timeout_ms, stdin=stdin)
+    raw = await rt.spawn(
+        [*prefix, *args],
+        timeout_ms=rt.settings.process_timeout_ms,
+        stdin=stdin,
+        session=plan.session.key,
+        whole_dir=acts_on_whole_dir(plan),
+    )
     envelope = parse_outcome(raw, OutputMode.JSON)
     if raw.stdout_path is not None:
         # The runner's overflow file holds raw, unredacted engine output: never keep it.

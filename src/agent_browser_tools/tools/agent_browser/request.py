@@ -16,7 +16,9 @@ from agent_browser_tools.planning.argv_rules import ArgvRejected
 from agent_browser_tools.planning.inputs import AgentBrowserInput, explain_validation_error
 from agent_browser_tools.planning.plan import ExecutionPlan, build_plan
 from agent_browser_tools.planning.policy import PolicyBlocked, check_model_policy, check_timeout
+from agent_browser_tools.planning.session_scope import acts_on_whole_dir, check_session_names
 from agent_browser_tools.planning.sessions import native_session_default
+from agent_browser_tools.private_fs import PrivateDirError
 from agent_browser_tools.redaction import redact_argv
 from agent_browser_tools.results.response import caller_wants_json
 from agent_browser_tools.runtime import Runtime
@@ -96,7 +98,12 @@ def plan_request(rt: Runtime, inp: AgentBrowserInput, nonce: str) -> ExecutionPl
         nonce=nonce,
     )
     check_model_policy(plan.checked, rt.policy)
+    check_session_names(plan.checked)
     check_timeout(inp.timeoutMs, rt.policy)
+    try:
+        _ = rt.sockets  # the conversation's socket dir must be private before anything runs
+    except PrivateDirError as exc:
+        raise ArgvRejected(f"refused before running: {exc}") from None
     return plan
 
 
@@ -138,7 +145,11 @@ async def planned_under_lock(
         yield DirectCall(rt, request, plan)
         return
     for _attempt in range(LOCK_ATTEMPTS):
-        async with rt.lock_for(plan.session.key, whole_namespace=_closes_namespace(plan)):
+        async with rt.lock_for(
+            plan.session.key,
+            whole_namespace=_closes_namespace(plan),
+            whole_dir=acts_on_whole_dir(plan),
+        ):
             try:
                 fresh = plan_request(rt, request.inp, nonce)
             except ArgvRejected as exc:

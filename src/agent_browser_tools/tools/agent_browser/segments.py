@@ -21,6 +21,7 @@ from dataclasses import dataclass, replace
 from agent_browser_tools.engine.envelope import BatchRow, Envelope, OutputMode, parse_outcome
 from agent_browser_tools.engine.runner import RawOutcome
 from agent_browser_tools.planning.plan import ExecutionPlan
+from agent_browser_tools.planning.session_scope import acts_on_whole_dir
 from agent_browser_tools.state.models import SessionPageState
 from agent_browser_tools.state.stale_refs import StaleRef, ref_ids, unverified
 from agent_browser_tools.taxonomy import CommandMatch, resolve_command, split_global_flags
@@ -92,7 +93,13 @@ async def run(call: DirectCall, segments: list[Segment]) -> tuple[RawOutcome, En
         budget = max(1, int((deadline - time.monotonic()) * 1000))
         engine_rows = refmap.rows_to_engine(segment.rows, call.ref_table, call.checked)
         stdin = json.dumps(engine_rows)
-        raw = await rt.spawn(plan.effective_args, timeout_ms=budget, stdin=stdin)
+        raw = await rt.spawn(
+            plan.effective_args,
+            timeout_ms=budget,
+            stdin=stdin,
+            session=call.key,
+            whole_dir=acts_on_whole_dir(plan),
+        )
         envelope = parse_outcome(raw, OutputMode.JSON)
         if raw.stdout_path is not None:
             raw.stdout_path.unlink(missing_ok=True)  # raw, unredacted output: never kept

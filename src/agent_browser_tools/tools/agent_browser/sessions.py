@@ -4,7 +4,8 @@ A fresh launch replaces the conversation's managed browser only when it succeeds
 it replaced is closed (it is ours). A failed fresh launch is closed best-effort and
 `managedSessionOutcome` says whether the previous managed session was preserved or the attempt
 was abandoned. Shutdown closes only managed browsers this process owns, never caller-owned or
-attached ones, within the cleanup budget.
+attached ones, within the cleanup budget; a conversation of a shared server also closes what
+remains in its own socket dir (`close_own_dir`).
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ async def close_session(rt: Runtime, key: SessionKey, timeout_ms: int | None = N
 
     args = [*session_args(key), "close"]
     budget = timeout_ms or rt.settings.session_close_timeout_ms
-    raw = await rt.spawn(args, timeout_ms=budget)
+    raw = await rt.spawn(args, timeout_ms=budget, session=key)
     return parse_outcome(raw, OutputMode.JSON).success
 
 
@@ -73,6 +74,28 @@ async def close_owned(rt: Runtime) -> dict[str, bool]:
     )
     rt.owned_sessions.clear()
     return {key.label: result is True for key, result in zip(owned, results, strict=True)}
+
+
+async def close_own_dir(rt: Runtime) -> bool:
+    """`close --all` in the conversation's own socket dir and in each namespace in it.
+
+    For a conversation on a shared server that ends: its dir is private to it and it is never
+    resumed, so whatever still runs there (explicit sessions included) could only idle until
+    the engine's timeout. True when every close was confirmed.
+    """
+    from agent_browser_tools.engine.envelope import OutputMode, parse_outcome
+
+    if not rt.has_browsers():
+        return True
+    budget = rt.settings.session_close_timeout_ms
+    scopes = [[], *(["--namespace", ns] for ns in rt.namespaces_in_use())]
+    raws = await asyncio.gather(
+        *(
+            rt.spawn(["--json", *scope, "close", "--all"], timeout_ms=budget, whole_dir=True)
+            for scope in scopes
+        )
+    )
+    return all(parse_outcome(raw, OutputMode.JSON).success for raw in raws)
 
 
 HEADED_HANDOFF = (

@@ -12,7 +12,6 @@ import contextlib
 import json
 import os
 import shutil
-import subprocess
 import tempfile
 import time
 from collections.abc import AsyncIterator
@@ -28,7 +27,7 @@ from agent_browser_tools.settings import Settings
 from tests.support.fake import FakeEngine
 from tests.support.fake_engine import command_path
 from tests.support.fixture_server import FixtureServer
-from tests.support.real_engine import EngineEnv, engine_env_for, track_socket_dir
+from tests.support.real_engine import EngineEnv, close_all_in, track_socket_dir
 
 real_engine = pytest.mark.real_engine
 
@@ -59,15 +58,16 @@ class Conversation:
         return managed_base_name(self.tools.runtime.root_id)
 
     def sockets(self) -> set[str]:
-        return {p.name for p in self.socket_dir.glob("*.sock")}
+        """Daemon sockets under the socket dir, the conversation's own dir included."""
+        return {p.name for p in self.socket_dir.rglob("*.sock")}
 
 
 def _wait_for_no_sockets(socket_dir: Path, timeout: float) -> set[str]:
     deadline = time.monotonic() + timeout
-    left = {p.name for p in socket_dir.glob("*.sock")}
+    left = {p.name for p in socket_dir.rglob("*.sock")}
     while left and time.monotonic() < deadline:
         time.sleep(0.1)
-        left = {p.name for p in socket_dir.glob("*.sock")}
+        left = {p.name for p in socket_dir.rglob("*.sock")}
     return left
 
 
@@ -102,8 +102,7 @@ async def open_conversation(
             leftovers = _wait_for_no_sockets(socket_dir, CLOSE_WAIT_S)
         finally:
             if leftovers:  # safety net, then report: aclose() must have closed them
-                with contextlib.suppress(subprocess.TimeoutExpired, OSError):
-                    engine_env_for(engine_env.binary, socket_dir).run("--json", "close", "--all")
+                close_all_in(engine_env.binary, engine_env.env, socket_dir, CLOSE_WAIT_S)
                 _wait_for_no_sockets(socket_dir, CLOSE_WAIT_S)
             shutil.rmtree(socket_dir, ignore_errors=True)
     assert not leftovers, f"aclose() left engine daemons running: {sorted(leftovers)}"

@@ -8,6 +8,7 @@ path.
 
 from __future__ import annotations
 
+import subprocess
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -144,4 +145,12 @@ async def test_explicit_session_is_caller_owned(
         assert result.details["usedImplicitSession"] is False
         assert SessionKey(session=name) not in rt.owned_sessions
     finally:
-        engine_env.run("--json", "--session", name, "close")
+        # The explicit session lives in the conversation's own socket dir.
+        own = {**engine_env.env, "AGENT_BROWSER_SOCKET_DIR": str(rt.socket_dir(None))}
+        subprocess.run(
+            [str(engine_env.binary), "--json", "--session", name, "close"],
+            env=own,
+            capture_output=True,
+            timeout=60,
+            check=False,
+        )
