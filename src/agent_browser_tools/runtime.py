@@ -14,8 +14,8 @@ from __future__ import annotations
 import itertools
 import uuid
 from collections.abc import Sequence
-from dataclasses import replace
 from contextlib import AbstractAsyncContextManager
+from dataclasses import replace
 from pathlib import Path
 
 from agent_browser_tools.credentials import SecretStore
@@ -140,7 +140,9 @@ class Runtime:
         if not self.secrets.active:
             return result
         content = tuple(
-            TextBlock(text=self.secrets.scrub(block.text)) if isinstance(block, TextBlock) else block
+            TextBlock(text=self.secrets.scrub(block.text))
+            if isinstance(block, TextBlock)
+            else block
             for block in result.content
         )
         details = self.secrets.scrub_data(result.details)

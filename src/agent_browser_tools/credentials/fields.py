@@ -18,6 +18,7 @@ harmless value; under-matching would leak one, so the lists lean wide.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterable, Mapping
 
@@ -114,7 +115,7 @@ def marks_credential(text: str) -> bool:
     found = words(text)
     if any(word in _WORDS for word in found):
         return True
-    if any(pair in _PAIRS for pair in zip(found, found[1:], strict=False)):
+    if any(pair in _PAIRS for pair in itertools.pairwise(found)):
         return True
     return any(stem in word for word in found for stem in _STEMS)
 

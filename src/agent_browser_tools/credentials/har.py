@@ -52,7 +52,8 @@ CREDENTIAL_HEADERS = frozenset(
 _PARAM_WORDS = frozenset(
     {"key", "sig", "signature", "code", "auth", "session", "sid", "jwt", "credential", "hmac"}
 )
-_PARAM_WORDS |= {"credentials", "authorization"}
+_PARAM_WORDS |= {"credentials", "authorization", "csrf", "xsrf"}
+_PARAM_STEMS = ("token", "session", "sessid")
 _URL = re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]*:(?:\\?/){2}(?:[^\s\"'<>\\]|\\/)+")
 _USERINFO = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.-]*:(?:\\?/){2})([^/@?#]*)@")
 _QUERY_PAIR = re.compile(r"([?&;])([^=&#;]+)=([^&#;]*)")
@@ -62,23 +63,30 @@ _URL_HEADERS = frozenset({"referer", "location", "origin", "content-location", "
 
 def credential_param(name: str) -> bool:
     """A query, form or JSON field name that carries a credential."""
-    return marks_credential(name) or any(word in _PARAM_WORDS for word in words(name))
+    found = words(name)
+    if marks_credential(name) or any(word in _PARAM_WORDS for word in found):
+        return True
+    return any(stem in word for word in found for stem in _PARAM_STEMS)
 
 
 def scrub_url(url: str) -> str:
     """Mask URL userinfo and credential query values, keeping the rest of the text as is."""
     out = _USERINFO.sub(lambda m: _userinfo(m.group(1), m.group(2)), url)
     return _QUERY_PAIR.sub(
-        lambda m: f"{m.group(1)}{m.group(2)}={REDACTED}"
-        if credential_param(m.group(2)) and m.group(3)
-        else m.group(0),
+        lambda m: (
+            f"{m.group(1)}{m.group(2)}={REDACTED}"
+            if credential_param(m.group(2)) and m.group(3)
+            else m.group(0)
+        ),
         out,
     )
 
 
 def _userinfo(prefix: str, info: str) -> str:
     user, sep, _password = info.partition(":")
-    return f"{prefix}{user}:{URL_USERINFO_REDACTED}@" if sep else f"{prefix}{URL_USERINFO_REDACTED}@"
+    return (
+        f"{prefix}{user}:{URL_USERINFO_REDACTED}@" if sep else f"{prefix}{URL_USERINFO_REDACTED}@"
+    )
 
 
 def scrub_urls_in_text(text: str) -> str:

@@ -32,12 +32,12 @@ def load_operator_secrets(settings: Settings) -> dict[str, str]:
     """The operator's secrets by name; raises `SettingsError` for a broken definition."""
     section = settings.merged_config.get("secrets", {})
     if not isinstance(section, Mapping):
-        raise SettingsError("config [secrets] must be a table of NAME = \"value\"; fix it.")
+        raise SettingsError('config [secrets] must be a table of NAME = "value"; fix it.')
     found: dict[str, str] = {}
     config_file = section.get(FILE_KEY)
     if config_file is not None:
         if not isinstance(config_file, str) or not config_file.strip():
-            raise SettingsError('config [secrets] file must be a path string; fix it.')
+            raise SettingsError("config [secrets] file must be a path string; fix it.")
         found.update(read_dotenv(_config_relative(settings, config_file)))
     env_file = settings.env.get(SECRETS_FILE_ENV, "").strip()
     if env_file:

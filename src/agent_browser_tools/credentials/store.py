@@ -29,8 +29,10 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 from urllib.parse import quote, quote_plus
 
+from agent_browser_tools.redaction import SECRET_PLACEHOLDER
+
 NAME_PATTERN = r"[A-Za-z_][A-Za-z0-9_]*"
-PLACEHOLDER = re.compile(r"\{\{secret:(" + NAME_PATTERN + r")\}\}")
+PLACEHOLDER = SECRET_PLACEHOLDER
 TYPED_PLACEHOLDER = "[redacted: typed into a credential field]"
 READ_PLACEHOLDER = "[redacted: credential field]"
 MIN_SCRUB_LENGTH = 4

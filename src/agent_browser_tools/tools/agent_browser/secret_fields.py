@@ -38,8 +38,7 @@ from agent_browser_tools.tools.agent_browser.call import DirectCall, Spawned
 from agent_browser_tools.tools.agent_browser.helpers import helper_call
 
 BATCH_TEXT_REDACTED = (
-    "[redacted: this batch read a credential field; run it with JSON output to see the "
-    "other steps]"
+    "[redacted: this batch read a credential field; run it with JSON output to see the other steps]"
 )
 FOCUSED_JS = (
     "(() => { let e = document.activeElement;"
@@ -299,4 +298,3 @@ def annotate(obs: Observation, findings: Findings) -> None:
             + "; ".join(f["why"] for f in findings.fields if f.get("value") == "read")
             + "); use it by typing, not by reading it back."
         )
-
