@@ -228,13 +228,21 @@ def judge(
 
 
 async def inspect(call: DirectCall) -> Findings:
-    """Find this call's credential fields (at most one engine call) and register values."""
-    found = targets(call.plan, call.ref_table) if call.key is not None else []
+    """Find this call's credential fields (at most one engine call) and register values.
+
+    A session with no page this conversation knows of is not read: the read would launch its
+    browser behind the call's back (the call's own answer then says nothing was launched), and
+    a blank page has no field to read anyway.
+    """
+    if call.key is None:
+        return Findings()
+    found = targets(call.plan, call.ref_table)
     if not found:
         return Findings()
     rows, keys = probe_rows(found, call.ref_table)
+    entry = call.rt.log.state.session(call.key)
     envelope = None
-    if rows:
+    if rows and (entry.target is not None or entry.ref_snapshot is not None):
         envelope = await helper_call(call.rt, call.plan, ["batch"], stdin=json.dumps(rows))
     return judge(found, read_attributes(envelope, keys), call.rt.secrets)
 

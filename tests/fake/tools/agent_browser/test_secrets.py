@@ -74,6 +74,13 @@ def _everything(result: ToolResult) -> str:
     return result.text + json.dumps(result.details, default=str)
 
 
+async def _opened(tools: BrowserTools, fake: FakeEngine) -> None:
+    """A page the conversation knows of (the credential probe reads only known pages)."""
+    fake.on({"command": ["open"]}, envelope={"data": {"url": "https://a.test/", "title": "A"}})
+    opened = await tools.call("agent_browser", {"args": ["open", "https://a.test/"]})
+    assert not opened.is_error, opened.text
+
+
 def _probe_answer(selector: str, values: dict[str, str]) -> list[dict[str, Any]]:
     return [
         {
@@ -126,6 +133,7 @@ async def test_unknown_secret_name_is_refused_before_any_spawn(
 async def test_typed_password_is_masked_everywhere_and_read_back_redacted(
     tools: BrowserTools, fake_engine: FakeEngine, tmp_path: Path
 ) -> None:
+    await _opened(tools, fake_engine)
     fake_engine.on({"command": ["batch"]}, json=_probe_answer("#f1", {"type": "password"}))
     fake_engine.on({"command": ["fill"]}, envelope={"data": {"filled": "#f1"}})
     fake_engine.on({"command": ["eval"]}, envelope={"data": {"result": f"seen {TYPED}"}})
@@ -169,16 +177,22 @@ async def test_batch_rows_of_a_typed_password_are_masked(
 async def test_the_probe_costs_one_call_only_when_needed(
     tools: BrowserTools, fake_engine: FakeEngine
 ) -> None:
-    await tools.call("agent_browser", {"args": ["focus", "#go"]})
-    assert len(fake_engine.calls()) == 1
-    fake_engine.reset()
-    await tools.call("agent_browser", {"args": ["fill", "#pwd", "x-1234567"]})
-    assert [argv[-3:] for argv in fake_engine.argvs()] == [["fill", "#pwd", "x-1234567"]]
-    fake_engine.reset()
+    # A session with no known page is never read (the read would launch its browser).
     await tools.call("agent_browser", {"args": ["fill", "#q", "shoes"]})
-    probe, fill = fake_engine.argvs()
+    assert [argv[-3:] for argv in fake_engine.argvs()] == [["fill", "#q", "shoes"]]
+    await _opened(tools, fake_engine)
+    seen = len(fake_engine.calls())
+    await tools.call("agent_browser", {"args": ["focus", "#go"]})
+    assert len(fake_engine.calls()) == seen + 1
+    await tools.call("agent_browser", {"args": ["fill", "#pwd", "x-1234567"]})
+    assert [argv[-3:] for argv in fake_engine.argvs()[seen + 1 :]] == [
+        ["fill", "#pwd", "x-1234567"]
+    ]
+    seen = len(fake_engine.calls())
+    await tools.call("agent_browser", {"args": ["fill", "#q", "shoes"]})
+    probe, fill = fake_engine.argvs()[seen:]
     assert probe[-1] == "batch" and "--session" in probe
-    probe_rows = json.loads(str(fake_engine.calls()[0]["stdin"]))
+    probe_rows = json.loads(str(fake_engine.calls()[seen]["stdin"]))
     assert [row[:2] + row[3:] for row in probe_rows] == [["get", "attr", attr] for attr in ATTRS]
     assert fill[-3:] == ["fill", "#q", "shoes"]
 
