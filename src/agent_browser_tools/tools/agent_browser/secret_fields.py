@@ -14,9 +14,12 @@ and judges them with `credentials.fields`.
   `details.redacted`; the value read is registered too.
 
 Cost: one extra engine call for a call that types or reads a field whose selector, ref name
-or label does not already say it is a credential; none otherwise. Limit: a field that does
-not exist yet when the call starts (revealed by an earlier step of the same batch) is judged
-by its selector and ref name only; `find ... fill` by its locator text only.
+or label does not already say it is a credential; none otherwise. The verdict is the union
+of what the page read says and what the selector or ref name says, so a read can only add a
+credential, never clear one. Limits: a field that does not exist yet when the call starts
+(revealed or navigated to by an earlier step of the same batch) is judged by its selector and
+ref name only, and so is `find ... fill` by its locator text; `eval` that sets a field's value
+is not seen at all.
 """
 
 from __future__ import annotations
@@ -209,7 +212,7 @@ def judge(
     for target in found:
         attrs, labels = read.get(target.selector, ({}, []))
         reason = credential_reason(attrs, [target.label, *labels]) or selector_reason(target.hint)
-        if reason is None:
+        if reason is None or target.value == "":
             continue
         entry: dict[str, Any] = {"command": target.command, "why": reason}
         if target.step is not None:
@@ -219,7 +222,7 @@ def judge(
         if target.value is None:
             findings.reads.add(target.step)
             entry["value"] = "read"
-        elif target.value:
+        else:
             scrubbed = store.register_typed(target.value)
             entry["value"] = "typed"
             findings.short = findings.short or not scrubbed
