@@ -45,6 +45,9 @@ _KEY_PREFIX = re.compile(
     r"\b(sk|pk|rk|ghp|gho|ghu|ghs|xox[abpr]|AKIA|AIza|glpat|npm)[-_][A-Za-z0-9_-]{10,}\b"
 )
 _URL = re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s\"'<>]+")
+SECRET_PLACEHOLDER = re.compile(r"\{\{secret:([A-Za-z_][A-Za-z0-9_]*)\}\}")
+"""An operator secret used by name (`credentials.store`): a name, never a value, so the text
+rules below must not mask it (`{{secret:API_TOKEN}}` looks like a `secret: value` pair)."""
 _ASSIGNMENT = re.compile(
     r"\b([A-Za-z0-9_-]*(?:password|passwd|secret|token|api[_-]?key|apikey)[A-Za-z0-9_-]*)"
     r"([\"']?\s*[=:]\s*[\"']?)([^\s\"',;&]{6,})",
@@ -91,9 +94,24 @@ def looks_token_like(value: str) -> bool:
 
 
 def redact_text(text: str) -> str:
-    """Scrub credentials out of free text."""
+    """Scrub credentials out of free text; `{{secret:NAME}}` placeholders are kept."""
     if not text:
         return text
+    if "{{secret:" not in text:
+        return _redact_plain(text)
+    names: list[str] = []
+
+    def hide(match: re.Match[str]) -> str:
+        names.append(match.group(0))
+        return f"\x00{len(names) - 1}\x00"
+
+    out = _redact_plain(SECRET_PLACEHOLDER.sub(hide, text))
+    for index, name in enumerate(names):
+        out = out.replace(f"\x00{index}\x00", name).replace(f"%00{index}%00", name)
+    return out
+
+
+def _redact_plain(text: str) -> str:
     out = _URL.sub(lambda m: redact_url(m.group(0)), text)
     out = _BEARER.sub(lambda m: f"{m.group(1)} {REDACTED}", out)
     out = _JWT.sub(REDACTED, out)

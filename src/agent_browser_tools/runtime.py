@@ -7,6 +7,10 @@ two interleaved commands on one page would make every observation ambiguous.
 Each conversation's browsers live in its own socket dir (`engine.isolation`); only the sessions
 the operator shared by name run in the shared base dir. The dir is chosen per spawn from the
 session the call acts on, so tools never pick it.
+
+`spawn` is also the secrets boundary: `{{secret:NAME}}` placeholders are resolved only in the
+argv and stdin handed to the engine, and the engine's output (and the outcome's argv) comes back
+with every registered secret value replaced, so nothing downstream ever holds a value.
 """
 
 from __future__ import annotations
@@ -15,8 +19,11 @@ import itertools
 import uuid
 from collections.abc import Collection, Iterable, Sequence
 from contextlib import AbstractAsyncContextManager
+from dataclasses import replace
 from pathlib import Path
 
+from agent_browser_tools.credentials import SecretStore
+from agent_browser_tools.credentials.operator import load_operator_secrets
 from agent_browser_tools.engine.discovery import EngineBinary, resolve_engine
 from agent_browser_tools.engine.environment import build_child_env
 from agent_browser_tools.engine.isolation import (
@@ -30,7 +37,8 @@ from agent_browser_tools.engine.isolation import (
 )
 from agent_browser_tools.engine.runner import RawOutcome, run_engine
 from agent_browser_tools.planning.policy import ModelPolicy
-from agent_browser_tools.private_fs import ensure_private_dir
+from agent_browser_tools.private_fs import ensure_private_dir, write_private_file
+from agent_browser_tools.results.tool_result import TextBlock, ToolResult
 from agent_browser_tools.settings import Settings
 from agent_browser_tools.state.journal import ConversationLog
 from agent_browser_tools.state.locks import IdentityLocks
@@ -52,11 +60,14 @@ class Runtime:
         log: ConversationLog | None = None,
         policy: ModelPolicy | None = None,
         shared_sessions: Iterable[str] = (),
+        secrets: SecretStore | None = None,
     ) -> None:
         """`shared_sessions` adds operator-shared session names (host flags) to the config's."""
         self.settings = settings
         self.policy = policy or ModelPolicy.from_settings(settings)
         """What the operator lets the model ask for (checked before every dispatch)."""
+        self.secrets = secrets or SecretStore(load_operator_secrets(settings))
+        """Operator secrets and values typed into credential fields (in memory only)."""
         self.conversation_id = conversation_id or uuid.uuid4().hex
         # A sub-agent group named in the process env would merge every conversation of a shared
         # server into one group (one browser, one socket dir), so such a server ignores it.
@@ -172,15 +183,44 @@ class Runtime:
 
         `session` is the browser the argv acts on (its socket dir is chosen from it);
         `whole_dir` marks a command on every session of a dir (see `socket_dir`).
+        Placeholders are resolved here and nowhere else; the outcome's argv keeps them, and
+        its stdout/stderr come back scrubbed of every registered secret value.
         """
-        return await run_engine(
-            [self.engine.path, *args],
+        shown = (self.engine.path, *args)
+        raw = await run_engine(
+            [self.engine.path, *(self.secrets.resolve(arg) for arg in args)],
             env=self.env_for(session, whole_dir=whole_dir),
             timeout_ms=timeout_ms,
-            stdin=stdin,
+            stdin=self.secrets.resolve_stdin(stdin) if stdin is not None else None,
             cwd=self.cwd,
             spill_dir=self.spill_dir,
         )
+        return self._scrubbed(replace(raw, argv=shown))
+
+    def _scrubbed(self, raw: RawOutcome) -> RawOutcome:
+        """The outcome with secret values replaced in stdout (and its overflow file)."""
+        if not self.secrets.active:
+            return raw
+        store = self.secrets
+        if raw.stdout_path is not None:
+            text = raw.stdout_path.read_text(encoding="utf-8", errors="replace")
+            clean = store.scrub_output(text)
+            if clean != text:
+                write_private_file(raw.stdout_path, clean.encode("utf-8"))
+        return replace(raw, stdout=store.scrub_output(raw.stdout), stderr=store.scrub(raw.stderr))
+
+    def scrub_result(self, result: ToolResult) -> ToolResult:
+        """A tool result with every registered secret value replaced in text and details."""
+        if not self.secrets.active:
+            return result
+        content = tuple(
+            TextBlock(text=self.secrets.scrub(block.text))
+            if isinstance(block, TextBlock)
+            else block
+            for block in result.content
+        )
+        details = self.secrets.scrub_data(result.details)
+        return replace(result, content=content, details=details)
 
 
 def _namespace(label: str) -> str | None:

@@ -27,6 +27,16 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
     "engine": ("runtime", "tools", "hosts", "sandbox", "planning", "state", "results"),
     "sandbox": ("runtime", "tools", "hosts", "engine", "planning", "state"),
     "tools": ("hosts", "api"),
+    "credentials": (
+        "runtime",
+        "engine",
+        "tools",
+        "hosts",
+        "sandbox",
+        "planning",
+        "state",
+        "results",
+    ),
 }
 
 #: What a host may import. Hosts (MCP, CLI) carry no browser logic: they drive `BrowserTools`

@@ -199,3 +199,16 @@ def test_flag_values_are_masked_by_declaration_or_credential_like_name(
     assert redact_argv(argv) == shown
     hidden = [a for a, b in zip(argv, shown, strict=True) if b == REDACTED]
     assert all(secret in argv_secrets(argv) for secret in hidden)
+
+
+def test_secret_placeholders_are_names_not_values() -> None:
+    """`{{secret:API_TOKEN}}` looks like a `secret: value` pair but holds no value: echoes keep
+    it, so the model can see (and reuse) which secret it named."""
+    assert redact_text("{{secret:MY_PASSWORD}}") == "{{secret:MY_PASSWORD}}"
+    assert redact_argv(["fill", "#pw", "{{secret:LOGIN_PASSWORD}}"]) == [
+        "fill",
+        "#pw",
+        "{{secret:LOGIN_PASSWORD}}",
+    ]
+    mixed = redact_text("use {{secret:API_TOKEN}} not password=hunter2secret")
+    assert mixed == "use {{secret:API_TOKEN}} not password=[REDACTED]"

@@ -56,6 +56,9 @@ class ObservationExtras(TypedDict, total=False):
     artifactVerification: Annotated[Json, CELL]
     imageObservations: Annotated[list[Json], CELL]
     outputFile: Annotated[Json, CELL]
+    scrubbedFiles: Annotated[list[Json], CELL]
+    # secrets: credential fields treated as such (typed values registered, reads redacted)
+    redacted: Annotated[Json, CELL]
     fullOutputPath: Annotated[str, DETAILS]
     # read
     readExecution: Annotated[str, CELL]

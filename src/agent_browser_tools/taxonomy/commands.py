@@ -19,6 +19,7 @@ from typing import Any
 from agent_browser_tools.taxonomy.spec import (
     ArtifactSlot,
     CommandSpec,
+    FieldValue,
     FileSlots,
     LocalFlag,
     RefSlots,
@@ -54,6 +55,8 @@ A = ArtifactKind
 OP = ModelAccess.OPERATOR
 SHARED = ModelAccess.SHARED_STORE
 URL0 = FileSlots(urls=(0,))
+TYPES1 = FieldValue(target=0, text=1)
+FOCUSED = FieldValue(target=None, text=0)
 
 FORM_TOGGLE = "checkbox radio"
 """Roles whose same-snapshot toggles do not re-render the page (contract: check/uncheck and
@@ -201,7 +204,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
          flags="--interactive/-i --urls/-u --compact/-c --depth/-d= --selector/-s= --delta --full"),
     _element("get text", "Get text content of element"),
     _element("get html", "Get inner HTML of element"),
-    _element("get value", "Get value of input element"),
+    replace(_element("get value", "Get value of input element"), field_value=FieldValue()),
     _cmd("get attr", "Get attribute value (selector first, then name)", refs=(0,), ro=True,
          args=(2, 2)),
     _cmd("get title", "Get page title", ro=True),
@@ -216,16 +219,18 @@ COMMANDS: tuple[CommandSpec, ...] = (
     _element("highlight", "Highlight element"),
     # Element actions. Only the selector slot resolves refs; typed text never does.
     _cmd("click", "Click element", refs=(0,), guard=True, latch=True, exempt=FORM_TOGGLE,
-         effect=MAY, nav=True, change=True, args=(1, 1), flags="--new-tab --human"),
+         effect=MAY, nav=True, change=True, args=(1, 1), flags="--new-tab --human",
+         moves_focus=True),
     _cmd("dblclick", "Double-click element", refs=(0,), guard=True, latch=True, effect=MAY,
-         nav=True, change=True, args=(1, 1)),
+         nav=True, change=True, args=(1, 1), moves_focus=True),
     _cmd("tap", "Tap element (touch)", refs=(0,), guard=True, latch=True, exempt=FORM_TOGGLE,
-         effect=MAY, change=True, args=(1, 1)),
+         effect=MAY, change=True, args=(1, 1), moves_focus=True),
     _cmd("type", "Type into element", refs=(0,), guard=True, latch=True, change=True,
-         args=(2, 2)),
-    _cmd("fill", "Clear and fill", refs=(0,), guard=True, change=True, args=(2, 2)),
+         args=(2, 2), field_value=TYPES1, moves_focus=True),
+    _cmd("fill", "Clear and fill", refs=(0,), guard=True, change=True, args=(2, 2),
+         field_value=TYPES1, moves_focus=True),
     _cmd("hover", "Hover element", refs=(0,), guard=True, latch=True, change=True, args=(1, 1)),
-    _cmd("focus", "Focus element", refs=(0,), guard=True, args=(1, 1)),
+    _cmd("focus", "Focus element", refs=(0,), guard=True, args=(1, 1), moves_focus=True),
     _toggle("check", "Check checkbox", checked=True),
     _toggle("uncheck", "Uncheck checkbox", checked=False),
     _cmd("select", "Select dropdown option(s)", refs=(0,), guard=True, latch=True,
@@ -244,13 +249,13 @@ COMMANDS: tuple[CommandSpec, ...] = (
          args=(1, 1)),
     # Keyboard and pointer: key names and coordinates are not refs.
     _cmd("press", "Press key", aliases=("key",), latch=True, effect=MAY, change=True,
-         args=(1, 1)),
-    _cmd("keydown", "Press a key down", latch=True, change=True, args=(1, 1)),
+         args=(1, 1), moves_focus=None),
+    _cmd("keydown", "Press a key down", latch=True, change=True, args=(1, 1), moves_focus=None),
     _cmd("keyup", "Release a key", latch=True, change=True, args=(1, 1)),
     _cmd("keyboard type", "Type text with real keystrokes", latch=True, change=True,
-         args=(1, 1)),
+         args=(1, 1), field_value=FOCUSED),
     _cmd("keyboard inserttext", "Insert text without key events", latch=True, change=True,
-         args=(1, 1)),
+         args=(1, 1), field_value=FOCUSED),
     _cmd("mouse move", "Move mouse", latch=True, args=(2, 2),
          flags="--duration= --steps= --human --seed="),
     _cmd("mouse down", "Press mouse button", latch=True, args=(0, 1)),
@@ -259,7 +264,8 @@ COMMANDS: tuple[CommandSpec, ...] = (
     _cmd("swipe", "Swipe gesture (iOS)", latch=True, change=True, args=(1, 2)),
     # Locators resolve upstream, so no ref slot; `find ... click` can navigate.
     _cmd("find", "Find element by locator and act", latch=True, effect=MAY, args=(2, 5),
-         flags="--name= --exact"),
+         flags="--name= --exact", moves_focus=None,
+         field_value=FieldValue(target=0, text=3, locator=True, action=(2, ("fill", "type")))),
     _cmd("wait", "Wait for element, time, text, URL, load state or download", refs=(0,),
          ro=True, timeout=TimeoutFamily.WAIT, timeout_flag="--timeout", duration=0, args=(0, 1),
          flags="--url/-u= --load/-l= --fn/-f= --text/-t= --download? --timeout=",

@@ -24,6 +24,7 @@ __all__ = [
     "ArtifactSlot",
     "CommandMatch",
     "CommandSpec",
+    "FieldValue",
     "FileSlots",
     "GlobalFlag",
     "LocalFlag",
@@ -82,6 +83,25 @@ class FileSlots:
     """Local flags whose value is a file the engine reads (`diff screenshot --baseline`)."""
     urls: tuple[int, ...] = ()
     """Operand indexes that are URLs the browser navigates to (`open <url>`)."""
+
+
+@dataclass(frozen=True, slots=True)
+class FieldValue:
+    """How a command types into, or reads, the value of a form field.
+
+    Why: a value typed into a password or other credential field must never be echoed, and
+    reading such a field back must be redacted; the wrapper reads the target field's
+    attributes before dispatch (`tools/agent_browser/secret_fields.py`).
+    """
+
+    target: int | None = 0
+    """Operand naming the field (a selector or ref); None: the focused element."""
+    text: int | None = None
+    """Operand typed into the field; None: the command reads the field's value."""
+    locator: bool = False
+    """`target` starts a `find` locator, judged by its words only (not read from the page)."""
+    action: tuple[int, tuple[str, ...]] | None = None
+    """Only when this operand is one of these words (`find <locator> <value> fill <text>`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,6 +178,10 @@ class CommandSpec:
     """Whether the model may run it (see `ModelAccess`)."""
     files: FileSlots = FileSlots()
     """Local files and URLs the command reads (written files are `artifacts`)."""
+    field_value: FieldValue | None = None
+    """It types into or reads a form field's value (credential fields are judged by it)."""
+    moves_focus: bool | None = False
+    """True: focuses the element of operand 0; None: may move focus anywhere (a `Tab`)."""
 
     @property
     def name(self) -> str:

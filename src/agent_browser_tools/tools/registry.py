@@ -159,7 +159,13 @@ class Toolkit:
         return next((s for s in self.specs.values() if s.capability == capability), None)
 
     async def call(self, rt: Runtime, name: str, params: Any) -> ToolResult:
-        """Run one tool call; problems come back as `validation-error` results, never raise."""
+        """Run one tool call; problems come back as `validation-error` results, never raise.
+
+        Every answer leaves scrubbed of the conversation's secret values (`Runtime.secrets`),
+        whichever tool built it."""
+        return rt.scrub_result(await self._call(rt, name, params))
+
+    async def _call(self, rt: Runtime, name: str, params: Any) -> ToolResult:
         spec = self.specs.get(name)
         if spec is None or not self.allowed(name):
             names = ", ".join(s.name for s in self.listed())

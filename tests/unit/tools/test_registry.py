@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 import pytest
 from pydantic import BaseModel, ConfigDict
@@ -120,10 +120,10 @@ def _echo_kit(seen: list[Any]) -> Toolkit:
     return Toolkit(specs={"echo": spec})
 
 
-async def test_toolkit_call_validates_once_and_hands_over_the_typed_input() -> None:
+async def test_toolkit_call_validates_once_and_hands_over_the_typed_input(tmp_path: Path) -> None:
     seen: list[Any] = []
     kit = _echo_kit(seen)
-    no_runtime = cast(Runtime, None)
+    no_runtime = Runtime(Settings.load(env={}, cwd=tmp_path), cwd=tmp_path)
     assert (await kit.call(no_runtime, "echo", {"word": "hi"})).text == "hi"
     assert seen == [Echo(word="hi")]
     bad = await kit.call(no_runtime, "echo", {"text": "hi"})

@@ -2,10 +2,12 @@
 
 `run` is the whole order of a direct call; each stage is a module of this package:
 validate and plan (`request`), lock, refuse before dispatch (`guards`), journal the intent and
-spawn the engine (here), observe the answer (`observe`, pure), read back what changed
-(`followups`: at most one probe call, snapshot completion), record effects in the journal
-(`record`), recover a selector miss (`followups` decides, this module runs the snapshot) and
-present (`finish`). No stage module imports this one.
+find credential fields and register what is typed into them (`secret_fields`, at most one
+read), spawn the engine (here), observe the answer (`observe`, pure), read back what changed
+(`followups`: at most one probe call, snapshot completion), scrub recorded files
+(`recorded_files`), record effects in the journal (`record`), recover a selector miss
+(`followups` decides, this module runs the snapshot) and present (`finish`). Every result
+leaves through `Runtime.scrub_result`. No stage module imports this one.
 """
 
 from __future__ import annotations
@@ -35,10 +37,12 @@ from agent_browser_tools.tools.agent_browser import (
     guards,
     identity,
     record,
+    recorded_files,
     refmap,
+    secret_fields,
     segments,
 )
-from agent_browser_tools.tools.agent_browser.call import DirectCall, Spawned
+from agent_browser_tools.tools.agent_browser.call import DirectCall, DirectRequest, Spawned
 from agent_browser_tools.tools.agent_browser.hooks import Hooks
 from agent_browser_tools.tools.agent_browser.observe import observe
 from agent_browser_tools.tools.agent_browser.request import (
@@ -62,22 +66,38 @@ async def run(
     """One `agent_browser` call, stage by stage. `hooks` let advanced tools add details and
     verdicts; `lock_held=True` when a compound caller already holds this identity's lock."""
     try:
-        request = validate(params, hooks or Hooks())
+        request = _validated(rt, params, hooks)
         async with planned_under_lock(rt, request, lock_held) as call:
             refusal = await _guard(call)
             if refusal is not None:
-                return refusal
+                return rt.scrub_result(refusal)
+            found = await secret_fields.inspect(call)
             spawned = await _spawn(call)
             if isinstance(spawned, ToolResult):
-                return spawned
+                return rt.scrub_result(spawned)
+            spawned = secret_fields.redacted(spawned, found, rt.secrets)
             obs = observe(call.plan, spawned.envelope)
+            secret_fields.annotate(obs, found)
             effects = await followups.read_back(call, obs, spawned)
             images = artifacts.collect(call, obs, spawned)
+            recorded_files.scrub(obs, rt.secrets)
             await record.complete(call, obs, effects, spawned)
             await _recover_selector_miss(call, obs)
-            return await finish.conclude(call, obs, spawned, images)
+            return rt.scrub_result(await finish.conclude(call, obs, spawned, images))
     except Refused as exc:
-        return _rejected(params, exc)
+        return rt.scrub_result(_rejected(params, exc))
+
+
+def _validated(
+    rt: Runtime, params: Mapping[str, Any] | AgentBrowserInput, hooks: Hooks | None
+) -> DirectRequest:
+    """The validated request; `{{secret:NAME}}` must name an operator secret (the refusal
+    lists the known names)."""
+    request = validate(params, hooks or Hooks())
+    unknown = rt.secrets.unknown_names([*request.inp.args, request.inp.stdin or ""])
+    if unknown:
+        raise Refused(rt.secrets.unknown_message(unknown))
+    return request
 
 
 async def handle(rt: Runtime, inp: AgentBrowserInput) -> ToolResult:
@@ -120,7 +140,8 @@ async def _spawn(call: DirectCall) -> Spawned | ToolResult:
     rt, plan, key = call.rt, call.plan, call.key
     call_id = rt.next_call_id()
     if key is not None:
-        rt.log.intent(call_id, call.hooks.tool, key, tuple(redact_argv(plan.effective_args)))
+        echoed = rt.secrets.scrub_argv(redact_argv(plan.effective_args))
+        rt.log.intent(call_id, call.hooks.tool, key, tuple(echoed))
     try:
         raw, envelope = await _run_engine(call)
     except (EngineNotFound, EngineTooOld) as exc:

@@ -76,33 +76,28 @@ def finish(
     output_path: str | None = None,
     extra_details: Mapping[str, Any] | None = None,
 ) -> ToolResult:
-    """Render the observation and assemble details."""
+    """Render the observation and assemble details.
+
+    Everything written here (the spill, `outputPath`, text, details) is scrubbed of the
+    conversation's registered secret values first (`Runtime.secrets`).
+    """
     hidden = obs.process or ProcessFacts()
+    scrub = rt.secrets
     output_line = _save_output(rt, plan, obs, output_path)
-    observation = obs.to_dict()
-    if plan.output_mode is OutputMode.TEXT and plan.checked.inspection and obs.success:
-        body, tail = str(obs.data or ""), ""
-    elif plan.caller_json:
-        body, tail = "", ""
-    else:
-        native = (
-            obs.data if plan.output_mode is OutputMode.TEXT and isinstance(obs.data, str) else None
-        )
-        body, tail = render_prose(obs, plan.path, native_text=native)
-    if output_line and not plan.caller_json:
-        tail = "\n".join(part for part in (output_line, tail) if part)
+    observation = scrub.scrub_data(obs.to_dict())
+    body, tail = _rendered(rt, plan, obs, output_line)
     if plan.caller_json and not (plan.checked.inspection and obs.success):
         compact_text = obs.context.get("snapshot_text")
         bounded = bound_json(
             observation,
             rt.spill_dir,
-            compact_text=compact_text if isinstance(compact_text, str) else None,
+            compact_text=scrub.scrub(compact_text) if isinstance(compact_text, str) else None,
         )
     else:
         bounded = bound_visible(body, tail, observation, rt.spill_dir)
     details: dict[str, Any] = {
-        "args": redact_argv(plan.args),
-        "effectiveArgs": redact_argv(plan.effective_args),
+        "args": scrub.scrub_argv(redact_argv(plan.args)),
+        "effectiveArgs": scrub.scrub_argv(redact_argv(plan.effective_args)),
         "command": list(plan.path),
         "sessionMode": plan.session_mode,
         "usedImplicitSession": plan.session.used_implicit_session,
@@ -123,7 +118,26 @@ def finish(
         details["spillError"] = bounded.spill_error
     if not obs.success and obs.failure_category is FailureCategory.VALIDATION_ERROR:
         details["validationError"] = obs.error
+    details = scrub.scrub_data(details)
     return response.from_observation(obs, text=bounded.text, details=details, images=images or ())
+
+
+def _rendered(
+    rt: Runtime, plan: ExecutionPlan, obs: Observation, output_line: str | None
+) -> tuple[str, str]:
+    """The visible body and tail (scrubbed): native text, nothing for caller JSON, or prose."""
+    if plan.output_mode is OutputMode.TEXT and plan.checked.inspection and obs.success:
+        body, tail = str(obs.data or ""), ""
+    elif plan.caller_json:
+        body, tail = "", ""
+    else:
+        native = (
+            obs.data if plan.output_mode is OutputMode.TEXT and isinstance(obs.data, str) else None
+        )
+        body, tail = render_prose(obs, plan.path, native_text=native)
+    if output_line and not plan.caller_json:
+        tail = "\n".join(part for part in (output_line, tail) if part)
+    return rt.secrets.scrub(body), rt.secrets.scrub(tail)
 
 
 def _save_output(
@@ -138,8 +152,9 @@ def _save_output(
         info: dict[str, Any] = {"status": "failed", "path": output_path, "error": str(exc)}
     else:
         artifact_paths = [e["path"] for e in obs.extra.get("artifacts", [])]
-        text = "\n".join(render_prose(obs, plan.path))
-        info = save_output(target, obs.data, text, artifact_paths, rt.cwd)
+        text = rt.secrets.scrub("\n".join(render_prose(obs, plan.path)))
+        data = rt.secrets.scrub_data(obs.data)
+        info = save_output(target, data, text, artifact_paths, rt.cwd)
     obs.extra["outputFile"] = info
     if info["status"] == "saved":
         return f"Output file: {info['path']} ({info['bytes']} bytes)"

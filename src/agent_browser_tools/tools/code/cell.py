@@ -143,8 +143,13 @@ class CodeCellHost:
     # -- CellHost -----------------------------------------------------------------------
 
     async def call(self, call_id: int, request: Any, encode_error: str | None) -> dict[str, Any]:
+        """One `browser()` call; what goes back to the worker is scrubbed of secret values
+        (the worker process never holds one)."""
         try:
-            return await self._call(request, encode_error)
+            observation: dict[str, Any] = self.rt.secrets.scrub_data(
+                await self._call(request, encode_error)
+            )
+            return observation
         finally:
             if self.records:
                 self.by_call_id[call_id] = self.records[-1]

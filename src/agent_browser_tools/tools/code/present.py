@@ -187,9 +187,11 @@ def build_result(
         observation["outputFile"] = output_file
     if images is not None and images.rows:
         observation["images"] = images.rows
-    bounded = bound_visible(
-        _body(obs, out, host), _tail(obs, host, images, output_file), observation, rt.spill_dir
-    )
+    scrub = rt.secrets
+    observation = scrub.scrub_data(observation)
+    body = scrub.scrub(_body(obs, out, host))
+    tail = scrub.scrub(_tail(obs, host, images, output_file))
+    bounded = bound_visible(body, tail, observation, rt.spill_dir)
     if bounded.observation_path:
         observation["observationPath"] = bounded.observation_path
     if bounded.spill_error:

@@ -113,6 +113,10 @@ def _result(
     rt: Runtime, inp: CodeInput, host: CodeCellHost, out: BridgeOutcome, elapsed_ms: float
 ) -> ToolResult:
     obs = _verdict(host, out, inp.timeoutMs)
+    # The cell's own literals can hold a typed or operator secret value: scrub before the
+    # data reaches outputPath, the spill or the text.
+    obs.data = rt.secrets.scrub_data(obs.data)
+    obs.error = rt.secrets.scrub(obs.error) if obs.error else obs.error
     images = None
     if obs.success and host.selected:
         images = code_present.load_selected(rt, host)

@@ -1,0 +1,311 @@
+"""Direct tool, just before dispatch: is the call typing into (or reading) a credential field?
+
+Why: a password typed with `fill` used to come back from `get value`, in `details.args`, batch
+rows, code-cell data and the journal. The snapshot does not say which textbox is a password
+field, so before a `fill`/`type`/`keyboard type`/`keyboard inserttext`/`get value` (direct or
+as batch rows) the wrapper reads the target's attributes in one engine `batch` of `get attr`
+rows (plus one `eval` of the focused element for keyboard typing) on the call's own session,
+and judges them with `credentials.fields`.
+
+- A value typed into a credential field is registered in the conversation's `SecretStore`
+  before the intent is journaled, so the journal, details, batch rows and every later output
+  show `[redacted: typed into a credential field]` instead.
+- `get value` of a credential field answers `[redacted: credential field]`, with the reason in
+  `details.redacted`; the value read is registered too.
+
+Cost: one extra engine call for a call that types or reads a field whose selector, ref name
+or label does not already say it is a credential; none otherwise. The verdict is the union
+of what the page read says and what the selector or ref name says, so a read can only add a
+credential, never clear one. Limits: a field that does not exist yet when the call starts
+(revealed or navigated to by an earlier step of the same batch) is judged by its selector and
+ref name only, and so is `find ... fill` by its locator text; `eval` that sets a field's value
+is not seen at all.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from agent_browser_tools.credentials import READ_PLACEHOLDER, SecretStore
+from agent_browser_tools.credentials.fields import ATTRIBUTES, credential_reason, selector_reason
+from agent_browser_tools.engine.envelope import Envelope, OutputMode
+from agent_browser_tools.planning.plan import ExecutionPlan
+from agent_browser_tools.results.observation import Observation
+from agent_browser_tools.state.models import RefInfo
+from agent_browser_tools.taxonomy import CommandMatch, FieldValue
+from agent_browser_tools.tools.agent_browser import refmap
+from agent_browser_tools.tools.agent_browser.call import DirectCall, Spawned
+from agent_browser_tools.tools.agent_browser.helpers import helper_call
+
+BATCH_TEXT_REDACTED = (
+    "[redacted: this batch read a credential field; run it with JSON output to see the other steps]"
+)
+FOCUSED_JS = (
+    "(() => { let e = document.activeElement;"
+    " for (;;) { if (e && e.shadowRoot && e.shadowRoot.activeElement) {"
+    " e = e.shadowRoot.activeElement; continue; } let d = null;"
+    " try { d = e && e.contentDocument; } catch (_) {}"
+    " if (d && d.activeElement) { e = d.activeElement; continue; } break; }"
+    " if (!e || e === document.body) return null; const a = (n) => e.getAttribute(n);"
+    " return { type: e.type || a('type'), autocomplete: a('autocomplete'), name: a('name'),"
+    " id: e.id || null, 'aria-label': a('aria-label'), placeholder: a('placeholder'),"
+    " labels: e.labels ? Array.from(e.labels, (l) => l.textContent) : [] }; })()"
+)
+
+
+@dataclass(frozen=True)
+class Target:
+    """One field a call types into or reads. `selector` None: the focused element."""
+
+    step: int | None
+    command: str
+    selector: str | None
+    value: str | None = None
+    hint: str = ""
+    """Text judged without reading the page: the selector, or `find`'s locator."""
+    label: str | None = None
+    """The ref's accessible name from the model's snapshot, when the selector is a ref."""
+    probe: bool = True
+
+
+@dataclass
+class Findings:
+    """The credential fields of one call: typed ones are registered, read ones redacted."""
+
+    fields: list[dict[str, Any]] = field(default_factory=list)
+    reads: set[int | None] = field(default_factory=set)
+    short: bool = False
+
+
+def targets(plan: ExecutionPlan, table: Mapping[str, RefInfo]) -> list[Target]:
+    """The fields this call types into or reads, with their step in a batch (pure)."""
+    if not plan.is_batch:
+        target, _focus = _row_targets(None, plan.match, None, table)
+        return [target] if target is not None else []
+    out: list[Target] = []
+    focus: str | None = None
+    for step, match in enumerate(plan.row_matches or (), start=1):
+        target, focus = _row_targets(step, match, focus, table)
+        if target is not None:
+            out.append(target)
+    return out
+
+
+def _row_targets(
+    step: int | None, match: CommandMatch | None, focus: str | None, table: Mapping[str, RefInfo]
+) -> tuple[Target | None, str | None]:
+    """(this row's target, the selector focused after it), read from the taxonomy's
+    `field_value` and `moves_focus` columns."""
+    if match is None:
+        return None, focus
+    spec, ops = match.spec, match.operands
+    rule = spec.field_value
+    target = _target(step, match, rule, focus, table) if rule is not None else None
+    if spec.moves_focus is None:
+        focus = None
+    elif spec.moves_focus and ops:
+        focus = ops[0]
+    return target, focus
+
+
+def _target(
+    step: int | None,
+    match: CommandMatch,
+    rule: FieldValue,
+    focus: str | None,
+    table: Mapping[str, RefInfo],
+) -> Target | None:
+    ops, name = match.operands, match.spec.name
+    if rule.action is not None:
+        index, words = rule.action
+        if len(ops) <= index or ops[index] not in words:
+            return None
+    if rule.text is not None and len(ops) <= rule.text:
+        return None
+    text = ops[rule.text] if rule.text is not None else None
+    if rule.locator and rule.target is not None:
+        hint = " ".join([*ops[rule.target : rule.target + 2], match.flag_value("--name") or ""])
+        return Target(step, name, None, text, hint=hint, probe=False)
+    if rule.target is None:
+        selector = focus
+    else:
+        selector = ops[rule.target] if len(ops) > rule.target else None
+    if selector is None:
+        return Target(step, name, None, text) if rule.target is None else None
+    return _selector_target(step, name, selector, text, table)
+
+
+def _selector_target(
+    step: int | None, command: str, selector: str, value: str | None, table: Mapping[str, RefInfo]
+) -> Target:
+    ref = selector.removeprefix("@").removeprefix("ref=")
+    info = table.get(ref)
+    label = info.name if info is not None else None
+    return Target(step, command, selector, value, hint=selector, label=label)
+
+
+def _known(target: Target) -> str | None:
+    """A verdict that needs no page read: the selector or the ref's name says credential."""
+    return credential_reason({}, [target.label]) or selector_reason(target.hint)
+
+
+def probe_rows(
+    found: Sequence[Target], table: Mapping[str, RefInfo]
+) -> tuple[list[list[str]], list[str | None]]:
+    """One engine batch reading every undecided target (pure): `get attr` rows per selector,
+    one `eval` of the focused element; and the key (selector or None) of each row."""
+    rows: list[list[str]] = []
+    keys: list[str | None] = []
+    for target in found:
+        if not target.probe or _known(target) is not None:
+            continue
+        if target.selector is None:
+            if None not in keys:
+                rows.append(["eval", FOCUSED_JS])
+                keys.append(None)
+        elif target.selector not in keys:
+            for attribute in ATTRIBUTES:
+                rows.append(["get", "attr", target.selector, attribute])
+                keys.append(target.selector)
+    return refmap.rows_to_engine(rows, table), keys
+
+
+def read_attributes(
+    envelope: Envelope | None, keys: Sequence[str | None]
+) -> dict[str | None, tuple[dict[str, str | None], list[str]]]:
+    """Attributes and labels per probed key from the probe's answer (pure); a key whose
+    element could not be read is absent."""
+    out: dict[str | None, tuple[dict[str, str | None], list[str]]] = {}
+    rows = envelope.rows if envelope is not None and envelope.rows is not None else ()
+    for index, row in enumerate(rows[: len(keys)]):
+        key = keys[index]
+        result = row.result if row.success and isinstance(row.result, Mapping) else None
+        if result is None:
+            continue
+        if key is None:
+            focused = result.get("result")
+            if isinstance(focused, Mapping):
+                labels = [str(x) for x in focused.get("labels") or () if x]
+                attrs = {a: _text(focused.get(a)) for a in ATTRIBUTES}
+                out[None] = (attrs, labels)
+            continue
+        attrs, labels = out.setdefault(key, ({}, []))
+        attribute = row.command[3] if len(row.command) > 3 else ""
+        attrs[attribute] = _text(result.get("value"))
+    return out
+
+
+def _text(value: object) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def judge(
+    found: Sequence[Target],
+    read: Mapping[str | None, tuple[dict[str, str | None], list[str]]],
+    store: SecretStore,
+) -> Findings:
+    """Register typed credential values and collect the redactions for this call."""
+    findings = Findings()
+    for target in found:
+        attrs, labels = read.get(target.selector, ({}, []))
+        reason = credential_reason(attrs, [target.label, *labels]) or selector_reason(target.hint)
+        if reason is None or target.value == "":
+            continue
+        entry: dict[str, Any] = {"command": target.command, "why": reason}
+        if target.step is not None:
+            entry["step"] = target.step
+        if target.selector is not None:
+            entry["target"] = target.selector
+        if target.value is None:
+            findings.reads.add(target.step)
+            entry["value"] = "read"
+        else:
+            scrubbed = store.register_typed(target.value)
+            entry["value"] = "typed"
+            findings.short = findings.short or not scrubbed
+        findings.fields.append(entry)
+    return findings
+
+
+async def inspect(call: DirectCall) -> Findings:
+    """Find this call's credential fields (at most one engine call) and register values.
+
+    A session with no page this conversation knows of is not read: the read would launch its
+    browser behind the call's back (the call's own answer then says nothing was launched), and
+    a blank page has no field to read anyway.
+    """
+    if call.key is None:
+        return Findings()
+    found = targets(call.plan, call.ref_table)
+    if not found:
+        return Findings()
+    rows, keys = probe_rows(found, call.ref_table)
+    entry = call.rt.log.state.session(call.key)
+    envelope = None
+    if rows and (entry.target is not None or entry.ref_snapshot is not None):
+        envelope = await helper_call(call.rt, call.plan, ["batch"], stdin=json.dumps(rows))
+    return judge(found, read_attributes(envelope, keys), call.rt.secrets)
+
+
+def redacted(spawned: Spawned, findings: Findings, store: SecretStore) -> Spawned:
+    """The spawned call with its credential-field reads redacted."""
+    if not findings.reads:
+        return spawned
+    return replace(spawned, envelope=redact_reads(spawned.envelope, findings, store))
+
+
+def redact_reads(envelope: Envelope, findings: Findings, store: SecretStore) -> Envelope:
+    """`get value` answers of credential fields replaced (values registered first)."""
+    if not findings.reads:
+        return envelope
+    if envelope.mode is OutputMode.TEXT and findings.reads != {None}:
+        # Native batch text has no row boundaries: the whole text goes.
+        return replace(envelope, text=BATCH_TEXT_REDACTED + "\n")
+    if envelope.rows is not None:
+        rows = tuple(
+            replace(row, result=_redacted_value(row.result, store))
+            if step in findings.reads and row.success
+            else row
+            for step, row in enumerate(envelope.rows, start=1)
+        )
+        return replace(envelope, rows=rows)
+    if not envelope.success:
+        return envelope
+    if envelope.mode is OutputMode.TEXT:
+        text = (envelope.text or "").rstrip("\n")
+        if text:
+            store.register_typed(text)
+            return replace(envelope, text=READ_PLACEHOLDER + "\n")
+        return envelope
+    return replace(envelope, data=_redacted_value(envelope.data, store))
+
+
+def _redacted_value(data: Any, store: SecretStore) -> Any:
+    if not isinstance(data, Mapping) or not isinstance(data.get("value"), str):
+        return data
+    if not data["value"]:
+        return data
+    store.register_typed(data["value"])
+    return {**data, "value": READ_PLACEHOLDER}
+
+
+def annotate(obs: Observation, findings: Findings) -> None:
+    """`details.redacted`: which fields were treated as credentials, and why."""
+    if not findings.fields:
+        return
+    info: dict[str, Any] = {"reason": "credential-field", "fields": findings.fields}
+    if findings.short:
+        info["note"] = (
+            "A typed value shorter than 4 characters is masked in argv echoes and batch rows "
+            "only, not in page text (it would mangle ordinary text)."
+        )
+    obs.extra["redacted"] = info
+    if findings.reads:
+        obs.warnings.append(
+            "The value of a credential field is not shown ("
+            + "; ".join(f["why"] for f in findings.fields if f.get("value") == "read")
+            + "); use it by typing, not by reading it back."
+        )

@@ -1,0 +1,111 @@
+"""The conversation's `SecretStore`: placeholders in, values scrubbed out."""
+
+from __future__ import annotations
+
+import base64
+import json
+
+from agent_browser_tools.credentials.store import (
+    READ_PLACEHOLDER,
+    TYPED_PLACEHOLDER,
+    SecretStore,
+    placeholder,
+    spellings,
+)
+
+PW = 's3cr3t-Pa55 "q" \\ &<'
+
+
+def test_placeholders_resolve_only_for_known_names() -> None:
+    store = SecretStore({"PW": "hunter2-long", "USER": "alice"})
+    assert store.resolve("{{secret:PW}}") == "hunter2-long"
+    assert store.resolve("u={{secret:USER}}&p={{secret:PW}}") == "u=alice&p=hunter2-long"
+    assert store.resolve("{{secret:NOPE}}") == "{{secret:NOPE}}"
+    assert store.resolve("{{ secret:PW }}") == "{{ secret:PW }}"
+
+
+def test_unknown_names_are_listed_with_the_known_ones() -> None:
+    store = SecretStore({"PW": "hunter2-long", "API": "abcd-efgh"})
+    unknown = store.unknown_names(
+        ["fill #a {{secret:X}}", "{{secret:PW}} {{secret:Y}}", "{{secret:X}}"]
+    )
+    assert unknown == ["X", "Y"]
+    message = store.unknown_message(unknown)
+    assert "{{secret:X}}" in message and "API, PW" in message
+    assert "hunter2" not in message
+    empty = SecretStore()
+    assert "defined no secrets" in empty.unknown_message(["X"])
+    assert "AGENT_BROWSER_TOOLS_SECRETS_FILE" in empty.unknown_message(["X"])
+
+
+def test_json_stdin_is_resolved_value_by_value() -> None:
+    store = SecretStore({"PW": PW})
+    rows = json.dumps([["fill", "#pw", "{{secret:PW}}"], ["click", "#go"]])
+    sent = store.resolve_stdin(rows)
+    assert json.loads(sent) == [["fill", "#pw", PW], ["click", "#go"]]
+    assert store.resolve_stdin("document.title = '{{secret:PW}}'") == f"document.title = '{PW}'"
+    assert store.resolve_stdin("no placeholder") == "no placeholder"
+
+
+def test_operator_values_come_back_as_their_placeholder_in_every_spelling() -> None:
+    store = SecretStore({"PW": PW})
+    for form in spellings(PW):
+        assert store.scrub(f"before {form} after") == f"before {placeholder('PW')} after"
+    encoded = base64.b64encode(PW.encode()).decode()
+    assert store.scrub(encoded) == placeholder("PW")
+    assert store.scrub_data({"k": [PW, {"x": f"={PW}="}], PW: 1}) == {
+        "k": ["{{secret:PW}}", {"x": "={{secret:PW}}="}],
+        "{{secret:PW}}": 1,
+    }
+
+
+def test_typed_values_are_scrubbed_from_then_on() -> None:
+    store = SecretStore()
+    assert not store.active
+    assert store.scrub("hunter2secret") == "hunter2secret"
+    assert store.register_typed("hunter2secret") is True
+    assert store.active
+    assert store.scrub("value=hunter2secret;") == f"value={TYPED_PLACEHOLDER};"
+    assert store.scrub("hunter2secret%21") == f"{TYPED_PLACEHOLDER}%21"
+
+
+def test_short_typed_values_are_masked_only_as_whole_tokens() -> None:
+    store = SecretStore()
+    assert store.register_typed("123") is False
+    # Not in free text: it would mangle ordinary numbers and words.
+    assert store.scrub("page 1234 of 123") == "page 1234 of 123"
+    assert store.scrub_argv(["fill", "#pin", "123"]) == ["fill", "#pin", TYPED_PLACEHOLDER]
+    assert store.scrub_argv(["batch", "fill #pin 123", "fill #b 1234"]) == [
+        "batch",
+        f"fill #pin {TYPED_PLACEHOLDER}",
+        "fill #b 1234",
+    ]
+    assert store.scrub_data({"typed": "123", "n": 123}) == {"typed": TYPED_PLACEHOLDER, "n": 123}
+
+
+def test_empty_and_operator_values_are_not_registered_as_typed() -> None:
+    store = SecretStore({"PW": "hunter2-long"})
+    assert store.register_typed("") is False
+    assert store.register_typed("{{secret:PW}}") is True
+    # Typed by name: the output shows the operator's placeholder, not the typed one.
+    assert store.scrub("hunter2-long") == "{{secret:PW}}"
+
+
+def test_engine_json_is_scrubbed_without_touching_its_syntax() -> None:
+    store = SecretStore()
+    store.register_typed("true")
+    store.register_typed("1234")
+    text = json.dumps({"success": True, "data": {"value": "1234", "n": 1234, "t": "true"}})
+    out = json.loads(store.scrub_output(text))
+    assert out == {
+        "success": True,
+        "data": {"value": TYPED_PLACEHOLDER, "n": 1234, "t": TYPED_PLACEHOLDER},
+    }
+    assert store.scrub_output("plain 1234 text") == f"plain {TYPED_PLACEHOLDER} text"
+    untouched = '{"success":true}'
+    assert store.scrub_output(untouched) is untouched
+
+
+def test_read_placeholder_differs_from_typed() -> None:
+    assert READ_PLACEHOLDER != TYPED_PLACEHOLDER
+    assert "{" not in READ_PLACEHOLDER and '"' not in TYPED_PLACEHOLDER
