@@ -12,9 +12,11 @@ Design (the smallest that closes this, inside uvicorn's own protocol class):
   headers are complete: `header_timeout_s`, a total, so trickling bytes do not extend it.
   *Body*: from the headers until the body is complete: `body_timeout_s`. *Serving*: none (a
   tool call or an SSE stream may take long; the client is authorized by then). A missed
-  deadline answers 408 when the client had started a request, and closes the connection:
-  at once when it had not, else after a short linger (our side shut, its bytes discarded),
-  because closing on unread bytes sends a reset that can destroy the 408 in flight.
+  deadline answers 408 when the client had started a request, and closes the connection.
+- Closing while the client may still be sending (a refusal answered before the body was
+  read, a 408) is soft: our side is shut at once and its bytes are discarded for up to
+  `LINGER_S`, because closing a socket with unread bytes sends a reset that can destroy the
+  answer in flight. A lingering connection counts as idle, so it can always be evicted.
 - `ConnectionGate` caps the open sockets at `max_connections`. A new connection beyond the
   cap takes the slot of an idle one (no request in progress): first one that never completed
   a request, from the peer address holding the most of those, oldest first; only then an idle
@@ -33,13 +35,14 @@ import asyncio
 from collections import Counter
 from typing import Any, ClassVar, Protocol
 
+import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol, RequestResponseCycle
 
 from agent_browser_tools.hosts.mcp.http_limits import HttpLimits
 
 WAITING, BODY, SERVING = "waiting", "body", "serving"
 LINGER_S = 2.0
-"""After a 408, how long the connection drains the client's bytes before it is closed."""
+"""How long a soft close drains the client's bytes before the socket is closed."""
 
 
 def _plain(status: str, text: str) -> bytes:
@@ -109,6 +112,23 @@ class ConnectionGate:
         return min(idle, key=lambda conn: (conn.trusted, -crowd[conn.peer], conn.idle_since))
 
 
+class _SoftClosing(asyncio.Transport):
+    """The transport as a request cycle sees it: `close` is the protocol's soft close."""
+
+    def __init__(self, protocol: GuardedH11Protocol) -> None:
+        super().__init__()
+        self._protocol = protocol
+
+    def write(self, data: bytes | bytearray | memoryview) -> None:
+        self._protocol.transport.write(data)
+
+    def is_closing(self) -> bool:
+        return self._protocol.transport.is_closing()
+
+    def close(self) -> None:
+        self._protocol.close_softly()
+
+
 class GuardedH11Protocol(H11Protocol):
     """uvicorn's h11 protocol with phase deadlines and the gate; bind a gate with `bound`."""
 
@@ -122,6 +142,7 @@ class GuardedH11Protocol(H11Protocol):
         self._phase: tuple[str, RequestResponseCycle | None] | None = None
         self._deadline: asyncio.TimerHandle | None = None
         self._lingering = False
+        self._soft = _SoftClosing(self)
 
     @classmethod
     def bound(cls, gate: ConnectionGate) -> type[GuardedH11Protocol]:
@@ -152,18 +173,39 @@ class GuardedH11Protocol(H11Protocol):
         super().connection_lost(exc)
 
     def data_received(self, data: bytes) -> None:
-        if not self._lingering:  # a timed-out request's remaining bytes are dropped
+        if not self._lingering:  # a refused request's remaining bytes are dropped
             super().data_received(data)
 
     def handle_events(self) -> None:
+        before = self.cycle
         super().handle_events()
+        if self.cycle is not before and self.cycle is not None:
+            self.cycle.transport = self._soft  # its task has not started yet
         self._track()
 
     def on_response_complete(self) -> None:
-        if not self.transport.is_closing():
-            self.trusted = True
+        if self._lingering or self.transport.is_closing():
+            self.server_state.total_requests += 1
+            return
+        self.trusted = True  # it passed the guard and keeps its connection
         super().on_response_complete()
         self._track()
+
+    def close_softly(self, answer: bytes = b"") -> None:
+        """Close now if the client has sent everything, else shut our side and linger."""
+        if self._lingering or self.transport.is_closing():
+            return
+        if answer:
+            self.transport.write(answer)
+        sending = self.conn.their_state is h11.SEND_BODY or bool(self.conn.trailing_data[0])
+        if not sending or not self.transport.can_write_eof():
+            self.transport.close()
+            return
+        self.transport.write_eof()
+        self._lingering = True
+        self.flow.resume_reading()  # drain what flow control held back, too
+        self._disarm()
+        self._deadline = self.loop.call_later(LINGER_S, self.transport.close)
 
     def evict(self) -> None:
         self._disarm()
@@ -203,13 +245,7 @@ class GuardedH11Protocol(H11Protocol):
             cycle.message_event.set()
         elif phase == WAITING:
             answer = bool(self.conn.trailing_data[0])  # part of a request came: say why
-        if not answer or not self.transport.can_write_eof():
-            self.transport.close()
-            return
-        self.transport.write(TIMEOUT_408)
-        self.transport.write_eof()
-        self._lingering = True
-        self._deadline = self.loop.call_later(LINGER_S, self.transport.close)
+        self.close_softly(TIMEOUT_408 if answer else b"")
 
     def _disarm(self) -> None:
         if self._deadline is not None:

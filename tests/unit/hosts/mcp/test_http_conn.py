@@ -103,6 +103,12 @@ class Running:
 async def _app(scope: Any, receive: Any, send: Any, release: asyncio.Event) -> None:
     if scope["type"] != "http":
         return
+    if scope["path"] == "/refuse":  # like the guard: answer and close, body unread
+        await asyncio.sleep(0.3)  # meanwhile the body fills every buffer
+        headers = [(b"connection", b"close"), (b"content-length", b"2")]
+        await send({"type": "http.response.start", "status": 403, "headers": headers})
+        await send({"type": "http.response.body", "body": b"no"})
+        return
     while (await receive()).get("more_body"):
         pass
     if scope["path"] == "/slow":
@@ -247,3 +253,20 @@ async def test_after_a_response_the_next_request_has_its_own_header_deadline() -
             await reader.readuntil(b"ok")
             await asyncio.sleep(0.3)
         assert await _closed(reader) == b""  # then idle past the deadline: closed
+
+
+async def test_a_refusal_before_the_body_ends_in_a_clean_close_not_a_reset() -> None:
+    """Closing on unread bytes resets the socket, which can destroy the answer in flight:
+    here a megabyte of body is still unread when the app refuses the request."""
+    async with running(HttpLimits()) as srv:
+        reader, writer = await _connect(srv.port)
+        size = 1 << 20
+        head = f"POST /refuse HTTP/1.1\r\nHost: x\r\nContent-Length: {size}\r\n\r\n"
+        writer.write(head.encode() + b"x" * size)
+        answer = b""
+        async with asyncio.timeout(10):
+            while chunk := await reader.read(4096):  # a reset raises ConnectionResetError
+                answer += chunk
+        assert answer.startswith(b"HTTP/1.1 403") and answer.endswith(b"no")
+        writer.close()
+        await _settle(srv.gate, 0)  # the linger ends on our close (or after LINGER_S)
