@@ -25,6 +25,9 @@ Design (the smallest that closes this, inside uvicorn's own protocol class):
   attack: sockets that never send a request cannot keep a new client out, and an attacker
   crowding the cap from one address loses its own sockets first, while a client that has sent
   its request is busy and is never evicted.
+- Descriptors exceed the cap only by the connections accepted in one event-loop turn, which
+  `http.ACCEPT_BATCH` keeps small (16); that also lets a newcomer's request be read before a
+  flood accepted right after it could push it out.
 - Unauthenticated requests never reach the serving phase: `http_guard.RequestGuard` answers
   them 401 with `Connection: close` without reading the body.
 """
