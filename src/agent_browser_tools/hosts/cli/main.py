@@ -44,8 +44,26 @@ def _add_serve(sub: Any) -> None:
     serve.add_argument("--port", type=int, help="HTTP port (default 8765; 0 picks a free one)")
     serve.add_argument(
         "--token",
-        help="bearer token clients must send (required off loopback; or env "
-        "AGENT_BROWSER_TOOLS_HTTP_TOKEN)",
+        help="bearer token clients must send (required off loopback, 16+ characters there; "
+        "or env AGENT_BROWSER_TOOLS_HTTP_TOKEN)",
+    )
+    serve.add_argument(
+        "--header-timeout",
+        type=float,
+        metavar="SECONDS",
+        help="HTTP: close a connection whose request headers take longer (default 10)",
+    )
+    serve.add_argument(
+        "--body-timeout",
+        type=float,
+        metavar="SECONDS",
+        help="HTTP: cut off a request body that takes longer (default 30)",
+    )
+    serve.add_argument(
+        "--max-connections",
+        type=int,
+        metavar="N",
+        help="HTTP: open client connections at most; idle ones make room (default 128)",
     )
     serve.add_argument(
         "--allow-host",
@@ -85,6 +103,9 @@ def _serve(args: argparse.Namespace) -> int:
             conversation=args.conversation,
             allowed_hosts=tuple(args.allow_host),
             shared_sessions=tuple(args.shared_session),
+            header_timeout=args.header_timeout,
+            body_timeout=args.body_timeout,
+            max_connections=args.max_connections,
             env=os.environ,
             operator=operator_layer(args),
         )

@@ -4,12 +4,18 @@ Contract:
 
 - Binds `options.host:options.port` (127.0.0.1:8765 by default; port 0 picks a free one) and
   prints `agent-browser-tools: MCP over HTTP at http://HOST:PORT/mcp` on stderr once listening.
-- Host and Origin headers are checked by the SDK's transport security: Host must name a
-  loopback address, the bind address, this machine, or an `--allow-host` name (else 421);
-  a browser Origin must be one of those over http/https (else 403).
-- With a token (`--token` / `AGENT_BROWSER_TOOLS_HTTP_TOKEN`, mandatory off loopback) every
-  request needs `Authorization: Bearer TOKEN`, verified by the SDK's bearer middleware (else
-  401), and a session only accepts the credential that created it.
+- Every request first passes `http_guard.RequestGuard`: a second `Host`, `Origin`,
+  `Authorization` or `Mcp-Session-Id` header is refused (400); with a token, a request without
+  it is answered 401 before its body is read; Host must name (in any letter case) a loopback
+  address, the bind address, this machine, or an `--allow-host` name (else 421), and a browser
+  Origin one of those over http/https (else 403). Every refusal closes the connection. The
+  SDK's own transport security and bearer middleware then check the same again.
+- With a token (`--token` / `AGENT_BROWSER_TOOLS_HTTP_TOKEN`, mandatory off loopback, at least
+  16 characters there) every request needs `Authorization: Bearer TOKEN`, and a session only
+  accepts the credential that created it.
+- Sockets are bounded by `http_conn`: request headers must arrive within the header timeout
+  and a body within the body timeout (else 408 and close), and at most `max_connections` are
+  open at once, idle ones making room for new ones (`http_limits` has the knobs).
 - Conversations share this server: each `BrowserTools` gets `shared_server=True`, so one
   conversation cannot reach another's browsers (own socket dir each) or the engine's per-user
   stores.
@@ -41,7 +47,15 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from agent_browser_tools.api import BrowserTools
 from agent_browser_tools.hosts.mcp.conversations import ConversationRegistry
-from agent_browser_tools.hosts.mcp.options import MCP_PATH, ServeOptions, is_loopback
+from agent_browser_tools.hosts.mcp.http_conn import ConnectionGate, GuardedH11Protocol
+from agent_browser_tools.hosts.mcp.http_guard import RequestGuard
+from agent_browser_tools.hosts.mcp.http_limits import resolve_limits
+from agent_browser_tools.hosts.mcp.options import (
+    MCP_PATH,
+    ServeOptions,
+    ServeRefused,
+    is_loopback,
+)
 from agent_browser_tools.hosts.mcp.server import Ctx, build_server
 from agent_browser_tools.settings import Settings
 
@@ -49,6 +63,12 @@ logger = logging.getLogger(__name__)
 
 SESSION_HEADER = "mcp-session-id"
 GRACEFUL_SHUTDOWN_S = 2
+ACCEPT_BATCH = 16
+"""Connections asyncio accepts per event-loop turn. Each one holds a descriptor until the gate
+has admitted or evicted it, so this bounds the overshoot above the connection cap, and it lets
+a client's request be read before a flood accepted after it could push it out."""
+LISTEN_BACKLOG = 1024
+"""Connections the kernel queues for us; they hold no descriptor of ours while queued."""
 REAP_INTERVAL_S = 60.0
 _WILDCARD = {"0.0.0.0", "::", ""}
 
@@ -68,7 +88,7 @@ def allowed_host_names(options: ServeOptions) -> list[str]:
         with contextlib.suppress(OSError):
             for info in socket.getaddrinfo(hostname, None):
                 names.add(_url_host(str(info[4][0])))
-    return sorted(names)
+    return sorted({name.lower() for name in names})  # host names are case-insensitive
 
 
 def security_settings(options: ServeOptions) -> TransportSecuritySettings:
@@ -124,14 +144,23 @@ class SessionEndWatcher:
             self.on_end(session)
 
 
-class _QuietSignalsServer(uvicorn.Server):
+class _Server(uvicorn.Server):
     """Uvicorn without its own signal capture, which re-raises the signal after serving and so
     would end the process before the browsers are closed; `serve_http` routes signals to
-    `handle_exit` itself."""
+    `handle_exit` itself.
+
+    asyncio uses one number for the listen backlog and the accept batch (`backlog`, set to
+    `ACCEPT_BATCH`); the listen queue is widened again once serving, so a burst of connects
+    waits in the kernel instead of being dropped."""
 
     @contextlib.contextmanager
     def capture_signals(self) -> Iterator[None]:
         yield
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        await super().startup(sockets)
+        for sock in sockets or ():
+            sock.listen(LISTEN_BACKLOG)
 
 
 def _bind(host: str, port: int) -> socket.socket:
@@ -139,7 +168,7 @@ def _bind(host: str, port: int) -> socket.socket:
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind((host.strip("[]"), port))
-    sock.listen(128)
+    sock.listen(LISTEN_BACKLOG)
     sock.setblocking(False)
     return sock
 
@@ -169,7 +198,8 @@ def build_app(options: ServeOptions, registry: ConversationRegistry, base_url: s
         token_verifier=verifier,
         session_idle_timeout=DEFAULT_SESSION_IDLE_TIMEOUT,
     )
-    return SessionEndWatcher(app, registry.close_soon)
+    watched = SessionEndWatcher(app, registry.close_soon)
+    return RequestGuard(watched, names=allowed_host_names(options), token=options.token)
 
 
 async def serve_http(options: ServeOptions, settings: Settings) -> int:
@@ -184,6 +214,11 @@ async def serve_http(options: ServeOptions, settings: Settings) -> int:
             shared_sessions=options.shared_sessions,
         )
 
+    try:
+        limits = resolve_limits(options, settings)
+    except ServeRefused as exc:
+        print(f"agent-browser-tools serve: {exc}", file=sys.stderr)
+        return 2
     registry = ConversationRegistry(factory, idle_timeout_s=DEFAULT_SESSION_IDLE_TIMEOUT)
     try:
         sock = _bind(options.host, options.port)
@@ -198,12 +233,15 @@ async def serve_http(options: ServeOptions, settings: Settings) -> int:
     app = build_app(options, registry, base_url)
     config = uvicorn.Config(
         app,
+        http=GuardedH11Protocol.bound(ConnectionGate(limits)),
+        ws="none",
         log_level="warning",
         access_log=False,
         lifespan="on",
         timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_S,
+        backlog=ACCEPT_BATCH,
     )
-    server = _QuietSignalsServer(config)
+    server = _Server(config)
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         # `handle_exit` also ends open SSE streams (sse-starlette hooks it), so uvicorn's

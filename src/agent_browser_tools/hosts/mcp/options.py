@@ -3,6 +3,12 @@
 The HTTP transport binds 127.0.0.1 by default. A bearer token (`--token` or
 `AGENT_BROWSER_TOOLS_HTTP_TOKEN`) is REQUIRED when it binds anything that is not a loopback
 address; without one the server refuses to start. A token given on loopback is enforced too.
+
+Token rules, because a guessable or mangled token is no protection: off loopback it must be at
+least 16 characters (anyone who can reach the port may try tokens); everywhere it must be
+printable ASCII without spaces, since a header value cannot carry anything else unchanged (a
+token with a trailing newline from a file would never match, or match what the operator did not
+mean). An explicitly empty `--token ""` is refused instead of silently meaning "no token".
 """
 
 from __future__ import annotations
@@ -16,6 +22,9 @@ TOKEN_ENV = "AGENT_BROWSER_TOOLS_HTTP_TOKEN"
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8765
 MCP_PATH = "/mcp"
+MIN_PUBLIC_TOKEN_CHARS = 16
+MAKE_TOKEN = 'python -c "import secrets; print(secrets.token_urlsafe(32))"'
+_HOW = f"Make a strong token with: {MAKE_TOKEN}"
 
 
 class ServeRefused(ValueError):
@@ -37,6 +46,10 @@ class ServeOptions:
     """The operator's launch and policy flags as a config layer (`operator_flags`)."""
     shared_sessions: tuple[str, ...] = ()
     """`--shared-session NAME`: browsers every conversation may use (checked by the tools)."""
+    header_timeout: float | None = None
+    """`--header-timeout`; None: env, config or default (see `http_limits`)."""
+    body_timeout: float | None = None
+    max_connections: int | None = None
 
 
 def is_loopback(host: str) -> bool:
@@ -67,12 +80,19 @@ def resolve_options(
     conversation: str | None,
     allowed_hosts: tuple[str, ...] = (),
     shared_sessions: tuple[str, ...] = (),
+    header_timeout: float | None = None,
+    body_timeout: float | None = None,
+    max_connections: int | None = None,
     env: Mapping[str, str],
     operator: Mapping[str, Any] | None = None,
 ) -> ServeOptions:
     """Validate the flags (and the token env) into `ServeOptions`, or raise `ServeRefused`."""
-    if not http and (host is not None or port is not None or token is not None):
-        raise ServeRefused("--host, --port and --token only apply with --http.")
+    limits = (header_timeout, body_timeout, max_connections)
+    if not http and (host, port, token, *limits) != (None,) * 6:
+        raise ServeRefused(
+            "--host, --port, --token, --header-timeout, --body-timeout and --max-connections "
+            "only apply with --http."
+        )
     if http and conversation is not None:
         raise ServeRefused(
             "--conversation only applies to stdio; over HTTP every MCP session is its own "
@@ -80,11 +100,16 @@ def resolve_options(
         )
     bind = host or DEFAULT_HOST
     secret = token or (env.get(TOKEN_ENV) if http else None) or None
+    if token == "":
+        raise ServeRefused(f"--token is empty; pass a token or leave --token out. {_HOW}")
     if http and not is_loopback(bind) and not secret:
         raise ServeRefused(
             f"refusing to serve on non-loopback address {bind!r} without a bearer token: pass "
             f"--token TOKEN or set {TOKEN_ENV} (clients then send 'Authorization: Bearer TOKEN')."
+            f" {_HOW}"
         )
+    if secret is not None:
+        check_token(secret, bind)
     if port is not None and not 0 <= port <= 65535:
         raise ServeRefused(f"--port must be between 0 and 65535, not {port}.")
     return ServeOptions(
@@ -97,4 +122,25 @@ def resolve_options(
         allowed_hosts=allowed_hosts,
         operator=dict(operator or {}),
         shared_sessions=shared_sessions,
+        header_timeout=header_timeout,
+        body_timeout=body_timeout,
+        max_connections=max_connections,
     )
+
+
+def check_token(token: str, bind: str) -> None:
+    """Refuse a token that is unusable in a header, or too short for a non-loopback bind.
+
+    The message never repeats the token: it may be echoed into logs."""
+    if any(not 0x21 <= ord(char) <= 0x7E for char in token):
+        raise ServeRefused(
+            "the bearer token contains whitespace, control or non-ASCII characters, which an "
+            "Authorization header cannot carry unchanged (a trailing newline from a file is "
+            f"the usual cause); use printable ASCII only. {_HOW}"
+        )
+    if not is_loopback(bind) and len(token) < MIN_PUBLIC_TOKEN_CHARS:
+        raise ServeRefused(
+            f"the bearer token is {len(token)} characters; a non-loopback bind ({bind!r}) needs "
+            f"at least {MIN_PUBLIC_TOKEN_CHARS}, because anyone who reaches the port can guess. "
+            f"{_HOW}"
+        )

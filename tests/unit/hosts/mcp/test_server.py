@@ -85,9 +85,9 @@ def test_non_loopback_bind_needs_a_token(host: str) -> None:
     assert not is_loopback(host)
     with pytest.raises(ServeRefused, match="token"):
         _resolve(host=host)
-    assert _resolve(host=host, token="t").token == "t"
-    env_token = _resolve(host=host, env={"AGENT_BROWSER_TOOLS_HTTP_TOKEN": "e"})
-    assert env_token.token == "e"
+    assert _resolve(host=host, token="t" * 16).token == "t" * 16
+    env_token = _resolve(host=host, env={"AGENT_BROWSER_TOOLS_HTTP_TOKEN": "e" * 16})
+    assert env_token.token == "e" * 16
 
 
 def test_option_rules() -> None:
@@ -111,7 +111,8 @@ def test_host_and_origin_allowlists() -> None:
     assert {"127.0.0.1:*", "localhost:*", "[::1]:*"} <= set(loopback.allowed_hosts)
     assert "http://localhost:*" in loopback.allowed_origins
     assert not any("evil" in host for host in loopback.allowed_hosts)
-    lan = security_settings(_resolve(host="192.168.1.5", token="t", allowed_hosts=("box.lan",)))
+    lan_options = _resolve(host="192.168.1.5", token="t" * 16, allowed_hosts=("box.lan",))
+    lan = security_settings(lan_options)
     assert {"192.168.1.5:*", "box.lan:*"} <= set(lan.allowed_hosts)
     assert "https://box.lan:*" in lan.allowed_origins
 
