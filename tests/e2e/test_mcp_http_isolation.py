@@ -7,11 +7,10 @@ isolation. Each attempt is either refused with a named category and policy rule,
 B never sees the marker, and A's page still answers, unchanged, afterwards. A control proves
 the reads would show the marker (A sees it itself), so "B saw nothing" is not redaction.
 
-Two holes are left, documented here as strict xfails: any browser can open another browser's
-DevTools HTTP endpoint (`http://127.0.0.1:PORT/json/list`) and, from that origin, drive it over
-its CDP WebSocket; and the same for the engine's per-session stream server (`NAME.stream`).
-Both ports are ephemeral but a page can find them by scanning 127.0.0.1. Closing them needs
-the engine (a pipe instead of a port, no default stream server) or per-browser network rules.
+Browsers are kept off the DevTools and stream ports of browsers (`endpoint_guard`): from such
+an origin a page could drive another conversation's browser over its CDP WebSocket. What the
+guard cannot stop (a page that lands there by itself and runs script the model did not write)
+is described in the README's security model.
 """
 
 from __future__ import annotations
@@ -197,14 +196,12 @@ async def test_an_operator_shared_session_is_reachable_from_every_conversation(
     assert closed
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="engine 0.39.4 launches Chromium with --remote-debugging-port; any browser can open "
-    "another's http://127.0.0.1:PORT/json/list and, from that origin, drive it over CDP",
-)
 async def test_b_cannot_reach_as_devtools_endpoint(
     server: HttpServer, fixture_site: FixtureServer, engine_env: EngineEnv
 ) -> None:
+    """Engine 0.39.4 launches Chromium with --remote-debugging-port: a page on
+    `http://127.0.0.1:PORT/` may open A's CDP WebSocket. B is kept off that origin: by URL
+    before dispatch, and by a page check before script when a page redirected itself there."""
     assert server.url is not None
     mark = f"iso{uuid.uuid4().hex[:10]}"
     async with http_client(server.url) as a:
@@ -212,20 +209,22 @@ async def test_b_cannot_reach_as_devtools_endpoint(
         port = _devtools_port(_dir_of(engine_env.socket_dir, a_session))
         async with http_client(server.url) as b:
             listing = await ab(b, "open", f"http://127.0.0.1:{port}/json/list")
-            text = await ab(b, "get", "text", "body")
+            _refused(listing, "browser-endpoint")
+            _refused(await ab(b, "tab", "new", f"http://localhost:{port}/json"), "browser-endpoint")
+            hop = f"data:text/html,<script>location='http://127.0.0.1:{port}/json/list'</script>"
+            await _ok(b, "open", hop)
+            await _ok(b, "wait", "1000")
             drive = await ab(b, "eval", "--stdin", stdin=_CDP_READ_JS)
-            leaked = [r for r in (listing, text, drive) if mark in _seen(r)]
+            _refused(drive, "browser-endpoint")
+            leaked = [r for r in (listing, drive) if mark in _seen(r)]
             assert not leaked, [_seen(r)[:300] for r in leaked]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="engine 0.39.4 starts a stream WebSocket server for every session (port in "
-    "NAME.stream) that a page served from that port may connect to: tab titles, frames, input",
-)
 async def test_b_cannot_reach_as_stream_server(
     server: HttpServer, fixture_site: FixtureServer, engine_env: EngineEnv
 ) -> None:
+    """Every engine daemon serves a stream WebSocket (port in NAME.stream) that a page served
+    from that port may use; B cannot open that origin."""
     assert server.url is not None
     mark = f"iso{uuid.uuid4().hex[:10]}"
     async with http_client(server.url) as a:
@@ -234,23 +233,9 @@ async def test_b_cannot_reach_as_stream_server(
         a_dir = _dir_of(engine_env.socket_dir, a_session)
         port = int((a_dir / f"{a_session}.stream").read_text().split()[0])
         async with http_client(server.url) as b:
-            await ab(b, "open", f"http://127.0.0.1:{port}/")
-            frames = await ab(b, "eval", "--stdin", stdin=_STREAM_READ_JS)
-            assert mark not in _seen(frames), _seen(frames)[:300]
-
-
-_STREAM_READ_JS = """
-new Promise(resolve => {
-  const ws = new WebSocket('ws://' + location.host + '/');
-  const seen = [];
-  ws.onmessage = m => {
-    seen.push(String(m.data).slice(0, 300));
-    if (seen.length > 2) resolve(seen);
-  };
-  ws.onerror = () => resolve('refused');
-  setTimeout(() => resolve(seen), 5000);
-})
-"""
+            opened = await ab(b, "open", f"http://127.0.0.1:{port}/")
+            _refused(opened, "browser-endpoint")
+            assert mark not in _seen(opened)
 
 
 _CDP_READ_JS = """

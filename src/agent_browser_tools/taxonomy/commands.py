@@ -269,9 +269,10 @@ COMMANDS: tuple[CommandSpec, ...] = (
     _cmd("wait", "Wait for element, time, text, URL, load state or download", refs=(0,),
          ro=True, timeout=TimeoutFamily.WAIT, timeout_flag="--timeout", duration=0, args=(0, 1),
          flags="--url/-u= --load/-l= --fn/-f= --text/-t= --download? --timeout=",
-         artifacts=(ArtifactSlot(A.DOWNLOAD, path_flag="--download", only_with_flag=True),)),
+         artifacts=(ArtifactSlot(A.DOWNLOAD, path_flag="--download", only_with_flag=True),),
+         page_script="--fn"),
     _cmd("eval", "Run JavaScript", latch=True, effect=MAY, probe=True, stdin="--stdin",
-         args=(0, 1), flags="--base64/-b --stdin"),
+         args=(0, 1), flags="--base64/-b --stdin", page_script="*"),
     # Artifacts.
     _cmd("screenshot", "Take screenshot", refs=(0,), ro=True, change=True, args=(0, 2),
          flags="--full/-f --if-changed --threshold=",

@@ -41,7 +41,9 @@ def _g(
 # browsers and profiles, other network paths and trust (CDP, providers, proxies, CA certs,
 # certificate errors, allowed domains), persisted restore state shared across conversations, and
 # the daemon's lifetime. Appearance and identity flags (headed, user agent, device, color scheme,
-# headers) stay the model's. `path=` values must lie inside the file roots.
+# headers) stay the model's. `path=` values must lie inside the file roots. `--init-script`
+# is the operator's too: it runs on every page, including a browser's own DevTools origin a
+# redirect can land on before the wrapper sees where it went (see `engine.browser_ports`).
 # fmt: off
 GLOBAL_FLAGS: tuple[GlobalFlag, ...] = (
     _g("--profile", "Chrome profile name or directory", launch=True, access=OP),
@@ -59,7 +61,8 @@ GLOBAL_FLAGS: tuple[GlobalFlag, ...] = (
     _g("--namespace", "Isolate daemon sockets and restore state", launch=True),
     _g("--executable-path", "Custom browser executable", launch=True, access=OP),
     _g("--extension", "Load a browser extension (repeatable)", access=OP),
-    _g("--init-script", "Page init script (repeatable)", launch=True, path=READ),
+    _g("--init-script", "Page init script (repeatable)", launch=True, path=READ,
+       access=OP),
     _g("--enable", "Built-in init scripts", launch=True),
     _g("--args", "Browser launch args", launch=True, access=OP),
     _g("--user-agent", "Custom User-Agent", launch=True),

@@ -178,6 +178,10 @@ class CommandSpec:
     """Whether the model may run it (see `ModelAccess`)."""
     files: FileSlots = FileSlots()
     """Local files and URLs the command reads (written files are `artifacts`)."""
+    page_script: str | None = None
+    """The command runs caller-written script in the page: `"*"` always (`eval`), or only
+    with this local flag (`wait --fn`). Script on a browser's own DevTools origin can drive
+    any browser over CDP, so the page is checked first (`endpoint_guard`)."""
     field_value: FieldValue | None = None
     """It types into or reads a form field's value (credential fields are judged by it)."""
     moves_focus: bool | None = False
@@ -256,6 +260,11 @@ class CommandMatch:
     def flag_value(self, name: str) -> str | None:
         """Value of the last occurrence of local flag `name` (canonical long name)."""
         return next((value for flag, value in reversed(self.flags) if flag == name), None)
+
+    @property
+    def runs_page_script(self) -> bool:
+        marker = self.spec.page_script
+        return marker == "*" or (marker is not None and self.has_flag(marker))
 
     @property
     def reads_stdin(self) -> bool:

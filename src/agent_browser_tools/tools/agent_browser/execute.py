@@ -21,6 +21,7 @@ from agent_browser_tools.engine.envelope import Envelope, parse_outcome
 from agent_browser_tools.engine.runner import RawOutcome
 from agent_browser_tools.planning.inputs import AgentBrowserInput
 from agent_browser_tools.planning.plan import ExecutionPlan
+from agent_browser_tools.planning.policy import PolicyBlocked
 from agent_browser_tools.planning.session_scope import acts_on_whole_dir
 from agent_browser_tools.redaction import redact_argv
 from agent_browser_tools.results import response
@@ -32,6 +33,7 @@ from agent_browser_tools.runtime import Runtime
 from agent_browser_tools.state.models import TargetUnknown
 from agent_browser_tools.tools.agent_browser import (
     artifacts,
+    endpoint_guard,
     finish,
     followups,
     guards,
@@ -117,8 +119,14 @@ def _rejected(params: Mapping[str, Any] | AgentBrowserInput, refused: Refused) -
 
 
 async def _guard(call: DirectCall) -> ToolResult | None:
-    """Stale refs, unknown targets, aliased output destinations and refs whose element
-    changed since the model's snapshot (one re-read) fail before dispatch."""
+    """Stale refs, unknown targets, aliased output destinations, a browser's own debug ports
+    and refs whose element changed since the model's snapshot (one re-read) fail before
+    dispatch."""
+    try:
+        endpoint_guard.check_urls(call.plan)
+        await endpoint_guard.check_page(call)
+    except PolicyBlocked as exc:
+        raise Refused(str(exc), exc) from None
     blocked = guards.refusal(call.plan, call.rt.log.state)
     if blocked is not None:
         return await finish.refused(call, blocked)

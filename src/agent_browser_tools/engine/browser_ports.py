@@ -1,0 +1,83 @@
+"""Which local TCP ports belong to a browser or an engine daemon on this machine (Linux).
+
+Engine 0.39.4 launches Chromium with `--remote-debugging-port=0`, and each daemon serves a
+stream WebSocket on another ephemeral port. Chromium accepts a DevTools WebSocket from a page
+whose origin is the DevTools server itself, so a browser that is *on*
+`http://127.0.0.1:<that port>/` can be driven by any script there, including another
+conversation's browser. The wrapper therefore needs to know these ports to keep every browser
+away from them. They are read from `/proc/net/tcp{,6}` (listening sockets) and each process's
+open sockets; without `/proc` (macOS) the answer is empty and the guard cannot apply.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+LISTEN = "0A"
+PROC = Path("/proc")
+BROWSER_MARKERS = ("chrom", "agent-browser", "headless_shell", "msedge", "brave")
+"""Command-line fragments of the processes whose listening ports are guarded."""
+
+
+def browser_ports(proc: Path = PROC) -> frozenset[int]:
+    """Listening TCP ports held by Chromium-family browsers and engine daemons."""
+    listening = _listening_inodes(proc)
+    if not listening:
+        return frozenset()
+    ports: set[int] = set()
+    for entry in _pids(proc):
+        if not _is_browser(entry):
+            continue
+        for inode in _socket_inodes(entry):
+            port = listening.get(inode)
+            if port is not None:
+                ports.add(port)
+    return frozenset(ports)
+
+
+def _listening_inodes(proc: Path) -> dict[str, int]:
+    """Socket inode -> port for every listening TCP socket."""
+    found: dict[str, int] = {}
+    for table in ("tcp", "tcp6"):
+        try:
+            lines = (proc / "net" / table).read_text().splitlines()[1:]
+        except OSError:
+            continue
+        for line in lines:
+            fields = line.split()
+            if len(fields) > 9 and fields[3] == LISTEN:
+                found[fields[9]] = int(fields[1].rsplit(":", 1)[1], 16)
+    return found
+
+
+def _pids(proc: Path) -> list[Path]:
+    try:
+        return [entry for entry in proc.iterdir() if entry.name.isdigit()]
+    except OSError:
+        return []
+
+
+def _is_browser(entry: Path) -> bool:
+    try:
+        command = (entry / "cmdline").read_bytes().split(b"\0", 1)[0].decode(errors="replace")
+    except OSError:
+        return False
+    name = os.path.basename(command).lower()
+    return any(marker in name for marker in BROWSER_MARKERS)
+
+
+def _socket_inodes(entry: Path) -> list[str]:
+    inodes: list[str] = []
+    try:
+        fds = list((entry / "fd").iterdir())
+    except OSError:
+        return inodes
+    for fd in fds:
+        try:
+            target = os.readlink(fd)
+        except OSError:
+            continue
+        if target.startswith("socket:["):
+            inodes.append(target[8:-1])
+    return inodes

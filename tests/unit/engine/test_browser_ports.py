@@ -1,0 +1,50 @@
+"""Which listening ports belong to browsers: read from a planted `/proc` tree."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from agent_browser_tools.engine.browser_ports import browser_ports
+
+HEADER = "sl local_address rem_address st tx_queue tr retrnsmt uid timeout inode\n"
+
+
+def _row(port: int, state: str, inode: int) -> str:
+    """One `/proc/net/tcp` line: the fields the reader uses are 1 (local), 3 (state), 9."""
+    fields = ["0:", f"0100007F:{port:04X}", "00000000:0000", state, "0:0", "0:0", "0", "0", "0"]
+    return " ".join([*fields, str(inode), "1", "0"]) + "\n"
+
+
+def _process(proc: Path, pid: int, argv0: str, inodes: list[int]) -> None:
+    entry = proc / str(pid)
+    (entry / "fd").mkdir(parents=True)
+    (entry / "cmdline").write_bytes(argv0.encode() + b"\0--flag\0")
+    for fd, inode in enumerate(inodes):
+        os.symlink(f"socket:[{inode}]", entry / "fd" / str(fd))
+    os.symlink("/dev/null", entry / "fd" / "99")
+
+
+def test_ports_of_browsers_and_engine_daemons_only(tmp_path: Path) -> None:
+    proc = tmp_path / "proc"
+    (proc / "net").mkdir(parents=True)
+    rows = [
+        _row(41683, "0A", 11),
+        _row(33261, "0A", 12),
+        _row(8000, "0A", 13),
+        _row(5000, "01", 14),
+    ]
+    (proc / "net" / "tcp").write_text(HEADER + "".join(rows))
+    (proc / "net" / "tcp6").write_text(HEADER)
+    _process(proc, 10, "/usr/lib/chromium/chromium", [11])
+    _process(proc, 11, "/venv/bin/agent-browser-linux-x64", [12, 14])
+    _process(proc, 12, "/usr/bin/python3", [13])
+    assert browser_ports(proc) == {41683, 33261}
+
+
+def test_no_proc_means_no_ports(tmp_path: Path) -> None:
+    assert browser_ports(tmp_path / "missing") == frozenset()
+
+
+def test_this_machine_answers_without_error() -> None:
+    assert isinstance(browser_ports(), frozenset)
