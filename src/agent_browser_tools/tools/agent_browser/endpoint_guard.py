@@ -78,8 +78,14 @@ def _runs_page_script(plan: ExecutionPlan) -> bool:
 
 async def check_page(call: DirectCall) -> None:
     """Before caller-written page script: raise `PolicyBlocked` when the page is on a
-    browser's own port now (one `get url`; nothing for other commands)."""
+    browser's own port now (one `get url`; nothing for other commands).
+
+    A session with no page this conversation knows of is not read: the read would launch its
+    browser, whose first page is blank."""
     if call.key is None or not _runs_page_script(call.plan):
+        return
+    entry = call.rt.log.state.session(call.key)
+    if entry.target is None and entry.ref_snapshot is None:
         return
     data = await helper_data(call.rt, call.plan, ["get", "url"])
     url = data.get("url") if isinstance(data, dict) else None
