@@ -18,6 +18,8 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
+from agent_browser_tools.planning.file_config import FileAccess
+from agent_browser_tools.planning.file_urls import root_uri_path
 from agent_browser_tools.results.tool_result import ToolResult
 from agent_browser_tools.runtime import Runtime
 from agent_browser_tools.settings import Settings
@@ -42,10 +44,14 @@ class BrowserTools:
         close_on_exit: bool = True,
         tools: Iterable[str] | None = None,
         persist: bool = True,
+        file_roots: Iterable[Path] = (),
+        unrestricted_files: bool = False,
     ) -> None:
         """`conversation_id` resumes that conversation from the journal (refs, page targets,
         enabled tools); without one a new conversation starts. `persist=False` keeps state in
-        memory only. `tools` is a host allowlist of tool names."""
+        memory only. `tools` is a host allowlist of tool names. `file_roots` adds operator file
+        roots to the configured ones (`serve --file-root`); `unrestricted_files` opens the
+        whole filesystem except the server's and the engine's own dirs."""
         self.settings = settings or Settings.load(cwd=cwd)
         cwd = cwd or self.settings.execution_dir
         if cwd is not None and not cwd.is_dir():
@@ -56,7 +62,14 @@ class BrowserTools:
         conversation = conversation_id or uuid.uuid4().hex
         self.journal = SqliteJournal(self.settings.state_dir, conversation) if persist else None
         log = ConversationLog(self.journal)
-        self.runtime = Runtime(self.settings, conversation_id=conversation, cwd=cwd, log=log)
+        access = FileAccess.from_settings(self.settings)
+        access = FileAccess(
+            roots=(*access.roots, *file_roots),
+            unrestricted=access.unrestricted or unrestricted_files,
+        )
+        self.runtime = Runtime(
+            self.settings, conversation_id=conversation, cwd=cwd, log=log, file_access=access
+        )
         allowlist = frozenset(tools) if tools is not None else None
         self.toolkit = build_toolkit(self.settings, allowlist)
         self.toolkit.activated.update(self.runtime.log.state.activated_tools)
@@ -65,6 +78,13 @@ class BrowserTools:
     @property
     def conversation_id(self) -> str:
         return self.runtime.conversation_id
+
+    def set_client_roots(self, uris: Iterable[str]) -> tuple[Path, ...]:
+        """Use the MCP client's roots as file roots of this conversation, besides the execution
+        dir and the configured roots. Only `file://` URIs count; returns the roots in effect."""
+        roots = tuple(Path(path) for uri in uris if (path := root_uri_path(uri)) is not None)
+        self.runtime.client_roots = roots
+        return roots
 
     async def call(self, tool: str, params: Mapping[str, Any]) -> ToolResult:
         """Run one tool call; problems come back as `validation-error` results, never raise."""

@@ -16,6 +16,8 @@ from pathlib import Path
 from agent_browser_tools.engine.discovery import EngineBinary, resolve_engine
 from agent_browser_tools.engine.environment import build_child_env, socket_dir_for
 from agent_browser_tools.engine.runner import RawOutcome, run_engine
+from agent_browser_tools.planning import file_config
+from agent_browser_tools.planning.file_access import FileRoots
 from agent_browser_tools.planning.policy import ModelPolicy
 from agent_browser_tools.private_fs import ensure_private_dir
 from agent_browser_tools.settings import Settings
@@ -35,6 +37,7 @@ class Runtime:
         cwd: Path | None = None,
         log: ConversationLog | None = None,
         policy: ModelPolicy | None = None,
+        file_access: file_config.FileAccess | None = None,
     ) -> None:
         self.settings = settings
         self.policy = policy or ModelPolicy.from_settings(settings)
@@ -42,6 +45,10 @@ class Runtime:
         self.conversation_id = conversation_id or uuid.uuid4().hex
         self.root_id = settings.env.get("AGENT_BROWSER_TOOLS_ROOT") or self.conversation_id
         self.cwd = cwd or Path.cwd()
+        self.file_access = file_access or file_config.FileAccess.from_settings(settings)
+        """The operator's file roots and whether file access is unrestricted."""
+        self.client_roots: tuple[Path, ...] = ()
+        """The MCP client's roots for this conversation (set by the host)."""
         self.log = log or ConversationLog()
         self._engine: EngineBinary | None = None
         self._socket_dir: Path | None = None
@@ -71,6 +78,18 @@ class Runtime:
             self._socket_dir = socket_dir_for(self.settings)
             self._env = build_child_env(self.settings, self._socket_dir)
         return self._env
+
+    @property
+    def file_roots(self) -> FileRoots:
+        """Where this conversation's calls may read and write files (checked before dispatch)."""
+        _ = self.child_env  # resolves the socket dir, which is never reachable
+        return file_config.file_roots(
+            self.settings,
+            self.file_access,
+            cwd=self.cwd,
+            client_roots=self.client_roots,
+            socket_dir=self._socket_dir,
+        )
 
     @property
     def spill_dir(self) -> Path:

@@ -35,8 +35,9 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
 #: `api`, the result value, its builder (`results.response`, planned) and the category names
 #: for host-made refusals, the agent-facing words (`playbook`), `settings`, and the tool specs
 #: for listing tools (`tools.registry`, `tools.catalog`). Narrower rows add to that for one
-#: subcommand: `demo` for the CLI's `demo`, the journal for `state`, and the engine and private
-#: dirs for `doctor`, which checks the installation without a `BrowserTools`.
+#: subcommand: `demo` for the CLI's `demo`, the journal for `state`, and the engine, private
+#: dirs and file-access settings for `doctor`, which checks the installation without a
+#: `BrowserTools`.
 HOSTS_MAY_IMPORT: dict[str, tuple[str, ...]] = {
     "hosts": (
         "hosts",
@@ -52,7 +53,7 @@ HOSTS_MAY_IMPORT: dict[str, tuple[str, ...]] = {
     ),
     "hosts.cli.main": ("demo",),
     "hosts.cli.state": ("state.sqlite_journal", "state.journal"),
-    "hosts.cli.doctor": ("engine", "private_fs"),
+    "hosts.cli.doctor": ("engine", "private_fs", "planning.file_config"),
 }
 
 #: The bottom of the stack: modules every layer reads, so they import (almost) nothing.

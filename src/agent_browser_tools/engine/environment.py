@@ -10,6 +10,11 @@ Rules (contract, `timeoutMs` section):
   push socket paths past the Unix limit, or when the user configured a wrapper socket dir.
 - Our own knobs (`AGENT_BROWSER_TOOLS_*`) and web-search credentials are not passed on: the
   engine does not need them.
+- `AGENT_BROWSER_CONFIG` always names the one config file the engine reads: the operator's own
+  `AGENT_BROWSER_CONFIG`, else the user's `~/.agent-browser/config.json` when it exists, else
+  a private empty `{}` under the state dir. Without it the engine also loads
+  `./agent-browser.json` from its working dir (the workspace), where a downloaded or
+  checked-out file could set proxies, extensions or file access for every browser.
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from agent_browser_tools.private_fs import ensure_private_dir
+from agent_browser_tools.private_fs import ensure_private_dir, write_private_file
 from agent_browser_tools.settings import ENGINE_ACTION_TIMEOUT_CAP_MS, ENV_PREFIX, Settings
 
 UNIX_SOCKET_PATH_LIMIT = 104
@@ -29,6 +34,10 @@ SESSION_NAME_BUDGET = 48
 """Room reserved for `<session>.sock` (and a namespace) when judging a socket dir's length."""
 
 _WITHHELD = ("EXA_API_KEY", "BRAVE_API_KEY")
+
+ENGINE_CONFIG_ENV = "AGENT_BROWSER_CONFIG"
+EMPTY_ENGINE_CONFIG = "engine-config.json"
+"""The private empty config (under the state dir) the engine reads when the operator has none."""
 
 
 def clamp_default_timeout(raw: str | None) -> str:
@@ -88,4 +97,19 @@ def build_child_env(settings: Settings, socket_dir: Path | None) -> dict[str, st
     env["AGENT_BROWSER_IDLE_TIMEOUT_MS"] = str(settings.idle_timeout_ms)
     if socket_dir is not None:
         env["AGENT_BROWSER_SOCKET_DIR"] = str(socket_dir)
+    env[ENGINE_CONFIG_ENV] = engine_config_path(settings)
     return env
+
+
+def engine_config_path(settings: Settings) -> str:
+    """The only config file the engine may read (see the module docstring)."""
+    explicit = settings.env.get(ENGINE_CONFIG_ENV)
+    if explicit:
+        return explicit
+    user = Path(settings.env.get("HOME", "~")).expanduser() / ".agent-browser" / "config.json"
+    if user.is_file():
+        return str(user)
+    path = ensure_private_dir(settings.state_dir) / EMPTY_ENGINE_CONFIG
+    if not path.is_file() or path.read_bytes() != b"{}\n":
+        write_private_file(path, b"{}\n")
+    return str(path)

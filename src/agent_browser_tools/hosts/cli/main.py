@@ -57,6 +57,19 @@ def _add_serve(sub: Any) -> None:
         "--tools", help="allowlist of tool names, e.g. agent_browser,agent_browser_tools"
     )
     serve.add_argument("--conversation", help="stdio only: conversation id to resume")
+    serve.add_argument(
+        "--file-root",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="a directory tool calls may read and write besides the execution dir and the "
+        "client's roots (repeatable; or [files] roots / AGENT_BROWSER_TOOLS_FILE_ROOTS)",
+    )
+    serve.add_argument(
+        "--allow-unrestricted-file-access",
+        action="store_true",
+        help="let tool calls reach the whole filesystem (never the server's own state dir)",
+    )
 
 
 def _serve(args: argparse.Namespace) -> int:
@@ -74,6 +87,8 @@ def _serve(args: argparse.Namespace) -> int:
             tools=args.tools,
             conversation=args.conversation,
             allowed_hosts=tuple(args.allow_host),
+            file_roots=tuple(args.file_root),
+            unrestricted_files=args.allow_unrestricted_file_access,
             env=os.environ,
         )
     except ServeRefused as exc:

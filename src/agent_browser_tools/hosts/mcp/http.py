@@ -174,7 +174,11 @@ async def serve_http(options: ServeOptions, settings: Settings) -> int:
 
     def factory(key: str) -> BrowserTools:
         return BrowserTools(
-            conversation_id=uuid.uuid4().hex, settings=settings, tools=options.tools
+            conversation_id=uuid.uuid4().hex,
+            settings=settings,
+            tools=options.tools,
+            file_roots=options.file_roots,
+            unrestricted_files=options.unrestricted_files,
         )
 
     registry = ConversationRegistry(factory, idle_timeout_s=DEFAULT_SESSION_IDLE_TIMEOUT)

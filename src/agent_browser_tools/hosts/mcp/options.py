@@ -8,8 +8,10 @@ address; without one the server refuses to start. A token given on loopback is e
 from __future__ import annotations
 
 import ipaddress
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 
 TOKEN_ENV = "AGENT_BROWSER_TOOLS_HTTP_TOKEN"
 DEFAULT_HOST = "127.0.0.1"
@@ -32,6 +34,10 @@ class ServeOptions:
     tools: frozenset[str] | None = None
     conversation: str | None = None
     allowed_hosts: tuple[str, ...] = ()
+    file_roots: tuple[Path, ...] = ()
+    """Operator file roots besides the execution dir and the configured ones."""
+    unrestricted_files: bool = False
+    """`--allow-unrestricted-file-access`: the whole filesystem (never the server's state)."""
 
 
 def is_loopback(host: str) -> bool:
@@ -61,6 +67,8 @@ def resolve_options(
     tools: str | None,
     conversation: str | None,
     allowed_hosts: tuple[str, ...] = (),
+    file_roots: tuple[str, ...] = (),
+    unrestricted_files: bool = False,
     env: Mapping[str, str],
 ) -> ServeOptions:
     """Validate the flags (and the token env) into `ServeOptions`, or raise `ServeRefused`."""
@@ -81,6 +89,8 @@ def resolve_options(
     if port is not None and not 0 <= port <= 65535:
         raise ServeRefused(f"--port must be between 0 and 65535, not {port}.")
     return ServeOptions(
+        file_roots=tuple(_file_root(raw) for raw in file_roots),
+        unrestricted_files=unrestricted_files,
         http=http,
         host=bind,
         port=DEFAULT_PORT if port is None else port,
@@ -89,3 +99,13 @@ def resolve_options(
         conversation=conversation,
         allowed_hosts=allowed_hosts,
     )
+
+
+def _file_root(raw: str) -> Path:
+    """`--file-root DIR` as an absolute path; it must name an existing directory."""
+    path = Path(os.path.abspath(os.path.expanduser(raw)))
+    if not path.is_dir():
+        raise ServeRefused(
+            f"--file-root {raw}: {path} is not a directory; create it or fix the path."
+        )
+    return path

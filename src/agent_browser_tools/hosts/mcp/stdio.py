@@ -48,7 +48,13 @@ async def serve_stdio(options: ServeOptions, settings: Settings) -> int:
     conversation_id = options.conversation or uuid.uuid4().hex
 
     def factory(key: str) -> BrowserTools:
-        return BrowserTools(conversation_id=conversation_id, settings=settings, tools=options.tools)
+        return BrowserTools(
+            conversation_id=conversation_id,
+            settings=settings,
+            tools=options.tools,
+            file_roots=options.file_roots,
+            unrestricted_files=options.unrestricted_files,
+        )
 
     registry = ConversationRegistry(factory)
     stop = asyncio.Event()

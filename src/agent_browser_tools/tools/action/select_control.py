@@ -17,6 +17,7 @@ from pydantic import ValidationError
 
 from agent_browser_tools.planning.argv_rules import ArgvRejected
 from agent_browser_tools.planning.plan import ExecutionPlan
+from agent_browser_tools.planning.policy import PolicyBlocked
 from agent_browser_tools.results import next_actions as na
 from agent_browser_tools.results import response
 from agent_browser_tools.results import selector_recovery as sr
@@ -50,9 +51,12 @@ async def accessible_select(
     """
     snap_params = _call(base, [*compiled.prefix, "snapshot", "-i"], output=False)
     try:
-        snap_plan = agent_browser.preview_plan(rt, snap_params)
+        # Previewed with the caller's outputPath, so a refused one stops before the snapshot.
+        snap_plan = agent_browser.preview_plan(rt, {**base, **snap_params})
     except (ValidationError, ArgvRejected) as exc:
         return response.rejected(f"{NAME} input rejected: {exc}")
+    except PolicyBlocked as exc:
+        return response.policy_blocked(str(exc), None, exc.as_details())
     key = snap_plan.session.key
     async with rt.lock_for(key):
         snap: ToolResult = await agent_browser.run(rt, snap_params, lock_held=True)

@@ -20,6 +20,7 @@ from pydantic import ValidationError
 from agent_browser_tools.engine.discovery import EngineNotFound, EngineTooOld
 from agent_browser_tools.planning.argv_rules import ArgvRejected
 from agent_browser_tools.planning.plan import ExecutionPlan
+from agent_browser_tools.planning.policy import PolicyBlocked
 from agent_browser_tools.redaction import redact_url
 from agent_browser_tools.results import next_actions as na
 from agent_browser_tools.results import response
@@ -94,6 +95,8 @@ async def _run_attached(
         plan = agent_browser.preview_plan(rt, call)
     except (ValidationError, ArgvRejected) as exc:
         return response.rejected(f"{NAME} input rejected: {exc}", call)
+    except PolicyBlocked as exc:
+        return response.policy_blocked(str(exc), call, exc.as_details())
     async with rt.lock_for(plan.session.key):
         refusal, live_url = await _verify_target(rt, plan)
         if refusal is not None:
