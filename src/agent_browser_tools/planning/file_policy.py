@@ -1,11 +1,10 @@
 """The file roots applied to one call: every path and file URL it names, before dispatch.
 
-Where a call names local files is a column of the taxonomy: `GlobalFlag.path_use`
-(`--state`, `--init-script`, `--download-path`, `--screenshot-dir`), `CommandSpec.files`
-(URL operands and flags, read operands and flags) and `CommandSpec.artifacts` (written
-files). This module reads those columns for the call and for each batch row (args strings
-and stdin JSON rows alike), judges each value (`file_access`), and raises `PolicyBlocked`
-(`file-root`) with what to do instead. `outputPath` is judged the same way.
+Where a call names local files is a column of the taxonomy, read as the engine reads argv
+(`file_slots`). This module takes those slots for the call and for each batch row (argument
+strings split as the engine splits them, and stdin JSON rows), judges each value
+(`file_access`, `file_urls`), and raises `PolicyBlocked` (`file-root`) with what to do
+instead. `outputPath` is judged the same way.
 
 Relative paths are made absolute against the execution dir in the argv the engine gets: the
 engine's daemon resolves them against its own working dir, which is the dir of whoever
@@ -18,7 +17,6 @@ import json
 import os
 import shlex
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from agent_browser_tools import taxonomy
@@ -30,84 +28,14 @@ from agent_browser_tools.planning.file_config import (
     ROOTS_KEY,
     UNRESTRICTED_OPTION,
 )
+from agent_browser_tools.planning.file_slots import PathSlot, engine_words, row_slots
 from agent_browser_tools.planning.file_urls import UnpinnedFileUrl, local_file_path
 from agent_browser_tools.planning.inputs import AgentBrowserInput
 from agent_browser_tools.planning.policy import PolicyBlocked
-from agent_browser_tools.taxonomy import CommandMatch, PathUse
+from agent_browser_tools.taxonomy import PathUse
 
 RULE = "file-root"
 _PROBE = "./.abt-path-probe"
-
-
-@dataclass(frozen=True)
-class PathSlot:
-    """One place a call names a local file or a URL: what it is, its value, how it is used."""
-
-    label: str
-    value: str
-    use: PathUse | None
-    """None: a URL (a local file only when it is a `file:` URL)."""
-    example: str
-    """The argv words to show in a suggestion (`screenshot`, `--download-path`)."""
-    prefix: str = ""
-    """Written before the path in the token (`@` in `--params @file`)."""
-
-    @property
-    def path(self) -> str:
-        return self.value[len(self.prefix) :]
-
-
-def row_slots(tokens: Sequence[str]) -> list[PathSlot]:
-    """Every path and URL slot of one argv row (global flags first, then the command's)."""
-    globals_, rest = taxonomy.split_global_flags(tokens)
-    slots: list[PathSlot] = []
-    for name, value in globals_:
-        flag = taxonomy.global_flag(name)
-        if flag is not None and flag.path_use is not None and value is not None:
-            slots.append(PathSlot(flag.name, value, flag.path_use, flag.name))
-    match = taxonomy.resolve_command(rest) if rest else None
-    if match is not None:
-        slots += _command_slots(match)
-    return slots
-
-
-def _command_slots(match: CommandMatch) -> list[PathSlot]:
-    spec, operands, name = match.spec, match.operands, match.spec.name
-    files = spec.files
-
-    def flag_values(flag: str) -> list[str]:
-        return [value for f, value in match.flags if f == flag and value is not None]
-
-    slots = [
-        PathSlot(f"`{name}` URL", operands[i], None, name) for i in files.urls if i < len(operands)
-    ]
-    for flag in files.url_flags:
-        slots += [
-            PathSlot(f"`{name} {flag}` URL", v, None, f"{name} {flag}") for v in flag_values(flag)
-        ]
-    reads = [operands[i] for i in files.reads if i < len(operands)]
-    if files.reads_from is not None:
-        reads += operands[files.reads_from :]
-    slots += [PathSlot(f"`{name}` file", value, PathUse.READ_FILE, name) for value in reads]
-    for flag in files.at_file_flags:
-        slots += [
-            PathSlot(f"`{name} {flag}` file", v, PathUse.READ_FILE, f"{name} {flag}", "@")
-            for v in flag_values(flag)
-            if v.startswith("@")
-        ]
-    for flag in files.read_flags:
-        slots += [
-            PathSlot(f"`{name} {flag}` file", v, PathUse.READ_FILE, f"{name} {flag}")
-            for v in flag_values(flag)
-        ]
-    for slot, path in match.artifact_requests():
-        values = flag_values(slot.path_flag) if slot.path_flag else [path] if path else []
-        example = f"{name} {slot.path_flag}" if slot.path_flag else name
-        slots += [
-            PathSlot(f"`{name}` {slot.kind.value} path", v, PathUse.WRITE_FILE, example)
-            for v in values
-        ]
-    return slots
 
 
 def confine(inp: AgentBrowserInput, checked: CheckedArgv, roots: FileRoots) -> AgentBrowserInput:
@@ -122,13 +50,15 @@ def confine(inp: AgentBrowserInput, checked: CheckedArgv, roots: FileRoots) -> A
     batch = checked.batch
     if batch is not None and batch.source == "stdin" and inp.stdin is not None:
         rows = [tuple(row) for row in json.loads(inp.stdin)]
-        fixed = [_confine_row(row, f"batch row {n}: ", roots) for n, row in enumerate(rows, 1)]
+        fixed = [
+            _confine_row(row, f"batch row {n}: ", roots, True) for n, row in enumerate(rows, 1)
+        ]
         if fixed != rows:
             stdin = json.dumps([list(row) for row in fixed])
     elif batch is not None:
         args = _confine_arg_rows(args, batch.raw, roots)
         for number, row in enumerate(_stdin_rows(inp.stdin), start=1):
-            _confine_row(row, f"batch stdin row {number}: ", roots)  # judged, never sent
+            _confine_row(row, f"batch stdin row {number}: ", roots, True)  # judged, never sent
     if list(args) == list(inp.args) and stdin == inp.stdin:
         return inp
     return inp.model_copy(update={"args": list(args), "stdin": stdin})
@@ -153,12 +83,17 @@ def _stdin_rows(stdin: str | None) -> list[tuple[str, ...]]:
 def _confine_arg_rows(
     args: tuple[str, ...], raws: Sequence[str], roots: FileRoots
 ) -> tuple[str, ...]:
+    """Judge each row string as the engine splits it; pin relative paths by rewriting it."""
     rewritten: dict[str, str] = {}
     for number, raw in enumerate(raws, start=1):
-        tokens = tuple(shlex.split(raw))
-        fixed = _confine_row(tokens, f"batch row {number}: ", roots)
-        if fixed != tokens:
-            rewritten[raw] = shlex.join(fixed)
+        where = f"batch row {number}: "
+        words = engine_words(raw)
+        fixed = _confine_row(words, where, roots, True)
+        if fixed == words:
+            continue
+        if tuple(shlex.split(raw)) != words:
+            raise _unplaceable(where, "a path in a row the engine splits differently", roots)
+        rewritten[raw] = shlex.join(fixed)
     if not rewritten:
         return args
     out = tuple(rewritten.get(token, token) for token in args)
@@ -167,8 +102,10 @@ def _confine_arg_rows(
     return out
 
 
-def _confine_row(tokens: tuple[str, ...], where: str, roots: FileRoots) -> tuple[str, ...]:
-    slots = row_slots(tokens)
+def _confine_row(
+    tokens: tuple[str, ...], where: str, roots: FileRoots, batch_row: bool = False
+) -> tuple[str, ...]:
+    slots = row_slots(tokens, batch_row=batch_row)
     absolute: dict[int, str] = {}
     for index, slot in enumerate(slots):
         fixed = _judge(slot, where, roots)
@@ -178,17 +115,19 @@ def _confine_row(tokens: tuple[str, ...], where: str, roots: FileRoots) -> tuple
         return tokens
     out = list(tokens)
     for index, value in absolute.items():
-        position = _locate(tokens, slots, index)
+        position = _locate(tokens, slots, index, batch_row)
         if position is None:
             raise _unplaceable(where, slots[index].label, roots)
         out[position] = value
     expected = [absolute.get(i, slot.value) for i, slot in enumerate(slots)]
-    if [slot.value for slot in row_slots(out)] != expected:
+    if [slot.value for slot in row_slots(out, batch_row=batch_row)] != expected:
         raise _unplaceable(where, "a path", roots)
     return tuple(out)
 
 
-def _locate(tokens: tuple[str, ...], slots: list[PathSlot], index: int) -> int | None:
+def _locate(
+    tokens: tuple[str, ...], slots: list[PathSlot], index: int, batch_row: bool
+) -> int | None:
     """The argv position of slot `index`: the token holding its value that, replaced by a
     probe, changes that slot and nothing else (the taxonomy's own parser decides)."""
     value = slots[index].value
@@ -197,7 +136,7 @@ def _locate(tokens: tuple[str, ...], slots: list[PathSlot], index: int) -> int |
         return positions[0]
     for position in positions:
         probe = [*tokens[:position], _PROBE, *tokens[position + 1 :]]
-        got = [slot.value for slot in row_slots(probe)]
+        got = [slot.value for slot in row_slots(probe, batch_row=batch_row)]
         want = [_PROBE if i == index else slot.value for i, slot in enumerate(slots)]
         if got == want:
             return position

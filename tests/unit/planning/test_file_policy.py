@@ -12,7 +12,8 @@ import pytest
 
 from agent_browser_tools.planning.argv_rules import check_argv
 from agent_browser_tools.planning.file_access import FileRoots
-from agent_browser_tools.planning.file_policy import check_output_path, confine, row_slots
+from agent_browser_tools.planning.file_policy import check_output_path, confine
+from agent_browser_tools.planning.file_slots import engine_words, row_slots
 from agent_browser_tools.planning.inputs import AgentBrowserInput
 from agent_browser_tools.planning.policy import PolicyBlocked
 from agent_browser_tools.taxonomy import PathUse
@@ -179,3 +180,69 @@ def test_output_path(roots: FileRoots) -> None:
 
 def test_help_and_version_are_not_judged(roots: FileRoots) -> None:
     assert _confine(roots, ["--version"]).args == ["--version"]
+
+
+@pytest.mark.parametrize(
+    ("row", "words"),
+    [
+        ("get url", ("get", "url")),
+        ("get\turl", ("get\turl",)),
+        ('get "ur\\l"', ("get", "url")),
+        ("get 'url'''", ("get", "url")),
+        ("download @e1 '' x", ("download", "@e1", "x")),
+        ("a' 'b  c", ("a b", "c")),
+        ("trailing\\", ("trailing",)),
+    ],
+)
+def test_argument_rows_are_split_as_the_engine_splits_them(
+    row: str, words: tuple[str, ...]
+) -> None:
+    """Checked against engine 0.39.4: a tab is no separator, `"ur\\l"` is `url`."""
+    assert engine_words(row) == words
+
+
+def test_rows_the_engine_splits_differently_cannot_smuggle_a_path(roots: FileRoots) -> None:
+    """`shlex` would see an inside path where the engine sees an outside one."""
+    empty_word = _blocked(roots, ["batch", "download @e1 '' /tmp/evil"])
+    assert empty_word.subject == "/tmp/evil"
+    tab = _blocked(roots, ["batch", "download @e1 x.zip\t/../../../../../../tmp/evil"])
+    assert tab.subject.endswith("/tmp/evil")
+    unpinned = _blocked(roots, ["batch", "pdf 'a b.pdf' ''"])
+    assert "splits differently" in str(unpinned)
+
+
+@pytest.mark.parametrize(
+    ("argv", "paths"),
+    [
+        # The engine takes positions; a flag-like token is a position too.
+        (["upload", "@e1", "-x", "/etc/passwd"], ["-x", "/etc/passwd"]),
+        (["download", "@e1", "-/x.zip"], ["-/x.zip"]),
+        (["pdf", "--nope"], ["--nope"]),
+        # screenshot: the second positional is the path; later ones are judged as well.
+        (["screenshot", "#a", "/tmp/evil.png", "ok.png"], ["/tmp/evil.png", "ok.png"]),
+        (["screenshot", "--full", "x.png"], ["x.png"]),
+        (["diff", "screenshot", "-b", "b.png", "-o", "/tmp/d.png"], ["b.png", "/tmp/d.png"]),
+    ],
+)
+def test_slots_sit_where_the_engine_reads_them(argv: list[str], paths: list[str]) -> None:
+    assert [slot.value for slot in row_slots(argv)] == paths
+
+
+def test_a_batch_row_keeps_its_global_looking_tokens_in_place() -> None:
+    """In a row the engine strips no global flag: `upload @e1 --session /etc/passwd` uploads
+    a file named `--session` and /etc/passwd."""
+    row = ["upload", "@e1", "--session", "/etc/passwd"]
+    assert [slot.value for slot in row_slots(row)] == []  # top level: --session is a flag
+    assert [slot.value for slot in row_slots(row, batch_row=True)] == ["--session", "/etc/passwd"]
+    assert [s.value for s in row_slots(["pdf", "--state", "s.json"], batch_row=True)] == [
+        "s.json",
+        "--state",
+    ]
+
+
+def test_flag_like_positions_and_global_looking_row_tokens_are_judged(roots: FileRoots) -> None:
+    assert _blocked(roots, ["upload", "@e1", "-x", "/etc/passwd"]).subject == "/etc/passwd"
+    rows = [["upload", "@e1", "--session", "/etc/passwd"]]
+    assert _blocked(roots, ["batch"], json.dumps(rows)).subject == "/etc/passwd"
+    shot = _blocked(roots, ["screenshot", "#a", "/tmp/evil.png", "ok.png"])
+    assert shot.subject == "/tmp/evil.png"

@@ -94,12 +94,18 @@ async def test_uploads_come_only_from_the_workspace(
         _blocked(await ab(browser_tools, "upload", "#f", "files/link.txt"), str(outside))
     finally:
         outside.unlink()
+    # The engine takes every position as a file, flag-like or not, and strips no global
+    # flag inside a batch row: both uploaded /etc/passwd before the slots followed it.
+    _blocked(await ab(browser_tools, "upload", "#f", "-x", "/etc/passwd"), "/etc/passwd")
+    row = json.dumps([["upload", "#f", "--session", "/etc/passwd"]])
+    _blocked(await ab(browser_tools, "batch", stdin=row), "/etc/passwd")
+    _blocked(await ab(browser_tools, "batch", "upload #f --session /etc/passwd"), "/etc/passwd")
     ok = await ab(browser_tools, "upload", "#f", "files/a.txt")
     assert not ok.is_error, ok.text
     names = await ab(
         browser_tools, "eval", "[...document.querySelector('#f').files].map(f => f.name)"
     )
-    assert "a.txt" in names.text
+    assert "a.txt" in names.text and "passwd" not in names.text
 
 
 async def test_the_state_dir_is_unreachable_though_the_root_contains_it(
