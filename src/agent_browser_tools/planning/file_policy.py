@@ -43,9 +43,9 @@ def confine(inp: AgentBrowserInput, checked: CheckedArgv, roots: FileRoots) -> A
     roots do not allow. Returns the input with relative paths made absolute (or `inp`)."""
     if inp.outputPath is not None:
         check_output_path(inp.outputPath, roots)
-    if checked.inspection:
-        return inp
     args = _confine_row(tuple(inp.args), "", roots)
+    if checked.inspection:
+        return inp  # help/version run nothing, but their argv is judged all the same
     stdin = inp.stdin
     batch = checked.batch
     if batch is not None and batch.source == "stdin" and inp.stdin is not None:
@@ -105,9 +105,13 @@ def _confine_arg_rows(
 def _confine_row(
     tokens: tuple[str, ...], where: str, roots: FileRoots, batch_row: bool = False
 ) -> tuple[str, ...]:
-    slots = row_slots(tokens, batch_row=batch_row)
+    """Judge every slot of one row; return it with relative paths made absolute."""
+    for slot in row_slots(tokens, batch_row=batch_row):
+        if slot.use is None:
+            _judge_url(slot, where, roots)
+    paths = _path_slots(tokens, batch_row)
     absolute: dict[int, str] = {}
-    for index, slot in enumerate(slots):
+    for index, slot in enumerate(paths):
         fixed = _judge(slot, where, roots)
         if fixed is not None and fixed != slot.value:
             absolute[index] = fixed
@@ -115,29 +119,34 @@ def _confine_row(
         return tokens
     out = list(tokens)
     for index, value in absolute.items():
-        position = _locate(tokens, slots, index, batch_row)
+        position = _locate(tokens, paths, index, batch_row)
         if position is None:
-            raise _unplaceable(where, slots[index].label, roots)
+            raise _unplaceable(where, paths[index].label, roots)
         out[position] = value
-    expected = [absolute.get(i, slot.value) for i, slot in enumerate(slots)]
-    if [slot.value for slot in row_slots(out, batch_row=batch_row)] != expected:
+    expected = [absolute.get(i, slot.value) for i, slot in enumerate(paths)]
+    if [slot.value for slot in _path_slots(out, batch_row)] != expected:
         raise _unplaceable(where, "a path", roots)
     return tuple(out)
 
 
+def _path_slots(tokens: Sequence[str], batch_row: bool) -> list[PathSlot]:
+    """The file slots (URLs aside: they are absolute and never rewritten)."""
+    return [slot for slot in row_slots(tokens, batch_row=batch_row) if slot.use is not None]
+
+
 def _locate(
-    tokens: tuple[str, ...], slots: list[PathSlot], index: int, batch_row: bool
+    tokens: tuple[str, ...], paths: list[PathSlot], index: int, batch_row: bool
 ) -> int | None:
-    """The argv position of slot `index`: the token holding its value that, replaced by a
-    probe, changes that slot and nothing else (the taxonomy's own parser decides)."""
-    value = slots[index].value
+    """The argv position of path slot `index`: the token holding its value that, replaced by a
+    probe, changes that slot and no other (the slot reader itself decides)."""
+    value = paths[index].value
     positions = [i for i, token in enumerate(tokens) if token == value]
     if len(positions) == 1:
         return positions[0]
     for position in positions:
         probe = [*tokens[:position], _PROBE, *tokens[position + 1 :]]
-        got = [slot.value for slot in row_slots(probe, batch_row=batch_row)]
-        want = [_PROBE if i == index else slot.value for i, slot in enumerate(slots)]
+        got = [slot.value for slot in _path_slots(probe, batch_row)]
+        want = [_PROBE if i == index else slot.value for i, slot in enumerate(paths)]
         if got == want:
             return position
     return None
@@ -145,9 +154,7 @@ def _locate(
 
 def _judge(slot: PathSlot, where: str, roots: FileRoots) -> str | None:
     """The absolute value to send for a relative path (None: keep the value as written)."""
-    if slot.use is None:
-        _judge_url(slot, where, roots)
-        return None
+    assert slot.use is not None
     try:
         absolute = judge_path(slot.path, slot.use, roots)
         if slot.use is PathUse.READ_FILE and os.path.lexists(f"{absolute}.enc"):

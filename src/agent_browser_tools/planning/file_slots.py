@@ -7,7 +7,8 @@ positional: after the command words, every token that is not one of the command'
 uploads all of them (`-x` and `--session` included) and `download <sel> <path>` writes the
 second, so slots are taken from those positions, not from the wrapper's operand list (which
 sets unknown flag-like tokens aside). `screenshot` takes its path from the second positional
-when there are two or more; every later one is judged too.
+when there are two or more; every later one is judged too, and every position of a command
+that navigates is judged as a URL.
 
 At the top level the engine first removes global flags anywhere in argv. Inside a batch row it
 does not (`pdf --session x.pdf` writes a file named `--session`), so a row's command is read
@@ -105,7 +106,10 @@ def _command_slots(match: CommandMatch, args: list[str]) -> list[PathSlot]:
     def at(indexes: Sequence[int]) -> list[str]:
         return [args[i] for i in indexes if -len(args) <= i < len(args)]
 
-    slots = [PathSlot(f"`{name}` URL", v, None, name) for v in at(files.urls)]
+    # Every position of a command that navigates is read as a URL: only `file:` spellings
+    # count, so a selector or a path there costs nothing, and no engine parse can slip one by.
+    urls = args if files.urls else []
+    slots = [PathSlot(f"`{name}` URL", v, None, name) for v in urls]
     for flag in files.url_flags:
         slots += [PathSlot(f"`{name} {flag}` URL", v, None, f"{name} {flag}") for v in values(flag)]
     reads = at(files.reads) + (args[files.reads_from :] if files.reads_from is not None else [])

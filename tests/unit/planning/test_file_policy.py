@@ -28,8 +28,12 @@ R, W, D = PathUse.READ_FILE, PathUse.WRITE_FILE, PathUse.WRITE_DIR
         (["goto", "file:///x"], [("file:///x", None)]),
         (["tab", "new", "file:///x"], [("file:///x", None)]),
         (["diff", "url", "file:///a", "file:///b"], [("file:///a", None), ("file:///b", None)]),
-        (["record", "start", "v.webm", "file:///x"], [("file:///x", None), ("v.webm", W)]),
-        (["record", "restart", "v.webm"], [("v.webm", W)]),
+        (
+            ["record", "start", "v.webm", "file:///x"],
+            [("v.webm", None), ("file:///x", None), ("v.webm", W)],
+        ),
+        (["open", "-x", "file:///x"], [("-x", None), ("file:///x", None)]),
+        (["record", "restart", "v.webm"], [("v.webm", None), ("v.webm", W)]),
         (["vitals", "file:///x"], [("file:///x", None)]),
         (["a11y", "file:///x"], [("file:///x", None)]),
         (["pushstate", "/next"], [("/next", None)]),
@@ -114,6 +118,8 @@ def test_file_urls_in_any_spelling(roots: FileRoots) -> None:
     assert _confine(roots, ["open", page.as_uri()]).args == ["open", page.as_uri()]
     assert _blocked(roots, ["open", "file://host/x"]).subject == "file://host/x"
     assert "javascript" in str(_blocked(roots, ["record", "start", "v.webm", "javascript:1"]))
+    recording = _confine(roots, ["record", "start", "v.webm", "https://a.test"])
+    assert recording.args == ["record", "start", str(roots.cwd / "v.webm"), "https://a.test"]
 
 
 def test_relative_paths_are_pinned_to_the_execution_dir(roots: FileRoots) -> None:
@@ -178,8 +184,14 @@ def test_output_path(roots: FileRoots) -> None:
         assert "reconfigures" in str(_blocked(roots, ["get", "url"], outputPath=name))
 
 
-def test_help_and_version_are_not_judged(roots: FileRoots) -> None:
+def test_help_and_version_keep_their_exact_argv_but_are_judged(roots: FileRoots) -> None:
     assert _confine(roots, ["--version"]).args == ["--version"]
+    assert _confine(roots, ["screenshot", "a.png", "--help"]).args == [
+        "screenshot",
+        "a.png",
+        "--help",
+    ]
+    assert _blocked(roots, ["open", "file:///etc/passwd", "--help"]).subject == "/etc/passwd"
 
 
 @pytest.mark.parametrize(

@@ -105,6 +105,17 @@ def test_option_rules() -> None:
     assert (stdio.conversation, stdio.token) == ("c1", None)
 
 
+def test_file_root_options(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "shared").mkdir()
+    monkeypatch.chdir(tmp_path)
+    options = _resolve(file_roots=("shared", str(tmp_path)), unrestricted_files=True)
+    assert options.file_roots == (tmp_path / "shared", tmp_path)
+    assert options.unrestricted_files is True
+    with pytest.raises(ServeRefused, match="not a directory"):
+        _resolve(file_roots=("missing",))
+    assert _resolve().file_roots == () and _resolve().unrestricted_files is False
+
+
 def test_host_and_origin_allowlists() -> None:
     loopback = security_settings(_resolve())
     assert loopback.enable_dns_rebinding_protection
