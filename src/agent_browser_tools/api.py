@@ -22,6 +22,8 @@ from typing import Any, Literal
 
 from agent_browser_tools.engine.isolation import shared_session_names
 from agent_browser_tools.launch_options import operator_launch_env
+from agent_browser_tools.planning.file_config import FileAccess
+from agent_browser_tools.planning.file_urls import root_uri_path
 from agent_browser_tools.planning.policy import ModelPolicy
 from agent_browser_tools.results.tool_result import ToolResult
 from agent_browser_tools.runtime import Runtime
@@ -49,6 +51,8 @@ class BrowserTools:
         persist: bool = True,
         shared_server: bool = False,
         shared_sessions: Iterable[str] = (),
+        file_roots: Iterable[Path] = (),
+        unrestricted_files: bool = False,
     ) -> None:
         """`conversation_id` resumes that conversation from the journal (refs, page targets,
         enabled tools); without one a new conversation starts. `persist=False` keeps state in
@@ -59,7 +63,10 @@ class BrowserTools:
         (`ModelPolicy.isolated_conversations`) and a sub-agent group in the process env is
         ignored. Every host keeps each conversation's browsers in its own socket dir;
         `shared_sessions` names sessions the operator shares with every conversation, on top
-        of `[isolation] shared_sessions` / `AGENT_BROWSER_TOOLS_SHARED_SESSIONS`."""
+        of `[isolation] shared_sessions` / `AGENT_BROWSER_TOOLS_SHARED_SESSIONS`.
+        `file_roots` adds operator file roots to the configured ones (`serve --file-root`);
+        `unrestricted_files` opens the whole filesystem except the server's and the engine's
+        own dirs."""
         self.settings = settings or Settings.load(cwd=cwd)
         self.check_settings(self.settings)
         cwd = cwd or self.settings.execution_dir
@@ -72,6 +79,11 @@ class BrowserTools:
         self.journal = SqliteJournal(self.settings.state_dir, conversation) if persist else None
         log = ConversationLog(self.journal)
         policy = ModelPolicy.from_settings(self.settings, isolated_conversations=shared_server)
+        access = FileAccess.from_settings(self.settings)
+        access = FileAccess(
+            roots=(*access.roots, *file_roots),
+            unrestricted=access.unrestricted or unrestricted_files,
+        )
         self.runtime = Runtime(
             self.settings,
             conversation_id=conversation,
@@ -79,6 +91,7 @@ class BrowserTools:
             log=log,
             policy=policy,
             shared_sessions=shared_sessions,
+            file_access=access,
         )
         self.shared_server = shared_server
         allowlist = frozenset(tools) if tools is not None else None
@@ -98,6 +111,13 @@ class BrowserTools:
     @property
     def conversation_id(self) -> str:
         return self.runtime.conversation_id
+
+    def set_client_roots(self, uris: Iterable[str]) -> tuple[Path, ...]:
+        """Use the MCP client's roots as file roots of this conversation, besides the execution
+        dir and the configured roots. Only `file://` URIs count; returns the roots in effect."""
+        roots = tuple(Path(path) for uri in uris if (path := root_uri_path(uri)) is not None)
+        self.runtime.client_roots = roots
+        return roots
 
     async def call(self, tool: str, params: Mapping[str, Any]) -> ToolResult:
         """Run one tool call; problems come back as `validation-error` results, never raise."""

@@ -72,7 +72,8 @@ refused as stale-ref (follow the result's next action).
 is running. The executable, browser args, profiles, CDP, proxies and file access are the \
 operator's (policy-blocked); files you read or write stay in the workspace.
 - Branch on details: resultCategory, failureCategory, nextActions (exact follow-up calls).
-- Evidence files: pass explicit paths and check artifactVerification before claiming success.
+- Evidence files: pass explicit paths inside the workspace (./shots/a.png) and check \
+artifactVerification before claiming success.
 - Do not drive public search engines in the browser; use agent_browser_web_search when present.
 - Respect stop boundaries: no purchases, destructive or account changes without authorization.
 - More: agent_browser_tools {} (advanced tools, full guidance, command reference).

@@ -36,6 +36,8 @@ from agent_browser_tools.engine.isolation import (
     shared_session_names,
 )
 from agent_browser_tools.engine.runner import RawOutcome, run_engine
+from agent_browser_tools.planning import file_config
+from agent_browser_tools.planning.file_access import FileRoots
 from agent_browser_tools.planning.policy import ModelPolicy
 from agent_browser_tools.private_fs import ensure_private_dir, write_private_file
 from agent_browser_tools.results.tool_result import TextBlock, ToolResult
@@ -61,6 +63,7 @@ class Runtime:
         policy: ModelPolicy | None = None,
         shared_sessions: Iterable[str] = (),
         secrets: SecretStore | None = None,
+        file_access: file_config.FileAccess | None = None,
     ) -> None:
         """`shared_sessions` adds operator-shared session names (host flags) to the config's."""
         self.settings = settings
@@ -76,6 +79,10 @@ class Runtime:
         self.shared_sessions = shared_session_names(settings, shared_sessions)
         """Sessions the operator shares by name; they live in the shared socket dir."""
         self.cwd = cwd or Path.cwd()
+        self.file_access = file_access or file_config.FileAccess.from_settings(settings)
+        """The operator's file roots and whether file access is unrestricted."""
+        self.client_roots: tuple[Path, ...] = ()
+        """The MCP client's roots for this conversation (set by the host)."""
         self.log = log or ConversationLog()
         self._engine: EngineBinary | None = None
         self._scope: SocketScope | None = None
@@ -125,6 +132,17 @@ class Runtime:
     def child_env(self) -> dict[str, str]:
         """The environment of calls on the conversation's own socket dir."""
         return self.env_for(None)
+
+    @property
+    def file_roots(self) -> FileRoots:
+        """Where this conversation's calls may read and write files (checked before dispatch)."""
+        return file_config.file_roots(
+            self.settings,
+            self.file_access,
+            cwd=self.cwd,
+            client_roots=self.client_roots,
+            socket_dir=self.sockets.base,  # every conversation's dir is under it
+        )
 
     @property
     def spill_dir(self) -> Path:

@@ -46,9 +46,9 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
 #: for host-made refusals, the agent-facing words (`playbook`), `settings`, and the tool specs
 #: for listing tools (`tools.registry`, `tools.catalog`), and the operator's launch options
 #: (`launch_options`) that `serve` turns into flags. Narrower rows add to that for one
-#: subcommand: `demo` for the CLI's `demo`, the journal for `state`, and the engine and private
-#: dirs for `doctor`, which checks the installation without a `BrowserTools` (and reports the
-#: operator's policy).
+#: subcommand: `demo` for the CLI's `demo`, the journal for `state`, and the engine, private
+#: dirs, policy and file-access settings for `doctor`, which checks the installation without a
+#: `BrowserTools` (and reports the operator's policy).
 HOSTS_MAY_IMPORT: dict[str, tuple[str, ...]] = {
     "hosts": (
         "hosts",
@@ -65,7 +65,7 @@ HOSTS_MAY_IMPORT: dict[str, tuple[str, ...]] = {
     ),
     "hosts.cli.main": ("demo",),
     "hosts.cli.state": ("state.sqlite_journal", "state.journal"),
-    "hosts.cli.doctor": ("engine", "private_fs", "planning.policy"),
+    "hosts.cli.doctor": ("engine", "private_fs", "planning.policy", "planning.file_config"),
 }
 
 #: The bottom of the stack: modules every layer reads, so they import (almost) nothing.

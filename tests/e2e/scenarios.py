@@ -156,3 +156,22 @@ async def cancel_kills_engine_child(client: Client, site: FixtureServer, socket_
     # The server still answers on the same connection.
     listed = await within(10.0, client.list_tools())
     assert {t.name for t in listed.tools} >= ALWAYS_ON
+
+
+async def client_roots_confine_files(client: Client, site: FixtureServer, tmp_path: Path) -> None:
+    """The client's `file://` root is a file root of its conversation; a sibling is not."""
+    root, sibling = tmp_path / "client-root", tmp_path / "sibling"
+    assert (await ab(client, "open", site.url("clean.html"))).is_error is False
+    inside = await ab(client, "screenshot", str(root / "a.png"))
+    assert not inside.is_error, text_of(inside)
+    assert (root / "a.png").is_file()
+    outside = await ab(client, "screenshot", str(sibling / "b.png"))
+    assert outside.is_error
+    policy = details_of(outside)["policy"]
+    assert policy == {
+        "rule": "file-root",
+        "subject": str(sibling / "b.png"),
+        "allowWith": f"--file-root {sibling}",
+    }
+    assert not (sibling / "b.png").exists()
+    await ab(client, "close")

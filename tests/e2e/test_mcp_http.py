@@ -11,6 +11,7 @@ from __future__ import annotations
 import subprocess
 import sys
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -212,3 +213,12 @@ async def test_shutdown_closes_the_browsers_of_open_sessions(
             assert session in live_sessions(engine_env.socket_dir)
             assert own.stop() == 0, own.log
     assert session not in live_sessions(engine_env.socket_dir)
+
+
+async def test_client_roots_are_file_roots(
+    url: str, fixture_site: FixtureServer, tmp_path: Path
+) -> None:
+    for name in ("client-root", "sibling"):
+        (tmp_path / name).mkdir()
+    async with http_client(url, roots=[tmp_path / "client-root"]) as client:
+        await scenarios.client_roots_confine_files(client, fixture_site, tmp_path)

@@ -157,3 +157,12 @@ async def test_web_search_is_listed_only_with_a_credential(
     async with stdio_client(clean) as client:
         names = {tool.name for tool in (await client.list_tools()).tools}
     assert ("agent_browser_web_search" in names) is (key is not None)
+
+
+async def test_client_roots_are_file_roots(
+    env: dict[str, str], fixture_site: FixtureServer, tmp_path: Path
+) -> None:
+    for name in ("client-root", "sibling"):
+        (tmp_path / name).mkdir()
+    async with stdio_client(env, roots=[tmp_path / "client-root"]) as client:
+        await scenarios.client_roots_confine_files(client, fixture_site, tmp_path)

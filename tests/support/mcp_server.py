@@ -53,10 +53,17 @@ def stdio_client(
     *args: str,
     mode: str = "legacy",
     messages: list[Any] | None = None,
+    roots: list[Path] | None = None,
 ) -> Client:
-    """An official MCP `Client` that spawns the stdio server (`messages` collects notifications)."""
+    """An official MCP `Client` that spawns the stdio server (`messages` collects notifications;
+    `roots` makes it declare the roots capability and list those dirs)."""
     params = StdioServerParameters(command=sys.executable, args=[*SERVE_ARGS, *args], env=env)
-    return Client(params, mode=mode, message_handler=_collector(messages))
+    return Client(
+        params,
+        mode=mode,
+        message_handler=_collector(messages),
+        list_roots_callback=_roots(roots),
+    )
 
 
 def http_client(
@@ -65,12 +72,30 @@ def http_client(
     token: str | None = None,
     messages: list[Any] | None = None,
     mode: str = "auto",
+    roots: list[Path] | None = None,
 ) -> Client:
     """An official MCP `Client` over Streamable HTTP (optionally with a bearer token)."""
     headers = {"Authorization": f"Bearer {token}"} if token else {}
     http = httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30.0, read=300.0))
     transport = streamable_http_client(url, http_client=http)
-    return Client(transport, mode=mode, message_handler=_collector(messages))
+    return Client(
+        transport,
+        mode=mode,
+        message_handler=_collector(messages),
+        list_roots_callback=_roots(roots),
+    )
+
+
+def _roots(roots: list[Path] | None) -> Any:
+    """A roots callback listing `roots` as `file://` URIs (None: no roots capability)."""
+    if roots is None:
+        return None
+
+    async def list_roots(context: Any) -> types.ListRootsResult:
+        listed = [types.Root.model_validate({"uri": root.as_uri()}) for root in roots]
+        return types.ListRootsResult(roots=listed)
+
+    return list_roots
 
 
 def _collector(messages: list[Any] | None) -> Any:

@@ -1,12 +1,15 @@
 """`agent-browser-tools demo`: the first five calls of an agent, printed as it sees them.
 
 Opens the bundled local page, takes `snapshot -i`, fills the name field and clicks the button
-using refs from that snapshot, and saves a screenshot; then closes its browser.
+using refs from that snapshot, and saves a screenshot; then closes its browser. It runs in a
+fresh temporary workspace holding a copy of the page, because tool calls may only read and
+write files inside the workspace roots, and the demo keeps the default policy.
 """
 
 from __future__ import annotations
 
 import json
+import shutil
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -38,8 +41,10 @@ def _show(params: dict[str, Any], result: ToolResult) -> None:
 async def run_demo() -> int:
     """Run the demo; return 0 when every step succeeded."""
     out_dir = Path(tempfile.mkdtemp(prefix="abt-demo-"))
+    page = out_dir / PAGE.name
+    shutil.copyfile(PAGE, page)
     failures = 0
-    async with BrowserTools(conversation_id="demo") as tools:
+    async with BrowserTools(conversation_id="demo", cwd=out_dir) as tools:
 
         async def step(params: dict[str, Any]) -> ToolResult:
             nonlocal failures
@@ -48,13 +53,13 @@ async def run_demo() -> int:
             failures += int(result.is_error)
             return result
 
-        await step({"args": ["open", PAGE.as_uri()]})
+        await step({"args": ["open", page.as_uri()]})
         snap = await step({"args": ["snapshot", "-i"]})
         if snap.is_error:
             return 1
         await step({"args": ["fill", _ref(snap, "textbox", "Your name"), "Ada Lovelace"]})
         await step({"args": ["click", _ref(snap, "button", "Sign up")]})
         await step({"args": ["get", "text", "#welcome"]})
-        await step({"args": ["screenshot", str(out_dir / "demo.png")]})
+        await step({"args": ["screenshot", "./demo.png"]})
     print(f"\ndemo: {'ok' if failures == 0 else f'{failures} step(s) failed'}")
     return 0 if failures == 0 else 1

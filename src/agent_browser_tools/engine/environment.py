@@ -15,6 +15,11 @@ Rules (contract, `timeoutMs` section):
   engine does not need them.
 - The operator's `[browser]` launch settings (`launch_options`) become engine variables, so
   every spawn launches the same browser the operator configured.
+- `AGENT_BROWSER_CONFIG` always names the one config file the engine reads: the operator's own
+  `AGENT_BROWSER_CONFIG`, else the user's `~/.agent-browser/config.json` when it exists, else
+  a private empty `{}` under the state dir. Without it the engine also loads
+  `./agent-browser.json` from its working dir (the workspace), where a downloaded or
+  checked-out file could set proxies, extensions or file access for every browser.
 """
 
 from __future__ import annotations
@@ -25,7 +30,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from agent_browser_tools.launch_options import cleared_by_isolation, operator_launch_env
-from agent_browser_tools.private_fs import ensure_private_dir
+from agent_browser_tools.private_fs import ensure_private_dir, write_private_file
 from agent_browser_tools.settings import ENGINE_ACTION_TIMEOUT_CAP_MS, ENV_PREFIX, Settings
 
 UNIX_SOCKET_PATH_LIMIT = 104
@@ -35,6 +40,10 @@ SESSION_NAME_BUDGET = 48
 """Room reserved for `<session>.sock` (and a namespace) when judging a socket dir's length."""
 
 _WITHHELD = ("EXA_API_KEY", "BRAVE_API_KEY")
+
+ENGINE_CONFIG_ENV = "AGENT_BROWSER_CONFIG"
+EMPTY_ENGINE_CONFIG = "engine-config.json"
+"""The private empty config (under the state dir) the engine reads when the operator has none."""
 
 
 def clamp_default_timeout(raw: str | None) -> str:
@@ -96,4 +105,19 @@ def build_child_env(settings: Settings, socket_dir: Path | None) -> dict[str, st
     env["AGENT_BROWSER_IDLE_TIMEOUT_MS"] = str(settings.idle_timeout_ms)
     if socket_dir is not None:
         env["AGENT_BROWSER_SOCKET_DIR"] = str(socket_dir)
+    env[ENGINE_CONFIG_ENV] = engine_config_path(settings)
     return env
+
+
+def engine_config_path(settings: Settings) -> str:
+    """The only config file the engine may read (see the module docstring)."""
+    explicit = settings.env.get(ENGINE_CONFIG_ENV)
+    if explicit:
+        return explicit
+    user = Path(settings.env.get("HOME", "~")).expanduser() / ".agent-browser" / "config.json"
+    if user.is_file():
+        return str(user)
+    path = ensure_private_dir(settings.state_dir) / EMPTY_ENGINE_CONFIG
+    if not path.is_file() or path.read_bytes() != b"{}\n":
+        write_private_file(path, b"{}\n")
+    return str(path)

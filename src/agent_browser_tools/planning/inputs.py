@@ -46,7 +46,9 @@ class AgentBrowserInput(BaseModel):
         description="Raw stdin, only for `eval --stdin`, `batch` and `auth save --password-stdin`.",
     )
     outputPath: str | None = Field(
-        default=None, description="Save the result data to this file (relative to the cwd)."
+        default=None,
+        description="Save the result data to this file (relative to the execution dir; "
+        "inside the workspace roots).",
     )
     timeoutMs: int | None = Field(
         default=None, gt=0, description="Wrapper watchdog for this call, in milliseconds."

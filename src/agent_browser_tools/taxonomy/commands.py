@@ -57,6 +57,7 @@ SHARED = ModelAccess.SHARED_STORE
 URL0 = FileSlots(urls=(0,))
 TYPES1 = FieldValue(target=0, text=1)
 FOCUSED = FieldValue(target=None, text=0)
+URL_FLAG = FileSlots(url_flags=("--url",))
 
 FORM_TOGGLE = "checkbox radio"
 """Roles whose same-snapshot toggles do not re-render the page (contract: check/uncheck and
@@ -326,8 +327,9 @@ COMMANDS: tuple[CommandSpec, ...] = (
          artifacts=(ArtifactSlot(A.HAR, path_operand=0),)),
     # Storage.
     _cmd("cookies get", "Get all cookies", ro=True),
-    _cmd("cookies set", "Set a cookie (or import with --curl)", args=(0, 2), secret=(1,),
-         flags="--url= --domain= --path= --httpOnly --secure --sameSite= --expires= --curl="),
+    _cmd("cookies set", "Set a cookie (or import with --curl <file>)", args=(0, 2), secret=(1,),
+         flags="--url= --domain= --path= --httpOnly --secure --sameSite= --expires= --curl=",
+         files=FileSlots(read_flags=("--curl",))),
     _cmd("cookies clear", "Clear cookies"),
     *_STORAGE,
     # Tabs and windows. `tab <id|label|target>` is spelled without a verb upstream.
@@ -360,7 +362,8 @@ COMMANDS: tuple[CommandSpec, ...] = (
     _cmd("webmcp list", "WebMCP tool metadata", ro=True, args=(0, 1), flags="--frame="),
     _cmd("webmcp invoke", "Invoke a page tool", effect=MAY, latch=True,
          timeout=TimeoutFamily.WEBMCP, timeout_flag="--timeout", args=(1, 1),
-         flags="--params= --frame= --detach --timeout="),
+         flags="--params= --frame= --detach --timeout=",
+         files=FileSlots(at_file_flags=("--params",))),
     _cmd("webmcp result", "Wait for a detached invocation", effect=MAY, latch=True,
          timeout=TimeoutFamily.WEBMCP, timeout_flag="--timeout", args=(1, 1), flags="--timeout="),
     _cmd("webmcp cancel", "Cancel an invocation", latch=True, args=(1, 1)),
@@ -371,9 +374,9 @@ COMMANDS: tuple[CommandSpec, ...] = (
     _cmd("react suspense", "Suspense boundaries report", ro=True, flags="--only-dynamic"),
     # `vitals <url>` / `a11y <url>` navigate first, so they latch only with a URL.
     _cmd("vitals", "Core Web Vitals", aliases=("web-vitals",), effect=MAY, latch=True,
-         latch_min=1, args=(0, 1)),
+         latch_min=1, args=(0, 1), files=URL0),
     _cmd("a11y", "axe-core accessibility audit", effect=MAY, latch=True, latch_min=1,
-         args=(0, 1), flags="--tags= --selector/-s="),
+         args=(0, 1), flags="--tags= --selector/-s=", files=URL0),
     _cmd("removeinitscript", "Remove a runtime init script", args=(1, 1)),
     _cmd("addinitscript", "Register an init script at runtime (documented; 0.39.4 CLI rejects)",
          args=(1, 1), cli=False),
@@ -382,10 +385,11 @@ COMMANDS: tuple[CommandSpec, ...] = (
     # Auth vault: local profile maintenance is sessionless; login drives the browser.
     _cmd("auth save", "Save an auth profile", session=LOCAL, stdin="--password-stdin",
          args=(1, 1), flags="--url= --username= --password=! --password-stdin "
-         "--username-selector= --password-selector= --submit-selector=", access=SHARED),
+         "--username-selector= --password-selector= --submit-selector=", access=SHARED,
+         files=URL_FLAG),
     _cmd("auth login", "Log in with a saved profile", effect=MAY, latch=True, args=(1, 1),
          flags="--credential-provider= --item= --url= --no-navigate --username-selector= "
-         "--password-selector= --submit-selector="),
+         "--password-selector= --submit-selector=", files=URL_FLAG),
     _cmd("auth list", "List auth profiles", session=LOCAL, ro=True),
     _cmd("auth show", "Show auth profile metadata", session=LOCAL, ro=True, args=(1, 1)),
     _cmd("auth delete", "Delete auth profile", session=LOCAL, aliases=("auth remove",),
@@ -407,7 +411,8 @@ COMMANDS: tuple[CommandSpec, ...] = (
     _cmd("session info", "Daemon, launch and restore diagnostics", ro=True),
     _cmd("session list", "List active sessions", session=LOCAL, ro=True),
     # State files: save/load need the browser, the rest is local file lifecycle.
-    _cmd("state save", "Save cookies and storage to a file", args=(1, 1)),
+    _cmd("state save", "Save cookies and storage to a file", args=(1, 1),
+         artifacts=(ArtifactSlot(A.STATE, path_operand=0),)),
     _cmd("state load", "Load state from a file", effect=SWITCH, latch=True, probe=True,
          args=(1, 1), files=FileSlots(reads=(0,))),
     _cmd("state list", "List saved state files", session=LOCAL, ro=True, access=SHARED),

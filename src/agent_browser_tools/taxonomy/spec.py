@@ -72,7 +72,8 @@ class FileSlots:
     """Operands and local flags that name local files or URLs the command reads.
 
     Written files are the command's `ArtifactSlot`s. Both are confined to the file roots; URL
-    operands are checked only when they are `file:` URLs.
+    operands and flags are checked only when they reach local files (`file:` URLs in any
+    spelling).
     """
 
     reads: tuple[int, ...] = ()
@@ -83,6 +84,12 @@ class FileSlots:
     """Local flags whose value is a file the engine reads (`diff screenshot --baseline`)."""
     urls: tuple[int, ...] = ()
     """Operand indexes that are URLs the browser navigates to (`open <url>`)."""
+    at_file_flags: tuple[str, ...] = ()
+    """Local flags whose value, when it starts with `@`, names a file the engine reads
+    (`webmcp invoke --params @file`)."""
+    url_flags: tuple[str, ...] = ()
+    """Local flags whose value is a URL the browser navigates to, now or later (`auth save
+    --url`, which `auth login` opens)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -63,6 +63,7 @@ class ArtifactKind(StrEnum):
     VIDEO = "video"
     CONTACT_SHEET = "contact-sheet"
     DIFF_IMAGE = "diff-image"
+    STATE = "state"
 
 
 class FlagValue(StrEnum):

@@ -11,6 +11,7 @@ import pytest
 
 from agent_browser_tools.engine import discovery
 from agent_browser_tools.engine.environment import (
+    EMPTY_ENGINE_CONFIG,
     build_child_env,
     clamp_default_timeout,
     socket_dir_for,
@@ -105,6 +106,23 @@ def test_child_env_is_built_explicitly(tmp_path: Path) -> None:
     assert env["AGENT_BROWSER_PROFILE"] == "Work"
     assert "EXA_API_KEY" not in env
     assert not any(key.startswith("AGENT_BROWSER_TOOLS_") for key in env)
+
+
+def test_the_engine_never_reads_a_workspace_config(tmp_path: Path) -> None:
+    """Without `AGENT_BROWSER_CONFIG` the engine merges `./agent-browser.json` from the
+    workspace; the child env always names one file instead."""
+    settings = _settings(tmp_path)
+    path = Path(build_child_env(settings, None)["AGENT_BROWSER_CONFIG"])
+    assert path == settings.state_dir / EMPTY_ENGINE_CONFIG
+    assert path.read_text() == "{}\n" and stat.S_IMODE(path.stat().st_mode) == 0o600
+    path.write_text('{"proxy": "http://evil.test"}')  # tampered: rewritten
+    assert Path(build_child_env(settings, None)["AGENT_BROWSER_CONFIG"]).read_text() == "{}\n"
+    user = tmp_path / "home" / ".agent-browser" / "config.json"
+    user.parent.mkdir(parents=True)
+    user.write_text('{"headed": true}')
+    assert build_child_env(settings, None)["AGENT_BROWSER_CONFIG"] == str(user)
+    operator = _settings(tmp_path, AGENT_BROWSER_CONFIG="/etc/ab/config.json")
+    assert build_child_env(operator, None)["AGENT_BROWSER_CONFIG"] == "/etc/ab/config.json"
 
 
 def test_long_native_socket_dir_gets_a_short_private_one(tmp_path: Path) -> None:

@@ -27,6 +27,7 @@ from agent_browser_tools.engine.envelope import OutputMode, parse_outcome
 from agent_browser_tools.engine.environment import build_child_env, socket_dir_for
 from agent_browser_tools.engine.runner import run_engine, run_engine_quick
 from agent_browser_tools.launch_options import browser_section, operator_launch_env
+from agent_browser_tools.planning.file_config import describe_access
 from agent_browser_tools.planning.policy import ModelPolicy
 from agent_browser_tools.private_fs import dir_mode, ensure_private_dir
 from agent_browser_tools.settings import Settings, SettingsError, config_paths
@@ -117,6 +118,16 @@ def _policy_check(settings: Settings) -> Check:
     return Check("policy", True, "; ".join(parts), warn=bool(policy.allowed_flags))
 
 
+def _files_check(settings: Settings) -> Check:
+    """Which files tool calls may reach: the roots, or unrestricted (an operator choice)."""
+    try:
+        mode = describe_access(settings, settings.execution_dir or Path.cwd())
+    except SettingsError as exc:
+        return Check("file access", False, str(exc), "fix [files] or the FILE_ROOTS env")
+    unrestricted = mode.startswith("unrestricted")
+    return Check("file access", True, mode, warn=unrestricted)
+
+
 async def _smoke(engine: EngineBinary, settings: Settings) -> Check:
     """Open a local page, read its title, close: the whole path a real call takes."""
     socket_dir = socket_dir_for(settings)
@@ -168,6 +179,7 @@ def run_doctor(settings: Settings | None = None, out: TextIO | None = None) -> i
     checks.append(_state_check(settings))
     checks.append(_config_check(settings))
     checks.append(_policy_check(settings))
+    checks.append(_files_check(settings))
     if os.geteuid() == 0:
         checks.append(
             Check(

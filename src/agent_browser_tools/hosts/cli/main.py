@@ -15,7 +15,11 @@ from typing import Any
 
 from agent_browser_tools.hosts.cli import state as state_cli
 from agent_browser_tools.hosts.cli.doctor import run_doctor
-from agent_browser_tools.hosts.mcp.operator_flags import add_operator_flags, operator_layer
+from agent_browser_tools.hosts.mcp.operator_flags import (
+    add_access_flags,
+    add_operator_flags,
+    operator_layer,
+)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -76,14 +80,7 @@ def _add_serve(sub: Any) -> None:
         "--tools", help="allowlist of tool names, e.g. agent_browser,agent_browser_tools"
     )
     serve.add_argument("--conversation", help="stdio only: conversation id to resume")
-    serve.add_argument(
-        "--shared-session",
-        action="append",
-        default=[],
-        metavar="NAME",
-        help="a browser session every conversation may use by name (repeatable; or config "
-        "[isolation] shared_sessions / env AGENT_BROWSER_TOOLS_SHARED_SESSIONS)",
-    )
+    add_access_flags(serve)
     add_operator_flags(serve)
 
 
@@ -106,6 +103,8 @@ def _serve(args: argparse.Namespace) -> int:
             header_timeout=args.header_timeout,
             body_timeout=args.body_timeout,
             max_connections=args.max_connections,
+            file_roots=tuple(args.file_root),
+            unrestricted_files=args.allow_unrestricted_file_access,
             env=os.environ,
             operator=operator_layer(args),
         )

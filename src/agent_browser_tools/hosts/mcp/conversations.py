@@ -75,6 +75,8 @@ class Conversation:
         self.tools = tools
         self.last_used = time.monotonic()
         self._calls: set[asyncio.Task[ToolResult]] = set()
+        self.roots_synced = False
+        """The client's roots were asked for since they last changed (see `roots`)."""
 
     @property
     def busy(self) -> bool:

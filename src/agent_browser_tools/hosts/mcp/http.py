@@ -212,6 +212,8 @@ async def serve_http(options: ServeOptions, settings: Settings) -> int:
             tools=options.tools,
             shared_server=True,
             shared_sessions=options.shared_sessions,
+            file_roots=options.file_roots,
+            unrestricted_files=options.unrestricted_files,
         )
 
     try:

@@ -49,6 +49,32 @@ def add_operator_flags(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_access_flags(parser: argparse.ArgumentParser) -> None:
+    """Add the file-root and shared-session flags (passed to `BrowserTools` as arguments)."""
+    group = parser.add_argument_group("what the model may reach (operator only)")
+    group.add_argument(
+        "--file-root",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="a directory tool calls may read and write besides the execution dir and the "
+        "client's roots (repeatable; or [files] roots / AGENT_BROWSER_TOOLS_FILE_ROOTS)",
+    )
+    group.add_argument(
+        "--allow-unrestricted-file-access",
+        action="store_true",
+        help="let tool calls reach the whole filesystem (never the server's own state dir)",
+    )
+    group.add_argument(
+        "--shared-session",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="a browser session every conversation may use by name (repeatable; or config "
+        "[isolation] shared_sessions / env AGENT_BROWSER_TOOLS_SHARED_SESSIONS)",
+    )
+
+
 def operator_layer(args: argparse.Namespace) -> dict[str, Any]:
     """The config layer the operator's flags make (`{}` when none were given)."""
     layer: dict[str, dict[str, Any]] = {}

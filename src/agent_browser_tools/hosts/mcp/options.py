@@ -14,8 +14,10 @@ mean). An explicitly empty `--token ""` is refused instead of silently meaning "
 from __future__ import annotations
 
 import ipaddress
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 TOKEN_ENV = "AGENT_BROWSER_TOOLS_HTTP_TOKEN"
@@ -50,6 +52,10 @@ class ServeOptions:
     """`--header-timeout`; None: env, config or default (see `http_limits`)."""
     body_timeout: float | None = None
     max_connections: int | None = None
+    file_roots: tuple[Path, ...] = ()
+    """Operator file roots besides the execution dir and the configured ones."""
+    unrestricted_files: bool = False
+    """`--allow-unrestricted-file-access`: the whole filesystem (never the server's state)."""
 
 
 def is_loopback(host: str) -> bool:
@@ -83,6 +89,8 @@ def resolve_options(
     header_timeout: float | None = None,
     body_timeout: float | None = None,
     max_connections: int | None = None,
+    file_roots: tuple[str, ...] = (),
+    unrestricted_files: bool = False,
     env: Mapping[str, str],
     operator: Mapping[str, Any] | None = None,
 ) -> ServeOptions:
@@ -113,6 +121,8 @@ def resolve_options(
     if port is not None and not 0 <= port <= 65535:
         raise ServeRefused(f"--port must be between 0 and 65535, not {port}.")
     return ServeOptions(
+        file_roots=tuple(_file_root(raw) for raw in file_roots),
+        unrestricted_files=unrestricted_files,
         http=http,
         host=bind,
         port=DEFAULT_PORT if port is None else port,
@@ -144,3 +154,13 @@ def check_token(token: str, bind: str) -> None:
             f"at least {MIN_PUBLIC_TOKEN_CHARS}, because anyone who reaches the port can guess. "
             f"{_HOW}"
         )
+
+
+def _file_root(raw: str) -> Path:
+    """`--file-root DIR` as an absolute path; it must name an existing directory."""
+    path = Path(os.path.abspath(os.path.expanduser(raw)))
+    if not path.is_dir():
+        raise ServeRefused(
+            f"--file-root {raw}: {path} is not a directory; create it or fix the path."
+        )
+    return path

@@ -12,6 +12,8 @@ Contract of `build_server`:
   `notifications/tools/list_changed` on the request's own stream (so it also reaches HTTP
   clients without a standalone GET stream), on 2026-07-28 connections by a
   `ToolsListChanged` event on the `subscriptions/listen` bus (when the host serves one).
+- Before a conversation's first tool call (and the first after the client announces a change)
+  the client's `file://` roots become file roots of the conversation (`roots`).
 - `resources/list` / `resources/read` serve `agent-browser-tools://guidance` and
   `agent-browser-tools://commands`.
 - `instructions` is `playbook.INSTRUCTIONS`; the tools capability advertises `listChanged`.
@@ -36,7 +38,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from agent_browser_tools import __version__, playbook
-from agent_browser_tools.hosts.mcp import convert
+from agent_browser_tools.hosts.mcp import convert, roots
 from agent_browser_tools.hosts.mcp.conversations import (
     Conversation,
     ConversationRegistry,
@@ -110,6 +112,7 @@ class _Handlers:
         self, ctx: Ctx, params: types.CallToolRequestParams
     ) -> types.CallToolResult:
         conversation = self.conversation(ctx)
+        await roots.sync_roots(ctx, conversation)
         result = await conversation.call(
             params.name, params.arguments or {}, _progress_ticker(ctx, params.name)
         )
@@ -127,6 +130,12 @@ class _Handlers:
             await ctx.session.send_notification(
                 types.ToolListChangedNotification(), related_request_id=ctx.request_id
             )
+
+    async def roots_list_changed(self, ctx: Ctx, params: types.NotificationParams) -> None:
+        key = self.key_of(ctx)
+        with contextlib.suppress(ServerClosing):
+            if key is not None:
+                roots.roots_changed(self.registry.get(key))
 
     async def list_resources(
         self, ctx: Ctx, params: types.PaginatedRequestParams | None
@@ -186,6 +195,9 @@ def build_server(
         on_list_resources=handlers.list_resources,
         on_read_resource=handlers.read_resource,
         on_subscriptions_listen=ListenHandler(bus) if bus is not None else None,
+    )
+    server.add_notification_handler(
+        "notifications/roots/list_changed", types.NotificationParams, handlers.roots_list_changed
     )
     if not stateless_era:
         server.add_request_handler("server/discover", types.RequestParams, _refuse_discover)

@@ -53,6 +53,8 @@ async def serve_stdio(options: ServeOptions, settings: Settings) -> int:
             settings=settings,
             tools=options.tools,
             shared_sessions=options.shared_sessions,
+            file_roots=options.file_roots,
+            unrestricted_files=options.unrestricted_files,
         )
 
     registry = ConversationRegistry(factory)

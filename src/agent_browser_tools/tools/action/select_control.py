@@ -51,7 +51,8 @@ async def accessible_select(
     """
     snap_params = _call(base, [*compiled.prefix, "snapshot", "-i"], output=False)
     try:
-        snap_plan = agent_browser.preview_plan(rt, snap_params)
+        # Previewed with the caller's outputPath, so a refused one stops before the snapshot.
+        snap_plan = agent_browser.preview_plan(rt, {**base, **snap_params})
     except (ValidationError, ArgvRejected) as exc:
         return response.rejected(f"{NAME} input rejected: {exc}")
     except PolicyBlocked as exc:

@@ -12,7 +12,9 @@ from typing import Any
 
 from agent_browser_tools.engine.envelope import Envelope, OutputMode
 from agent_browser_tools.engine.runner import RawOutcome
+from agent_browser_tools.planning.file_policy import check_output_path
 from agent_browser_tools.planning.plan import ExecutionPlan
+from agent_browser_tools.planning.policy import PolicyBlocked
 from agent_browser_tools.redaction import redact_argv, redact_text
 from agent_browser_tools.results import response
 from agent_browser_tools.results.bounds import bound_json, bound_visible
@@ -146,10 +148,19 @@ def _save_output(
     """Write `outputPath` for a successful result; a failed write fails the result."""
     if not output_path or not obs.success:
         return None
+    info: dict[str, Any]
     try:
+        # Judged again at write time: the call itself may have changed the filesystem.
+        check_output_path(output_path, rt.file_roots)
         target = resolve_output_path(output_path, rt.cwd)
+    except PolicyBlocked as exc:
+        info = {"status": "failed", "path": output_path, "error": str(exc)}
+        obs.extra["outputFile"] = info
+        obs.success, obs.success_category = False, None
+        obs.failure_category, obs.error = FailureCategory.POLICY_BLOCKED, str(exc)
+        return None
     except ValueError as exc:
-        info: dict[str, Any] = {"status": "failed", "path": output_path, "error": str(exc)}
+        info = {"status": "failed", "path": output_path, "error": str(exc)}
     else:
         artifact_paths = [e["path"] for e in obs.extra.get("artifacts", [])]
         text = rt.secrets.scrub("\n".join(render_prose(obs, plan.path)))

@@ -8,11 +8,13 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
+from dataclasses import replace
 from typing import Any
 
 from pydantic import ValidationError
 
 from agent_browser_tools.planning.argv_rules import ArgvRejected
+from agent_browser_tools.planning.file_policy import confine
 from agent_browser_tools.planning.inputs import AgentBrowserInput, explain_validation_error
 from agent_browser_tools.planning.plan import ExecutionPlan, build_plan
 from agent_browser_tools.planning.policy import PolicyBlocked, check_model_policy, check_timeout
@@ -89,22 +91,31 @@ def plan_request(rt: Runtime, inp: AgentBrowserInput, nonce: str) -> ExecutionPl
     Raises `ArgvRejected` for a broken argv rule, `PolicyBlocked` for what the operator's
     policy does not let the model ask for.
     """
-    plan = build_plan(
-        inp,
-        rt.log.state,
-        rt.settings,
-        root_id=rt.root_id,
-        native_default=native_session_default(rt.settings.env, rt.cwd),
-        nonce=nonce,
-    )
-    check_model_policy(plan.checked, rt.policy)
-    check_session_names(plan.checked)
-    check_timeout(inp.timeoutMs, rt.policy)
     try:
         _ = rt.sockets  # the conversation's socket dir must be private before anything runs
     except PrivateDirError as exc:
         raise ArgvRejected(f"refused before running: {exc}") from None
-    return plan
+    plan = _build(rt, inp, nonce)
+    check_model_policy(plan.checked, rt.policy)
+    check_session_names(plan.checked)
+    check_timeout(inp.timeoutMs, rt.policy)
+    confined = confine(inp, plan.checked, rt.file_roots)
+    if confined is inp:
+        return plan
+    # Relative paths were made absolute for the engine; `details.args` keeps the caller's.
+    return replace(_build(rt, confined, nonce), args=plan.args)
+
+
+def _build(rt: Runtime, inp: AgentBrowserInput, nonce: str) -> ExecutionPlan:
+    # The engine reads only the config file its env names, so the session default does too.
+    return build_plan(
+        inp,
+        rt.log.state,
+        rt.settings,
+        root_id=rt.root_id,
+        native_default=native_session_default(rt.child_env, rt.cwd),
+        nonce=nonce,
+    )
 
 
 def plan_now(rt: Runtime, inp: AgentBrowserInput) -> ExecutionPlan:
@@ -154,6 +165,8 @@ async def planned_under_lock(
                 fresh = plan_request(rt, request.inp, nonce)
             except ArgvRejected as exc:
                 raise Refused(str(exc)) from None
+            except PolicyBlocked as exc:
+                raise Refused(str(exc), exc) from None
             if fresh.session.key == plan.session.key:
                 yield DirectCall(rt, request, fresh)
                 return

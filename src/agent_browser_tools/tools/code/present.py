@@ -11,6 +11,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from agent_browser_tools.planning.file_policy import check_output_path
+from agent_browser_tools.planning.policy import PolicyBlocked
 from agent_browser_tools.results import next_actions as na
 from agent_browser_tools.results import response
 from agent_browser_tools.results.bounds import bound_visible
@@ -51,6 +53,18 @@ def save_output(rt: Runtime, raw: str, obs: Observation, host: CodeCellHost) -> 
             "path": shown,
             "source": "code-result",
             "reason": "the cell produced no data (no emit() and no return value)",
+        }
+    try:
+        # Judged again at write time: the cell's calls may have changed the filesystem.
+        check_output_path(raw, rt.file_roots)
+    except PolicyBlocked as exc:
+        shown = raw[1:] if raw.startswith("@") else raw
+        return {
+            "status": "failed",
+            "path": shown,
+            "source": "code-result",
+            "error": str(exc),
+            "policy": exc.as_details(),
         }
     return write_output(raw, rt.cwd, obs.data, host.artifact_paths)
 

@@ -31,6 +31,8 @@ from __future__ import annotations
 import asyncio
 import time
 
+from agent_browser_tools.planning.file_policy import check_output_path
+from agent_browser_tools.planning.policy import PolicyBlocked
 from agent_browser_tools.redaction import redact_data, redact_text
 from agent_browser_tools.results import response
 from agent_browser_tools.results.categories import FailureCategory
@@ -53,6 +55,11 @@ async def run(rt: Runtime, inp: CodeInput) -> ToolResult:
             f"code is {size} UTF-8 bytes, over the {MAX_CODE_BYTES}-byte limit; shorten it or "
             "split the work across cells."
         )
+    if inp.outputPath is not None:
+        try:
+            check_output_path(inp.outputPath, rt.file_roots)
+        except PolicyBlocked as exc:
+            return response.policy_blocked(str(exc), None, exc.as_details())
     ident = resolve_identity(rt, inp.session, inp.namespace)
     loop = asyncio.get_running_loop()
     started = time.perf_counter()
@@ -126,9 +133,12 @@ def _result(
     if obs.success and inp.outputPath is not None:
         output_file = code_present.save_output(rt, inp.outputPath, obs, host)
         if output_file.get("status") == "failed":
+            blocked = "policy" in output_file
             obs = Observation(
                 success=False,
-                failure_category=FailureCategory.VALIDATION_ERROR,
+                failure_category=(
+                    FailureCategory.POLICY_BLOCKED if blocked else FailureCategory.VALIDATION_ERROR
+                ),
                 error=f"outputPath was not written: {output_file.get('error')}",
             )
     code_present.add_recovery(rt, host, obs)

@@ -35,6 +35,7 @@ def test_doctor_passes_here_with_a_live_smoke(engine_env: EngineEnv, tmp_path: P
     assert "engine" in text and "0.39.4" in text and "(wheel)" in text
     assert "browser" in text and "hromium" in text
     assert "mode 0o700" in text
+    assert f"file access  roots {Path.cwd()}" in text and "never the state dir" in text
     assert "smoke" in text and "read its title" in text
     assert "doctor: all checks passed" in text
 

@@ -105,6 +105,17 @@ def test_option_rules() -> None:
     assert (stdio.conversation, stdio.token) == ("c1", None)
 
 
+def test_file_root_options(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "shared").mkdir()
+    monkeypatch.chdir(tmp_path)
+    options = _resolve(file_roots=("shared", str(tmp_path)), unrestricted_files=True)
+    assert options.file_roots == (tmp_path / "shared", tmp_path)
+    assert options.unrestricted_files is True
+    with pytest.raises(ServeRefused, match="not a directory"):
+        _resolve(file_roots=("missing",))
+    assert _resolve().file_roots == () and _resolve().unrestricted_files is False
+
+
 def test_host_and_origin_allowlists() -> None:
     loopback = security_settings(_resolve())
     assert loopback.enable_dns_rebinding_protection
@@ -245,3 +256,54 @@ async def test_shutdown_interrupts_calls_and_refuses_new_conversations(tmp_path:
         assert events["cancelled"]
         with pytest.raises(MCPError, match="shutting down"):
             await connected.list_tools()
+
+
+# --- client roots ----------------------------------------------------------------------
+
+
+@contextlib.asynccontextmanager
+async def serving_with_roots(
+    tmp_path: Path, roots: list[str], asked: list[int]
+) -> AsyncIterator[tuple[Client, ConversationRegistry]]:
+    """A server whose client declares the roots capability and answers with `roots`."""
+    events: Events = {"started": anyio.Event(), "cancelled": False, "messages": []}
+    registry = ConversationRegistry(lambda key: _tools(tmp_path, events))
+
+    def key_of(ctx: Ctx) -> str:
+        return "one"
+
+    async def list_roots(context: Any) -> types.ListRootsResult:
+        asked.append(1)
+        listed = [types.Root.model_validate({"uri": uri}) for uri in roots]
+        return types.ListRootsResult(roots=listed)
+
+    server = build_server(registry, key_of, stateless_era=True)
+    async with Client(server, mode="legacy", list_roots_callback=list_roots) as connected:
+        yield connected, registry
+    await registry.close_all()
+
+
+async def test_client_roots_become_file_roots_and_follow_changes(tmp_path: Path) -> None:
+    first, second = tmp_path / "first", tmp_path / "second"
+    roots, asked = [first.as_uri()], list[int]()
+    async with serving_with_roots(tmp_path, roots, asked) as (connected, registry):
+        await connected.call_tool("agent_browser", {"seconds": 0})
+        await connected.call_tool("agent_browser", {"seconds": 0})
+        runtime = registry.get("one").tools.runtime
+        assert runtime.client_roots == (first,)
+        assert asked == [1], "asked once per conversation, not per call"
+        roots[:] = [second.as_uri()]
+        with pytest.warns(Warning):  # the SDK marks roots deprecated for the 2026 era
+            await connected.send_roots_list_changed()
+        with anyio.fail_after(5):
+            while runtime.client_roots != (second,):
+                await connected.call_tool("agent_browser", {"seconds": 0})
+        assert first not in runtime.file_roots.all_roots and second in runtime.file_roots.all_roots
+
+
+async def test_a_client_without_roots_keeps_the_execution_dir_only(tmp_path: Path) -> None:
+    async with serving(tmp_path) as (connected, _events, registry):
+        await connected.call_tool("agent_browser", {"seconds": 0})
+        runtime = registry.get("one").tools.runtime
+        assert runtime.client_roots == ()
+        assert runtime.file_roots.all_roots == (tmp_path,)

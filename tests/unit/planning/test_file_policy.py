@@ -1,0 +1,260 @@
+"""The file roots applied to whole calls: which argv slots name files (read from the taxonomy),
+how a refusal reads, and how relative paths are pinned to the execution dir for the engine."""
+
+from __future__ import annotations
+
+import json
+import shlex
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent_browser_tools.planning.argv_rules import check_argv
+from agent_browser_tools.planning.file_access import FileRoots
+from agent_browser_tools.planning.file_policy import check_output_path, confine
+from agent_browser_tools.planning.file_slots import engine_words, row_slots
+from agent_browser_tools.planning.inputs import AgentBrowserInput
+from agent_browser_tools.planning.policy import PolicyBlocked
+from agent_browser_tools.taxonomy import PathUse
+
+R, W, D = PathUse.READ_FILE, PathUse.WRITE_FILE, PathUse.WRITE_DIR
+
+
+@pytest.mark.parametrize(
+    ("argv", "slots"),
+    [
+        (["open", "file:///x"], [("file:///x", None)]),
+        (["goto", "file:///x"], [("file:///x", None)]),
+        (["tab", "new", "file:///x"], [("file:///x", None)]),
+        (["diff", "url", "file:///a", "file:///b"], [("file:///a", None), ("file:///b", None)]),
+        (
+            ["record", "start", "v.webm", "file:///x"],
+            [("v.webm", None), ("file:///x", None), ("v.webm", W)],
+        ),
+        (["open", "-x", "file:///x"], [("-x", None), ("file:///x", None)]),
+        (["record", "restart", "v.webm"], [("v.webm", None), ("v.webm", W)]),
+        (["vitals", "file:///x"], [("file:///x", None)]),
+        (["a11y", "file:///x"], [("file:///x", None)]),
+        (["pushstate", "/next"], [("/next", None)]),
+        (["read", "file:///x"], [("file:///x", None)]),
+        (["auth", "save", "s", "--url", "file:///x"], [("file:///x", None)]),
+        (["auth", "login", "s", "--url", "file:///x"], [("file:///x", None)]),
+        (["upload", "#f", "a.txt", "b.txt"], [("a.txt", R), ("b.txt", R)]),
+        (["state", "load", "s.json"], [("s.json", R)]),
+        (["state", "save", "s.json"], [("s.json", W)]),
+        (["cookies", "set", "--curl", "c.txt"], [("c.txt", R)]),
+        (["webmcp", "invoke", "t", "--params", "@p.json"], [("@p.json", R)]),
+        (["webmcp", "invoke", "t", "--params", '{"a": 1}'], []),
+        (["diff", "snapshot", "--baseline", "b.txt"], [("b.txt", R)]),
+        (["diff", "screenshot", "-b", "b.png", "-o", "d.png"], [("b.png", R), ("d.png", W)]),
+        (["download", "@e1", "f.zip"], [("f.zip", W)]),
+        (["wait", "--download", "f.zip"], [("f.zip", W)]),
+        (["wait", "--download"], []),
+        (["screenshot", "a.png"], [("a.png", W)]),
+        (["screenshot", "#hero"], []),
+        (["screenshot", "#hero", "a.png"], [("a.png", W)]),
+        (["pdf", "a.pdf"], [("a.pdf", W)]),
+        (["network", "har", "stop", "a.har"], [("a.har", W)]),
+        (["trace", "stop", "t.json"], [("t.json", W)]),
+        (["profiler", "stop", "p.json"], [("p.json", W)]),
+        (
+            ["--state", "s.json", "open", "https://a.test"],
+            [("s.json", R), ("https://a.test", None)],
+        ),
+        (["click", "@e1", "--init-script", "i.js"], [("i.js", R)]),
+        (["--download-path", "dl", "get", "url"], [("dl", D)]),
+        (["get", "url", "--screenshot-dir", "shots"], [("shots", D)]),
+    ],
+)
+def test_the_taxonomy_names_every_file_slot(argv: list[str], slots: list[Any]) -> None:
+    got = [(slot.value, slot.use) for slot in row_slots(argv)]
+    assert got == slots
+
+
+@pytest.fixture
+def roots(tmp_path: Path) -> FileRoots:
+    ws = tmp_path / "ws"
+    (ws / ".state").mkdir(parents=True)
+    return FileRoots(cwd=ws, forbidden=(ws / ".state",))
+
+
+def _confine(roots: FileRoots, args: list[str], stdin: str | None = None, **kw: Any) -> Any:
+    inp = AgentBrowserInput(args=args, stdin=stdin, **kw)
+    return confine(inp, check_argv(inp.args, inp.stdin), roots)
+
+
+def _blocked(roots: FileRoots, args: list[str], stdin: str | None = None, **kw: Any) -> Any:
+    with pytest.raises(PolicyBlocked) as caught:
+        _confine(roots, args, stdin, **kw)
+    assert caught.value.rule == "file-root"
+    return caught.value
+
+
+def test_a_refusal_names_the_resolved_path_what_to_do_and_the_operator_setting(
+    roots: FileRoots,
+) -> None:
+    refused = _blocked(roots, ["screenshot", "../x.png"])
+    outside = roots.cwd.parent / "x.png"
+    assert refused.subject == str(outside)
+    assert refused.allow_with == f"--file-root {roots.cwd.parent}"
+    text = str(refused)
+    assert f"resolves to {outside}" in text and "outside the workspace roots" in text
+    assert "`screenshot ./x.png`" in text and "serve --file-root" in text
+
+
+def test_the_state_dir_refusal_offers_no_operator_setting(roots: FileRoots) -> None:
+    refused = _blocked(roots, ["upload", "#f", ".state/journal.sqlite"])
+    assert refused.allow_with is None
+    assert "never reachable" in str(refused) and "not even with unrestricted" in str(refused)
+
+
+def test_file_urls_in_any_spelling(roots: FileRoots) -> None:
+    for url in ("file:///etc/passwd", "FILE:/etc/passwd", "view-source:file:///etc/passwd"):
+        refused = _blocked(roots, ["open", url])
+        assert refused.subject == "/etc/passwd", url
+        assert "Open a page inside the workspace" in str(refused)
+    page = roots.cwd / "page.html"
+    assert _confine(roots, ["open", page.as_uri()]).args == ["open", page.as_uri()]
+    assert _blocked(roots, ["open", "file://host/x"]).subject == "file://host/x"
+    assert "javascript" in str(_blocked(roots, ["record", "start", "v.webm", "javascript:1"]))
+    recording = _confine(roots, ["record", "start", "v.webm", "https://a.test"])
+    assert recording.args == ["record", "start", str(roots.cwd / "v.webm"), "https://a.test"]
+
+
+def test_relative_paths_are_pinned_to_the_execution_dir(roots: FileRoots) -> None:
+    ws = roots.cwd
+    fixed = _confine(roots, ["--screenshot-dir", "shots", "screenshot", "#hero", "a.png"])
+    assert fixed.args == [
+        "--screenshot-dir",
+        str(ws / "shots"),
+        "screenshot",
+        "#hero",
+        str(ws / "a.png"),
+    ]
+    unchanged = AgentBrowserInput(args=["screenshot", str(ws / "a.png")])
+    assert confine(unchanged, check_argv(unchanged.args, None), roots) is unchanged
+
+
+def test_the_path_token_is_found_even_when_another_token_has_its_text(roots: FileRoots) -> None:
+    (roots.cwd / "shot.png").write_text("x")
+    fixed = _confine(roots, ["upload", "shot.png", "shot.png"])
+    assert fixed.args == ["upload", "shot.png", str(roots.cwd / "shot.png")]
+    at_file = _confine(roots, ["webmcp", "invoke", "t", "--params", "@p.json"])
+    assert at_file.args[-1] == "@p.json"  # missing read source: left as written
+    (roots.cwd / "p.json").write_text("{}")
+    at_file = _confine(roots, ["webmcp", "invoke", "t", "--params", "@p.json"])
+    assert at_file.args[-1] == f"@{roots.cwd / 'p.json'}"
+
+
+def test_batch_rows_from_stdin_are_judged_and_pinned(roots: FileRoots) -> None:
+    rows = [["open", "https://a.test"], ["screenshot", "shots/a.png"], ["pdf", "/tmp/x.pdf"]]
+    refused = _blocked(roots, ["batch", "--bail"], json.dumps(rows))
+    assert str(refused).startswith("batch row 3: `pdf` pdf path '/tmp/x.pdf'")
+    fixed = _confine(roots, ["batch"], json.dumps(rows[:2]))
+    assert json.loads(fixed.stdin)[1] == ["screenshot", str(roots.cwd / "shots/a.png")]
+    assert fixed.args == ["batch"]
+
+
+def test_batch_rows_from_args_are_judged_and_pinned(roots: FileRoots) -> None:
+    refused = _blocked(roots, ["batch", "get url", "upload #f '/etc/shadow'"])
+    assert str(refused).startswith("batch row 2: ")
+    fixed = _confine(roots, ["batch", "get 'url'", "screenshot 'my shot.png'"])
+    assert fixed.args[1] == "get 'url'"  # untouched rows keep the caller's quoting
+    assert shlex.split(fixed.args[2]) == ["screenshot", str(roots.cwd / "my shot.png")]
+
+
+def test_stdin_rows_beside_argument_rows_are_still_judged(roots: FileRoots) -> None:
+    refused = _blocked(roots, ["batch", "get url"], json.dumps([["open", "file:///etc/passwd"]]))
+    assert str(refused).startswith("batch stdin row 1: ")
+
+
+def test_global_flags_inside_batch_rows_are_judged(roots: FileRoots) -> None:
+    rows = [["--state", "/etc/passwd", "get", "url"]]
+    assert _blocked(roots, ["batch"], json.dumps(rows)).subject == "/etc/passwd"
+
+
+def test_output_path(roots: FileRoots) -> None:
+    assert check_output_path("@logs/out.json", roots) == roots.cwd / "logs/out.json"
+    refused = _blocked(roots, ["get", "url"], outputPath="/tmp/out.json")
+    assert refused.subject == "/tmp/out.json" and "outputPath" in str(refused)
+    escaped = _blocked(roots, ["get", "url"], outputPath="@../x.json")
+    assert escaped.subject == str(roots.cwd.parent / "x.json")
+    for name in ("agent-browser.json", "sub/.agent-browser-tools.toml"):
+        assert "reconfigures" in str(_blocked(roots, ["get", "url"], outputPath=name))
+
+
+def test_help_and_version_keep_their_exact_argv_but_are_judged(roots: FileRoots) -> None:
+    assert _confine(roots, ["--version"]).args == ["--version"]
+    assert _confine(roots, ["screenshot", "a.png", "--help"]).args == [
+        "screenshot",
+        "a.png",
+        "--help",
+    ]
+    assert _blocked(roots, ["open", "file:///etc/passwd", "--help"]).subject == "/etc/passwd"
+
+
+@pytest.mark.parametrize(
+    ("row", "words"),
+    [
+        ("get url", ("get", "url")),
+        ("get\turl", ("get\turl",)),
+        ('get "ur\\l"', ("get", "url")),
+        ("get 'url'''", ("get", "url")),
+        ("download @e1 '' x", ("download", "@e1", "x")),
+        ("a' 'b  c", ("a b", "c")),
+        ("trailing\\", ("trailing",)),
+    ],
+)
+def test_argument_rows_are_split_as_the_engine_splits_them(
+    row: str, words: tuple[str, ...]
+) -> None:
+    """Checked against engine 0.39.4: a tab is no separator, `"ur\\l"` is `url`."""
+    assert engine_words(row) == words
+
+
+def test_rows_the_engine_splits_differently_cannot_smuggle_a_path(roots: FileRoots) -> None:
+    """`shlex` would see an inside path where the engine sees an outside one."""
+    empty_word = _blocked(roots, ["batch", "download @e1 '' /tmp/evil"])
+    assert empty_word.subject == "/tmp/evil"
+    tab = _blocked(roots, ["batch", "download @e1 x.zip\t/../../../../../../tmp/evil"])
+    assert tab.subject.endswith("/tmp/evil")
+    unpinned = _blocked(roots, ["batch", "pdf 'a b.pdf' ''"])
+    assert "splits differently" in str(unpinned)
+
+
+@pytest.mark.parametrize(
+    ("argv", "paths"),
+    [
+        # The engine takes positions; a flag-like token is a position too.
+        (["upload", "@e1", "-x", "/etc/passwd"], ["-x", "/etc/passwd"]),
+        (["download", "@e1", "-/x.zip"], ["-/x.zip"]),
+        (["pdf", "--nope"], ["--nope"]),
+        # screenshot: the second positional is the path; later ones are judged as well.
+        (["screenshot", "#a", "/tmp/evil.png", "ok.png"], ["/tmp/evil.png", "ok.png"]),
+        (["screenshot", "--full", "x.png"], ["x.png"]),
+        (["diff", "screenshot", "-b", "b.png", "-o", "/tmp/d.png"], ["b.png", "/tmp/d.png"]),
+    ],
+)
+def test_slots_sit_where_the_engine_reads_them(argv: list[str], paths: list[str]) -> None:
+    assert [slot.value for slot in row_slots(argv)] == paths
+
+
+def test_a_batch_row_keeps_its_global_looking_tokens_in_place() -> None:
+    """In a row the engine strips no global flag: `upload @e1 --session /etc/passwd` uploads
+    a file named `--session` and /etc/passwd."""
+    row = ["upload", "@e1", "--session", "/etc/passwd"]
+    assert [slot.value for slot in row_slots(row)] == []  # top level: --session is a flag
+    assert [slot.value for slot in row_slots(row, batch_row=True)] == ["--session", "/etc/passwd"]
+    assert [s.value for s in row_slots(["pdf", "--state", "s.json"], batch_row=True)] == [
+        "s.json",
+        "--state",
+    ]
+
+
+def test_flag_like_positions_and_global_looking_row_tokens_are_judged(roots: FileRoots) -> None:
+    assert _blocked(roots, ["upload", "@e1", "-x", "/etc/passwd"]).subject == "/etc/passwd"
+    rows = [["upload", "@e1", "--session", "/etc/passwd"]]
+    assert _blocked(roots, ["batch"], json.dumps(rows)).subject == "/etc/passwd"
+    shot = _blocked(roots, ["screenshot", "#a", "/tmp/evil.png", "ok.png"])
+    assert shot.subject == "/tmp/evil.png"
