@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
+from dataclasses import replace
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, Literal
@@ -80,7 +81,8 @@ class BrowserTools:
         log = ConversationLog(self.journal)
         policy = ModelPolicy.from_settings(self.settings, isolated_conversations=shared_server)
         access = FileAccess.from_settings(self.settings)
-        access = FileAccess(
+        access = replace(
+            access,
             roots=(*access.roots, *file_roots),
             unrestricted=access.unrestricted or unrestricted_files,
         )

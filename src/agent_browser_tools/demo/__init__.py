@@ -16,6 +16,7 @@ from typing import Any
 
 from agent_browser_tools.api import BrowserTools
 from agent_browser_tools.results.tool_result import ToolResult
+from agent_browser_tools.settings import Settings
 
 PAGE = Path(__file__).with_name("page.html")
 
@@ -44,7 +45,10 @@ async def run_demo() -> int:
     page = out_dir / PAGE.name
     shutil.copyfile(PAGE, page)
     failures = 0
-    async with BrowserTools(conversation_id="demo", cwd=out_dir) as tools:
+    # The bundled page is ours, so this conversation may open it as a file:// page; a
+    # model's conversation may not unless the operator allows file pages.
+    settings = Settings.load(cwd=out_dir).with_layer("demo", {"files": {"allow_file_pages": True}})
+    async with BrowserTools(conversation_id="demo", cwd=out_dir, settings=settings) as tools:
 
         async def step(params: dict[str, Any]) -> ToolResult:
             nonlocal failures

@@ -70,6 +70,8 @@ class FileRoots:
     """Never reachable, whatever the roots (dirs or files), absolute."""
     unrestricted: bool = False
     """The operator allowed the whole filesystem (still not `forbidden`)."""
+    file_pages: bool = False
+    """The operator allowed `file://` pages that can show other files (markup, listings)."""
 
     @property
     def all_roots(self) -> tuple[Path, ...]:

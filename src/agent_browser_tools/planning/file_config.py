@@ -26,6 +26,9 @@ FILE_ROOT_OPTION = "--file-root"
 UNRESTRICTED_OPTION = "--allow-unrestricted-file-access"
 ROOTS_KEY = "[files] roots"
 UNRESTRICTED_KEY = "[files] allow_unrestricted"
+FILE_PAGES_ENV = ENV_PREFIX + "ALLOW_FILE_PAGES"
+FILE_PAGES_OPTION = "--allow-file-pages"
+FILE_PAGES_KEY = "[files] allow_file_pages"
 ENGINE_USER_DIR = ".agent-browser"
 """The engine's per-user dir under HOME: sessions, auth vault, saved states, its config."""
 
@@ -39,6 +42,7 @@ class FileAccess:
 
     roots: tuple[Path, ...] = ()
     unrestricted: bool = False
+    file_pages: bool = False
 
     @classmethod
     def from_settings(cls, settings: Settings) -> FileAccess:
@@ -50,7 +54,11 @@ class FileAccess:
         raw += [part for part in settings.env.get(FILE_ROOTS_ENV, "").split(os.pathsep) if part]
         base = settings.execution_dir or Path.cwd()
         roots = tuple(_absolute(part, base) for part in raw)
-        return cls(roots=roots, unrestricted=_unrestricted(settings, section))
+        return cls(
+            roots=roots,
+            unrestricted=_switch(settings, section, UNRESTRICTED_ENV, "allow_unrestricted"),
+            file_pages=_switch(settings, section, FILE_PAGES_ENV, "allow_file_pages"),
+        )
 
 
 def _string_list(value: Any) -> Sequence[str]:
@@ -66,17 +74,18 @@ def _absolute(raw: str, base: Path) -> Path:
     return path if path.is_absolute() else base / path
 
 
-def _unrestricted(settings: Settings, section: Mapping[str, Any]) -> bool:
-    raw = settings.env.get(UNRESTRICTED_ENV)
+def _switch(settings: Settings, section: Mapping[str, Any], env_name: str, key: str) -> bool:
+    """An operator on/off setting: the env variable wins over the `[files]` key."""
+    raw = settings.env.get(env_name)
     if raw is not None:
         if raw.strip().lower() in _TRUE:
             return True
         if raw.strip().lower() in _FALSE:
             return False
-        raise SettingsError(f"{UNRESTRICTED_ENV}={raw!r} must be 1 or 0; fix or unset it.")
-    value = section.get("allow_unrestricted", False)
+        raise SettingsError(f"{env_name}={raw!r} must be 1 or 0; fix or unset it.")
+    value = section.get(key, False)
     if not isinstance(value, bool):
-        raise SettingsError(f"config {UNRESTRICTED_KEY} must be true or false; fix it.")
+        raise SettingsError(f"config [files] {key} must be true or false; fix it.")
     return value
 
 
@@ -113,6 +122,7 @@ def file_roots(
         roots=(*client_roots, *access.roots),
         forbidden=forbidden_places(settings, cwd, socket_dir),
         unrestricted=access.unrestricted,
+        file_pages=access.file_pages,
     )
 
 
@@ -121,6 +131,8 @@ def describe_access(settings: Settings, cwd: Path) -> str:
     access = FileAccess.from_settings(settings)
     roots = file_roots(settings, access, cwd=cwd)
     never = f"never the state dir {settings.state_dir} or the engine's own dirs"
+    if access.file_pages:
+        never += f"; file:// pages that can show other files allowed ({FILE_PAGES_OPTION})"
     if roots.unrestricted:
         return f"unrestricted: the whole filesystem ({UNRESTRICTED_OPTION}); {never}"
     return f"roots {roots.describe()} plus the MCP client's roots; {never}"

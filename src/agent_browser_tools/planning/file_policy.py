@@ -23,6 +23,8 @@ from agent_browser_tools import taxonomy
 from agent_browser_tools.planning.argv_rules import CheckedArgv
 from agent_browser_tools.planning.file_access import FileRoots, PathRefused, judge_path
 from agent_browser_tools.planning.file_config import (
+    FILE_PAGES_KEY,
+    FILE_PAGES_OPTION,
     FILE_ROOT_OPTION,
     FILE_ROOTS_ENV,
     ROOTS_KEY,
@@ -183,9 +185,36 @@ def _judge_url(slot: PathSlot, where: str, roots: FileRoots) -> None:
     if local is None:
         return
     try:
-        judge_path(local, PathUse.READ_FILE, roots, listing=True)
+        judged = judge_path(local, PathUse.READ_FILE, roots, listing=True)
     except PathRefused as refused:
         raise blocked(where, slot, refused, roots) from None
+    if not roots.file_pages and shows_other_files(judged):
+        raise PolicyBlocked(
+            f"{where}{slot.label} {slot.value!r} is a local page that can show other local "
+            "files (a markup page can frame or link any file, a folder listing links its "
+            "parent), so file:// pages are off on this server. Serve it over http(s), or read "
+            "its text with a file the page does not render; the operator allows file pages "
+            f"with `serve {FILE_PAGES_OPTION}` ({FILE_PAGES_KEY}).",
+            rule="file-page",
+            subject=str(judged),
+            allow_with=FILE_PAGES_OPTION,
+        )
+
+
+INERT_SUFFIXES = frozenset(
+    {".txt", ".log", ".csv", ".tsv", ".json", ".md", ".png", ".jpg", ".jpeg", ".gif", ".webp",
+     ".bmp", ".ico", ".avif", ".pdf", ".mp3", ".wav", ".ogg", ".mp4", ".webm"}
+)  # fmt: skip
+"""File types Chromium shows without markup that could load or link another local file."""
+
+
+def shows_other_files(path: Path) -> bool:
+    """Whether a `file://` view of `path` can show other local files: a folder listing (its
+    parent link), or anything rendered as a document (HTML, SVG, XML, unknown types, which
+    Chromium may sniff as HTML). Reads only the file's type, never its content."""
+    if path.is_dir():
+        return True
+    return path.suffix.lower() not in INERT_SUFFIXES
 
 
 def check_output_path(raw: str, roots: FileRoots) -> Path:

@@ -114,7 +114,7 @@ def test_file_urls_in_any_spelling(roots: FileRoots) -> None:
         refused = _blocked(roots, ["open", url])
         assert refused.subject == "/etc/passwd", url
         assert "Open a page inside the workspace" in str(refused)
-    page = roots.cwd / "page.html"
+    page = roots.cwd / "notes.txt"
     assert _confine(roots, ["open", page.as_uri()]).args == ["open", page.as_uri()]
     assert _blocked(roots, ["open", "file://host/x"]).subject == "file://host/x"
     assert "javascript" in str(_blocked(roots, ["record", "start", "v.webm", "javascript:1"]))

@@ -17,6 +17,7 @@ from agent_browser_tools.hosts.cli import state as state_cli
 from agent_browser_tools.hosts.cli.doctor import run_doctor
 from agent_browser_tools.hosts.mcp.operator_flags import (
     add_access_flags,
+    add_file_page_flag,
     add_operator_flags,
     operator_layer,
 )
@@ -81,6 +82,7 @@ def _add_serve(sub: Any) -> None:
     )
     serve.add_argument("--conversation", help="stdio only: conversation id to resume")
     add_access_flags(serve)
+    add_file_page_flag(serve)
     add_operator_flags(serve)
 
 

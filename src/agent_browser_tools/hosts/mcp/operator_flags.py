@@ -75,6 +75,17 @@ def add_access_flags(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_file_page_flag(parser: argparse.ArgumentParser) -> None:
+    """`--allow-file-pages` becomes `[files] allow_file_pages` in the flags layer."""
+    parser.add_argument(
+        "--allow-file-pages",
+        dest="files_allow_file_pages",
+        action="store_true",
+        help="let the model open file:// pages that can show other local files (HTML, "
+        "folders) inside the roots; off by default because such a page can frame any file",
+    )
+
+
 def operator_layer(args: argparse.Namespace) -> dict[str, Any]:
     """The config layer the operator's flags make (`{}` when none were given)."""
     layer: dict[str, dict[str, Any]] = {}
@@ -82,6 +93,6 @@ def operator_layer(args: argparse.Namespace) -> dict[str, Any]:
         if value is None or value is False or value == []:
             continue
         section, _, key = name.partition("_")
-        if section in ("browser", "policy") and key:
+        if section in ("browser", "policy", "files") and key:
             layer.setdefault(section, {})[key] = value
     return layer

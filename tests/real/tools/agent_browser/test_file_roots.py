@@ -2,7 +2,9 @@
 reach, and the workspace itself keeps working.
 
 The `browser_tools` conversation runs in `tmp_path` (its execution dir, the only root) with its
-state dir at `tmp_path/state`, so "the state dir inside a root" is the normal case here.
+state dir at `tmp_path/state`, so "the state dir inside a root" is the normal case here. It
+allows file:// pages (the operator's `--allow-file-pages`), because most checks here need an
+HTML page in the workspace; `test_file_pages_are_off_by_default` covers the default.
 """
 
 from __future__ import annotations
@@ -11,15 +13,18 @@ import json
 import os
 import subprocess
 import uuid
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+import pytest_asyncio
 
 from agent_browser_tools.api import BrowserTools
 from agent_browser_tools.results.tool_result import ToolResult
 from tests.support.fixture_server import FixtureServer
-from tests.support.tools import ab
+from tests.support.real_engine import EngineEnv
+from tests.support.tools import ab, tools_settings
 
 pytestmark = pytest.mark.real_engine
 
@@ -43,6 +48,41 @@ def _page(root: Path, name: str, body: str) -> Path:
     page = root / name
     page.write_text(f"<!doctype html><title>{name}</title><body>{body}</body>")
     return page
+
+
+@pytest_asyncio.fixture
+async def browser_tools(engine_env: EngineEnv, tmp_path: Path) -> AsyncIterator[BrowserTools]:
+    """A conversation whose operator allows file:// pages inside the roots."""
+    settings = tools_settings(
+        engine_env, tmp_path / "state", AGENT_BROWSER_TOOLS_ALLOW_FILE_PAGES="1"
+    )
+    tools = BrowserTools(settings=settings, cwd=tmp_path)
+    try:
+        yield tools
+    finally:
+        await tools.aclose()
+
+
+async def test_file_pages_are_off_by_default(engine_env: EngineEnv, tmp_path: Path) -> None:
+    """A markup page or a folder in the workspace could frame or link any local file, so
+    only inert files open as file:// pages unless the operator allows file pages."""
+    evil = _page(tmp_path, "evil.html", '<iframe src="file:///etc/passwd"></iframe>')
+    notes = tmp_path / "notes.txt"
+    notes.write_text("plain workspace notes")
+    tools = BrowserTools(settings=tools_settings(engine_env, tmp_path / "state"), cwd=tmp_path)
+    try:
+        for target in (evil, tmp_path):
+            refused = await ab(tools, "open", target.as_uri())
+            assert refused.details["failureCategory"] == "policy-blocked", refused.text
+            assert refused.details["policy"]["rule"] == "file-page"
+            assert refused.details["policy"]["allowWith"] == "--allow-file-pages"
+            assert PASSWD_MARK not in refused.text
+        opened = await ab(tools, "open", notes.as_uri())
+        assert not opened.is_error, opened.text
+        text = await ab(tools, "get", "text", "body")
+        assert "plain workspace notes" in text.text
+    finally:
+        await tools.aclose()
 
 
 async def _url(tools: BrowserTools) -> str:
@@ -97,9 +137,9 @@ async def test_uploads_come_only_from_the_workspace(
     # The engine takes every position as a file, flag-like or not, and strips no global
     # flag inside a batch row: both uploaded /etc/passwd before the slots followed it.
     _blocked(await ab(browser_tools, "upload", "#f", "-x", "/etc/passwd"), "/etc/passwd")
-    row = json.dumps([["upload", "#f", "--session", "/etc/passwd"]])
+    row = json.dumps([["upload", "#f", "--namespace", "/etc/passwd"]])
     _blocked(await ab(browser_tools, "batch", stdin=row), "/etc/passwd")
-    _blocked(await ab(browser_tools, "batch", "upload #f --session /etc/passwd"), "/etc/passwd")
+    _blocked(await ab(browser_tools, "batch", "upload #f --namespace /etc/passwd"), "/etc/passwd")
     ok = await ab(browser_tools, "upload", "#f", "files/a.txt")
     assert not ok.is_error, ok.text
     names = await ab(
