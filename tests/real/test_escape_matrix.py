@@ -137,13 +137,61 @@ CELL: tuple[Attempt, ...] = (
             "policy-blocked", "connect"),
 )  # fmt: skip
 
-ATTEMPTS = LAUNCH + CELL
+ETC = "/etc/passwd"
+
+FILES: tuple[Attempt, ...] = (
+    Attempt("file-url", "agent_browser", _ab("open", "file://" + ETC), "policy-blocked", ETC),
+    Attempt("file-url-case", "agent_browser", _ab("open", "FILE:" + ETC), "policy-blocked", ETC),
+    Attempt("view-source", "agent_browser", _ab("open", "view-source:file://" + ETC),
+            "policy-blocked", ETC),
+    Attempt("file-url-dotdot", "agent_browser",
+            _ab("open", "file://{ctx.workspace}/%2e%2e/%2e%2e/%2e%2e/%2e%2e/%2e%2e/etc/passwd"),
+            "policy-blocked", ETC),
+    Attempt("tab-new-file", "agent_browser", _ab("tab", "new", "file://" + ETC),
+            "policy-blocked", ETC),
+    Attempt("state-dir-url", "agent_browser", _ab("open", "file://{ctx.state_dir}/"),
+            "policy-blocked", "state"),
+    Attempt("symlink-url", "agent_browser", _ab("open", "file://{ctx.workspace}/etc-link/passwd"),
+            "policy-blocked", ETC),
+    Attempt("html-page-in-root", "agent_browser", _ab("open", "file://{ctx.workspace}/evil.html"),
+            "policy-blocked", "file pages"),
+    Attempt("upload-outside", "agent_browser", _ab("upload", "#f", ETC), "policy-blocked", ETC),
+    Attempt("upload-state-dir", "agent_browser", _ab("upload", "#f", "{ctx.state_dir}/x"),
+            "policy-blocked", "state"),
+    Attempt("state-load-outside", "agent_browser", _ab("state", "load", ETC),
+            "policy-blocked", ETC),
+    Attempt("screenshot-outside", "agent_browser", _ab("screenshot", "/tmp/abt-escape.png"),
+            "policy-blocked", "/tmp/abt-escape.png"),
+    Attempt("screenshot-dotdot", "agent_browser", _ab("screenshot", "../../escape.png"),
+            "policy-blocked", "escape.png"),
+    Attempt("pdf-outside", "agent_browser", _ab("pdf", "/tmp/abt-escape.pdf"),
+            "policy-blocked", "/tmp/abt-escape.pdf"),
+    Attempt("har-outside", "agent_browser", _ab("network", "har", "stop", "/tmp/abt-escape.har"),
+            "policy-blocked", "/tmp/abt-escape.har"),
+    Attempt("state-save-outside", "agent_browser", _ab("state", "save", "/tmp/abt-state.json"),
+            "policy-blocked", "/tmp/abt-state.json"),
+    Attempt("download-dir-outside", "agent_browser",
+            _ab("--download-path", "/tmp", "open", "about:blank"), "policy-blocked", "/tmp"),
+    Attempt("output-path-outside", "agent_browser",
+            _ab("get", "url", outputPath="/tmp/abt-escape.json"),
+            "policy-blocked", "/tmp/abt-escape.json"),
+    Attempt("engine-config-write", "agent_browser", _ab("screenshot", "./agent-browser.json"),
+            "policy-blocked", "agent-browser.json"),
+    Attempt("batch-row-file-url", "agent_browser",
+            _batch(["get", "url"], ["open", "file://" + ETC]), "policy-blocked", ETC),
+    Attempt("cell-file-url", "agent_browser_code", _cell('["open", "file:///etc/passwd"]'),
+            "policy-blocked", ETC),
+)  # fmt: skip
+
+ATTEMPTS = LAUNCH + CELL + FILES
 
 
 @pytest.fixture
 def ctx(tmp_path: Path, fixture_site: FixtureServer) -> Ctx:
     workspace = tmp_path / "workspace"
     workspace.mkdir()
+    (workspace / "etc-link").symlink_to("/etc")
+    (workspace / "evil.html").write_text('<iframe src="file:///etc/passwd"></iframe>')
     return Ctx(workspace=workspace, state_dir=tmp_path / "state", site=fixture_site)
 
 
@@ -164,7 +212,7 @@ def _verdict(attempt: Attempt, result: ToolResult) -> tuple[str | None, str]:
 
 def test_matrix_is_large_enough() -> None:
     assert len({a.id for a in ATTEMPTS}) == len(ATTEMPTS)
-    assert len(ATTEMPTS) >= 20
+    assert len(ATTEMPTS) >= 40
 
 
 @pytest.mark.parametrize("attempt", ATTEMPTS, ids=lambda a: a.id)
@@ -178,6 +226,9 @@ async def test_attempt_is_refused(attempt: Attempt, engine_env: EngineEnv, ctx: 
     finally:
         await tools.aclose()
     assert not ctx.marker.exists(), "a host command ran"
+    assert "root:x:0:0" not in result.text + json.dumps(result.details, default=str)
+    for escaped in ("/tmp/abt-escape.png", "/tmp/abt-escape.pdf", "/tmp/abt-escape.har"):
+        assert not Path(escaped).exists()
 
 
 async def test_operator_launch_settings_and_model_flags_still_work(
@@ -219,3 +270,43 @@ async def test_operator_launch_settings_and_model_flags_still_work(
         assert "ModelBot/2" in agent.text, agent.text
     finally:
         await tools.aclose()
+
+
+SECRET_READS: tuple[tuple[str, dict[str, Any]], ...] = (
+    ("get-value-selector", {"args": ["get", "value", "#code"]}),
+    ("eval-value", {"args": ["eval", "document.querySelector('#code').value"]}),
+    ("batch-get-value", {"args": ["batch"], "stdin": json.dumps([["get", "value", "#code"]])}),
+    ("get-value-operator-secret", {"args": ["get", "value", "#note"]}),
+    ("eval-operator-secret", {"args": ["eval", "document.querySelector('#note').value"]}),
+    ("get-html-form", {"args": ["eval", "JSON.stringify([...document.forms[0]].map(e=>e.value))"]}),
+)
+"""Reads that would show a typed password or an operator secret; each must come back redacted."""
+
+
+async def test_secret_reads_are_redacted(engine_env: EngineEnv, ctx: Ctx) -> None:
+    typed = "Hunter2-typed-secret"
+    operator = "Op3rator-secret-value"
+    secrets_file = ctx.workspace.parent / "secrets.env"
+    secrets_file.write_text(f"NOTE_PW={operator}\n")
+    tools = await _tools(engine_env, ctx, AGENT_BROWSER_TOOLS_SECRETS_FILE=str(secrets_file))
+    try:
+        await tools.call("agent_browser", {"args": ["open", ctx.site.url("/login.html")]})
+        filled = await tools.call("agent_browser", {"args": ["fill", "#code", typed]})
+        assert not filled.is_error, filled.text
+        note = await tools.call("agent_browser", {"args": ["fill", "#note", "{{secret:NOTE_PW}}"]})
+        assert not note.is_error, note.text
+        seen = [filled, note]
+        for name, params in SECRET_READS:
+            result = await tools.call("agent_browser", params)
+            seen.append(result)
+            body = result.text + json.dumps(result.details, default=str)
+            assert typed not in body and operator not in body, name
+        assert len(SECRET_READS) + len(ATTEMPTS) >= 45
+        placeholders = " ".join(r.text for r in seen)
+        assert "redacted" in placeholders and "{{secret:NOTE_PW}}" in placeholders
+    finally:
+        await tools.aclose()
+    for path in ctx.state_dir.rglob("*"):
+        if path.is_file():
+            raw = path.read_bytes()
+            assert typed.encode() not in raw and operator.encode() not in raw, path
