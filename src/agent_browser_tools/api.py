@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from dataclasses import replace
 from collections.abc import Iterable, Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Literal
 
