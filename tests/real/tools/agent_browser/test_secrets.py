@@ -183,8 +183,9 @@ async def test_har_files_are_scrubbed_on_disk(
     )
     await _ok(browser_tools, "open", authed)
     stopped = await _ok(browser_tools, "network", "har", "stop", "net.har")
+    # The path is the one the engine was given: relative paths are pinned to the workspace.
     assert stopped.details["scrubbedFiles"] == [
-        {"path": "net.har", "kind": "har", "status": "scrubbed"}
+        {"path": str(tmp_path / "net.har"), "kind": "har", "status": "scrubbed"}
     ]
     har = (tmp_path / "net.har").read_text(encoding="utf-8")
     for leak in (bearer, url_token, basic):
@@ -241,7 +242,8 @@ async def test_trace_and_profile_files_lose_url_tokens(
         await _ok(browser_tools, "open", fixture_site.url(f"login.html?token={token}"))
         stopped = await _ok(browser_tools, *stop, name)
         (outcome,) = stopped.details["scrubbedFiles"]
-        assert outcome["path"] == name and outcome["status"] == "scrubbed", outcome
+        assert outcome["path"] == str(tmp_path / name), outcome
+        assert outcome["status"] == "scrubbed", outcome
         text = (tmp_path / name).read_text(encoding="utf-8")
         assert token not in text and f"token={REDACTED}" in text
         json.loads(text)  # still a JSON document
