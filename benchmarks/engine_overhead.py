@@ -10,7 +10,9 @@ managed session, then, interleaved so drift hits every variant alike, this measu
   (d) `agent_browser` `click` on a same-page button ref (its navigation-summary probe
       included) against a bare engine `click` of the same ref;
   (e) the ref identity check alone: the bare engine `snapshot -i` it re-reads, and how many
-      engine calls one ref `click` makes through the wrapper (action + re-read + probe).
+      engine calls one ref `click` makes through the wrapper (action + re-read + probe);
+  (f) the security checks: `fill` by ref (its credential-field read) and `eval` (the page
+      check before page script), each against the bare engine and with its engine call count.
 
 Every child gets the conversation's own engine environment (the engine treats launch settings
 as part of a daemon's identity, so a different env could relaunch the browser), and argv is
@@ -162,6 +164,9 @@ async def run(iterations: int, warmup: int, root: Path) -> None:
             {"bare": bare_click, "tool": tool_click, "reread": bare_reread}, iterations, warmup
         )
         calls = await engine_calls(tools, ["click", ref])
+        guard_times, guard_calls = await _guarded_calls(
+            tools, binary, env, refs, iterations, warmup
+        )
     finally:
         await _close_all(tools, root)
         server.close()
@@ -198,6 +203,41 @@ async def run(iterations: int, warmup: int, root: Path) -> None:
         f"identity check: +1 engine call (snapshot -i, {reread:.2f} ms median bare); "
         f"one ref click makes {calls} engine calls (action, re-read, probe)"
     )
+    for name in ("fill", "eval"):
+        times = guard_times[name]
+        diff = statistics.median(times["tool"]) - statistics.median(times["bare"])
+        print(
+            f"{name} overhead incl. the security checks: {diff:.2f} ms median "
+            f"({guard_calls[name]} engine calls through the wrapper)"
+        )
+
+
+async def _guarded_calls(
+    tools: BrowserTools,
+    binary: str,
+    env: dict[str, str],
+    refs: dict[str, Any],
+    iterations: int,
+    warmup: int,
+) -> tuple[dict[str, dict[str, list[float]]], dict[str, int]]:
+    """`fill` (credential-field read) and `eval` (page check before page script) through the
+    wrapper against the bare engine running the same effective argv."""
+    field = next(f"@{r}" for r, info in refs.items() if info.get("role") == "textbox")
+    commands = {"fill": ["fill", field, "Ada"], "eval": ["eval", "1 + 1"]}
+    times: dict[str, dict[str, list[float]]] = {}
+    calls: dict[str, int] = {}
+    for name, args in commands.items():
+        argv = list((await tool_call(tools, args))["effectiveArgs"])
+
+        async def bare(argv: list[str] = argv) -> None:
+            await bare_engine(binary, argv, env)
+
+        async def tool(args: list[str] = args) -> None:
+            await tool_call(tools, args)
+
+        times[name] = await measure({"bare": bare, "tool": tool}, iterations, warmup)
+        calls[name] = await engine_calls(tools, args)
+    return times, calls
 
 
 async def engine_calls(tools: BrowserTools, args: list[str]) -> int:
