@@ -15,7 +15,6 @@ from __future__ import annotations
 import json
 import math
 import re
-import shlex
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -432,11 +431,8 @@ def _raw_batch_rows(argv: Sequence[str]) -> list[str]:
 
 
 def _split_row(raw: str) -> list[str]:
-    """A raw batch row as argv; an unparsable row (unbalanced quote) is split leniently."""
-    try:
-        return shlex.split(raw)
-    except ValueError:
-        return [token.strip("\"'") for token in raw.split()]
+    """A raw batch row as argv, split as the engine splits it."""
+    return list(taxonomy.batch_row_words(raw))
 
 
 def _embedded_secrets(literal: str) -> list[str]:

@@ -8,7 +8,6 @@ rule raises `ArgvRejected` whose message states the fix (often the exact correct
 from __future__ import annotations
 
 import json
-import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -123,12 +122,8 @@ def _reject_bare_no_sandbox(
 def parse_batch_rows(stdin: str | None, operands: Sequence[str]) -> BatchRows:
     """The rows a `batch` will run: raw argument rows win over stdin, as upstream does."""
     if operands:
-        rows = []
-        for raw in operands:
-            try:
-                rows.append(tuple(shlex.split(raw)))
-            except ValueError as exc:
-                raise ArgvRejected(f"batch row {raw!r} cannot be parsed: {exc}.") from None
+        # Split as the engine splits (not `shlex`), so every rule sees the words it runs.
+        rows = [taxonomy.batch_row_words(raw) for raw in operands]
         return BatchRows(rows=tuple(rows), source="args", raw=tuple(operands))
     if stdin is None or not stdin.strip():
         raise ArgvRejected(

@@ -30,7 +30,7 @@ from agent_browser_tools.planning.file_config import (
     ROOTS_KEY,
     UNRESTRICTED_OPTION,
 )
-from agent_browser_tools.planning.file_slots import PathSlot, engine_words, row_slots
+from agent_browser_tools.planning.file_slots import PathSlot, row_slots
 from agent_browser_tools.planning.file_urls import UnpinnedFileUrl, local_file_path
 from agent_browser_tools.planning.inputs import AgentBrowserInput
 from agent_browser_tools.planning.policy import PolicyBlocked
@@ -89,13 +89,11 @@ def _confine_arg_rows(
     rewritten: dict[str, str] = {}
     for number, raw in enumerate(raws, start=1):
         where = f"batch row {number}: "
-        words = engine_words(raw)
+        words = taxonomy.batch_row_words(raw)
         fixed = _confine_row(words, where, roots, True)
         if fixed == words:
             continue
-        if tuple(shlex.split(raw)) != words:
-            raise _unplaceable(where, "a path in a row the engine splits differently", roots)
-        rewritten[raw] = shlex.join(fixed)
+        rewritten[raw] = shlex.join(fixed)  # `batch_row_words` reads `shlex.join` back intact
     if not rewritten:
         return args
     out = tuple(rewritten.get(token, token) for token in args)

@@ -14,7 +14,7 @@ At the top level the engine first removes global flags anywhere in argv. Inside 
 does not (`pdf --session x.pdf` writes a file named `--session`), so a row's command is read
 from the row as written; the row's global path flags are judged as well (they do nothing
 there, and judging them costs nothing). Rows given as argument strings are split as the engine
-splits them (`engine_words`), not as `shlex` does.
+splits them (`taxonomy.batch_row_words`), not as `shlex` does.
 """
 
 from __future__ import annotations
@@ -139,31 +139,3 @@ def _command_slots(match: CommandMatch, args: list[str]) -> list[PathSlot]:
             written = at((slot.path_operand,))
         slots += [PathSlot(label, v, PathUse.WRITE_FILE, example) for v in written]
     return slots
-
-
-def engine_words(row: str) -> tuple[str, ...]:
-    """A batch argument row split the way engine 0.39.4 splits it (not `shlex`): only a space
-    separates words (a tab does not), a backslash outside single quotes keeps the next
-    character (inside double quotes too), quotes toggle, and empty words vanish."""
-    words: list[str] = []
-    current: list[str] = []
-    in_double = in_single = False
-    chars = iter(row)
-    for char in chars:
-        if char == "\\" and not in_single:
-            following = next(chars, None)
-            if following is not None:
-                current.append(following)
-        elif char == '"' and not in_single:
-            in_double = not in_double
-        elif char == "'" and not in_double:
-            in_single = not in_single
-        elif char == " " and not in_double and not in_single:
-            if current:
-                words.append("".join(current))
-                current = []
-        else:
-            current.append(char)
-    if current:
-        words.append("".join(current))
-    return tuple(words)

@@ -89,7 +89,7 @@ def _command_argv(checked: CheckedArgv) -> tuple[list[str], str | None]:
         rewritten = {
             raw: shlex.join(row)
             for raw, row in zip(batch.raw, batch.rows, strict=True)
-            if tuple(shlex.split(raw)) != row
+            if taxonomy.batch_row_words(raw) != row
         }
     if checked.normalized_from is None and not rewritten:
         return list(checked.caller_args), stdin

@@ -111,7 +111,14 @@ def _max_timeout(settings: Settings, section: Mapping[str, Any]) -> int:
 def calls_of(
     checked: CheckedArgv,
 ) -> Iterator[tuple[str, list[tuple[str, str | None]], CommandMatch | None]]:
-    """(where, global flags, command) for the call itself and for each batch row."""
+    """(where, global flags, command) for the call itself and for each batch row.
+
+    Help/version calls keep their argv verbatim (`globals_` is empty), but the engine still
+    applies their global flags (it loads a `--config` file before printing help), so their
+    flags are read from the argv here."""
+    if checked.inspection:
+        yield "", taxonomy.split_global_flags(checked.caller_args)[0], None
+        return
     yield "", list(checked.globals_), checked.match
     if checked.batch is None:
         return
@@ -128,6 +135,48 @@ def check_model_policy(checked: CheckedArgv, policy: ModelPolicy) -> None:
             _check_flag(where, name, policy)
         if match is not None:
             _check_command(where, match, policy)
+    _check_unknown_commands(checked)
+
+
+def _check_unknown_commands(checked: CheckedArgv) -> None:
+    """An unknown word under a group that holds a guarded command is refused.
+
+    The engine knows spellings the taxonomy may not (`plugin install` is `plugin add`), and
+    an unknown subcommand passes every column; under a group with operator-only or shared
+    members (`plugin`, `dashboard`, `get`, `state`, `auth`) that is not a risk worth taking.
+    """
+    rows = [checked.command_tokens]
+    if checked.batch is not None:
+        rows += [tuple(taxonomy.split_global_flags(row)[1]) for row in checked.batch.rows]
+    for index, command in enumerate(rows):
+        if not command or taxonomy.resolve_command(command) is not None:
+            continue
+        head = command[0]
+        if head in _GUARDED_GROUPS:
+            where = f"batch row {index}: " if index else ""
+            raise PolicyBlocked(
+                f"{where}`{' '.join(command[:2])}` is not a command this server knows in the "
+                f"`{head}` group, which holds operator-only commands; use a listed "
+                f"subcommand ({', '.join(sorted(_GROUP_WORDS[head]))}).",
+                rule="unknown-command",
+                subject=" ".join(command[:2]),
+                allow_with=None,
+            )
+
+
+def _guarded_groups() -> tuple[frozenset[str], dict[str, frozenset[str]]]:
+    words: dict[str, set[str]] = {}
+    guarded: set[str] = set()
+    for spec in taxonomy.all_commands():
+        for path in (spec.path, *spec.aliases):
+            if len(path) > 1:
+                words.setdefault(path[0], set()).add(path[1])
+                if spec.access is not ModelAccess.MODEL:
+                    guarded.add(path[0])
+    return frozenset(guarded), {head: frozenset(w) for head, w in words.items()}
+
+
+_GUARDED_GROUPS, _GROUP_WORDS = _guarded_groups()
 
 
 def _check_flag(where: str, name: str, policy: ModelPolicy) -> None:

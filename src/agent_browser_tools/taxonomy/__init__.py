@@ -7,6 +7,7 @@ inside the package import their siblings directly; everything else imports names
 
 from __future__ import annotations
 
+from agent_browser_tools.taxonomy.batch_words import batch_row_words
 from agent_browser_tools.taxonomy.lookup import (
     all_commands,
     all_global_flags,
@@ -55,6 +56,7 @@ __all__ = [
     "TimeoutFamily",
     "all_commands",
     "all_global_flags",
+    "batch_row_words",
     "command",
     "global_flag",
     "is_command_word",

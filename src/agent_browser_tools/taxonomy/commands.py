@@ -256,7 +256,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
     _cmd("keyboard type", "Type text with real keystrokes", latch=True, change=True,
          args=(1, 1), field_value=FOCUSED),
     _cmd("keyboard inserttext", "Insert text without key events", latch=True, change=True,
-         args=(1, 1), field_value=FOCUSED),
+         aliases=("keyboard insertText",), args=(1, 1), field_value=FOCUSED),
     _cmd("mouse move", "Move mouse", latch=True, args=(2, 2),
          flags="--duration= --steps= --human --seed="),
     _cmd("mouse down", "Press mouse button", latch=True, args=(0, 1)),
@@ -395,8 +395,10 @@ COMMANDS: tuple[CommandSpec, ...] = (
     _cmd("auth delete", "Delete auth profile", session=LOCAL, aliases=("auth remove",),
          args=(1, 1), access=SHARED),
     # Plugins are local config (brief: sessionless; the contract does not name them).
-    _cmd("plugin add", "Add a plugin", session=LOCAL, aliases=("plugins add",), args=(1, 1),
-         flags="--name= --capability= --project --no-manifest", access=OP),
+    # The engine also spells `add` as `install`; adding runs `npx` on the plugin reference.
+    _cmd("plugin add", "Add a plugin", session=LOCAL, args=(1, 1), access=OP,
+         aliases=("plugins add", "plugin install", "plugins install"),
+         flags="--name= --capability= --project --no-manifest --global"),
     _cmd("plugin list", "List plugins", session=LOCAL, aliases=("plugins list",), ro=True),
     _cmd("plugin show", "Show a plugin", session=LOCAL, aliases=("plugins show",), ro=True,
          args=(1, 1)),

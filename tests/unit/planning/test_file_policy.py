@@ -13,10 +13,10 @@ import pytest
 from agent_browser_tools.planning.argv_rules import check_argv
 from agent_browser_tools.planning.file_access import FileRoots
 from agent_browser_tools.planning.file_policy import check_output_path, confine
-from agent_browser_tools.planning.file_slots import engine_words, row_slots
+from agent_browser_tools.planning.file_slots import row_slots
 from agent_browser_tools.planning.inputs import AgentBrowserInput
 from agent_browser_tools.planning.policy import PolicyBlocked
-from agent_browser_tools.taxonomy import PathUse
+from agent_browser_tools.taxonomy import PathUse, batch_row_words
 
 R, W, D = PathUse.READ_FILE, PathUse.WRITE_FILE, PathUse.WRITE_DIR
 
@@ -210,7 +210,7 @@ def test_argument_rows_are_split_as_the_engine_splits_them(
     row: str, words: tuple[str, ...]
 ) -> None:
     """Checked against engine 0.39.4: a tab is no separator, `"ur\\l"` is `url`."""
-    assert engine_words(row) == words
+    assert batch_row_words(row) == words
 
 
 def test_rows_the_engine_splits_differently_cannot_smuggle_a_path(roots: FileRoots) -> None:
@@ -219,8 +219,9 @@ def test_rows_the_engine_splits_differently_cannot_smuggle_a_path(roots: FileRoo
     assert empty_word.subject == "/tmp/evil"
     tab = _blocked(roots, ["batch", "download @e1 x.zip\t/../../../../../../tmp/evil"])
     assert tab.subject.endswith("/tmp/evil")
-    unpinned = _blocked(roots, ["batch", "pdf 'a b.pdf' ''"])
-    assert "splits differently" in str(unpinned)
+    # Rows are read as the engine splits them, so a row with an empty word is pinned too.
+    pinned = _confine(roots, ["batch", "pdf 'a b.pdf' ''"])
+    assert pinned.args == ["batch", f"pdf '{roots.cwd / 'a b.pdf'}'"]
 
 
 @pytest.mark.parametrize(

@@ -28,6 +28,7 @@ from agent_browser_tools.state.effects import refs_from_snapshot
 from agent_browser_tools.state.models import RefInfo
 from agent_browser_tools.taxonomy import (
     FlagValue,
+    batch_row_words,
     global_flag,
     resolve_command,
     split_global_flags,
@@ -121,7 +122,9 @@ def to_engine(
         raws = set(batch.raw)
         # Argv batches are not re-read between steps: no box state is trusted there.
         fixed = [
-            shlex.join(_row_to_engine(shlex.split(token), table)) if token in raws else token
+            shlex.join(_row_to_engine(list(batch_row_words(token)), table))
+            if token in raws
+            else token
             for token in args
         ]
         return fixed, stdin

@@ -18,6 +18,7 @@ from agent_browser_tools.planning.file_policy import confine
 from agent_browser_tools.planning.inputs import AgentBrowserInput, explain_validation_error
 from agent_browser_tools.planning.plan import ExecutionPlan, build_plan
 from agent_browser_tools.planning.policy import PolicyBlocked, check_model_policy, check_timeout
+from agent_browser_tools.planning.secret_slots import check_secret_slots
 from agent_browser_tools.planning.session_scope import acts_on_whole_dir, check_session_names
 from agent_browser_tools.planning.sessions import native_session_default
 from agent_browser_tools.private_fs import PrivateDirError
@@ -98,6 +99,7 @@ def plan_request(rt: Runtime, inp: AgentBrowserInput, nonce: str) -> ExecutionPl
     plan = _build(rt, inp, nonce)
     check_model_policy(plan.checked, rt.policy)
     check_session_names(plan.checked)
+    check_secret_slots(plan.checked)
     check_timeout(inp.timeoutMs, rt.policy)
     confined = confine(inp, plan.checked, rt.file_roots)
     if confined is inp:
