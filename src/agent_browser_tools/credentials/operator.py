@@ -53,6 +53,19 @@ def load_operator_secrets(settings: Settings) -> dict[str, str]:
     return found
 
 
+def secrets_files(settings: Settings) -> list[Path]:
+    """The dotenv files that hold operator secrets (never reachable from a tool call)."""
+    files: list[Path] = []
+    section = settings.merged_config.get("secrets", {})
+    config_file = section.get(FILE_KEY) if isinstance(section, Mapping) else None
+    if isinstance(config_file, str) and config_file.strip():
+        files.append(_config_relative(settings, config_file))
+    env_file = settings.env.get(SECRETS_FILE_ENV, "").strip()
+    if env_file:
+        files.append(Path(env_file).expanduser())
+    return files
+
+
 def _config_relative(settings: Settings, raw: str) -> Path:
     """`[secrets] file` resolves against the directory of the last config layer naming it."""
     path = Path(raw).expanduser()

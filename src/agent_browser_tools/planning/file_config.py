@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from agent_browser_tools.credentials.operator import secrets_files
 from agent_browser_tools.engine.environment import native_socket_dir, short_private_socket_dir
 from agent_browser_tools.planning.file_access import FileRoots
 from agent_browser_tools.settings import ENV_PREFIX, Settings, SettingsError, config_paths
@@ -90,8 +91,8 @@ def _switch(settings: Settings, section: Mapping[str, Any], env_name: str, key: 
 
 
 def forbidden_places(settings: Settings, cwd: Path, socket_dir: Path | None) -> tuple[Path, ...]:
-    """The server's state dir, the engine's socket dirs and per-user dir, and the config
-    files of both: never reachable from a tool call."""
+    """The server's state dir, the engine's socket dirs and per-user dir, the config files of
+    both and the operator's secrets files: never reachable from a tool call."""
     env = settings.env
     home = Path(env.get("HOME", "~")).expanduser()
     places: list[Path] = [settings.state_dir, home / ENGINE_USER_DIR]
@@ -105,6 +106,7 @@ def forbidden_places(settings: Settings, cwd: Path, socket_dir: Path | None) -> 
             places.append(Path(env[name]).expanduser())
     places += [path for _scope, path in config_paths(env, cwd)]
     places += [layer.path for layer in settings.layers]
+    places += secrets_files(settings)
     return tuple(_absolute(str(place), cwd) for place in places)
 
 
