@@ -48,7 +48,8 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
 #: (`launch_options`) that `serve` turns into flags. Narrower rows add to that for one
 #: subcommand: `demo` for the CLI's `demo`, the journal for `state`, and the engine, private
 #: dirs, policy and file-access settings for `doctor`, which checks the installation without a
-#: `BrowserTools` (and reports the operator's policy).
+#: `BrowserTools` (and reports the operator's policy). Every host may run the state-dir
+#: preflight (`state.writable`): it must refuse an unusable state dir before serving.
 HOSTS_MAY_IMPORT: dict[str, tuple[str, ...]] = {
     "hosts": (
         "hosts",
@@ -62,6 +63,7 @@ HOSTS_MAY_IMPORT: dict[str, tuple[str, ...]] = {
         "launch_options",
         "tools.registry",
         "tools.catalog",
+        "state.writable",
     ),
     "hosts.cli.main": ("demo",),
     "hosts.cli.state": ("state.sqlite_journal", "state.journal"),

@@ -31,6 +31,7 @@ from agent_browser_tools.planning.file_config import describe_access
 from agent_browser_tools.planning.policy import ModelPolicy
 from agent_browser_tools.private_fs import dir_mode, ensure_private_dir
 from agent_browser_tools.settings import Settings, SettingsError, config_paths
+from agent_browser_tools.state.writable import STATE_DIR_FIX, state_dir_problem
 
 BROWSER_REMEDY = (
     "install a browser: Debian/Ubuntu `apt-get install chromium` (engine-driven downloads "
@@ -78,12 +79,10 @@ def _state_check(settings: Settings) -> Check:
     try:
         path = ensure_private_dir(settings.state_dir)
     except OSError as exc:
-        return Check(
-            "state dir",
-            False,
-            f"{settings.state_dir}: {exc}",
-            "set AGENT_BROWSER_TOOLS_STATE_DIR to a directory you own",
-        )
+        return Check("state dir", False, f"{settings.state_dir}: {exc}", STATE_DIR_FIX)
+    problem = state_dir_problem(path)
+    if problem is not None:
+        return Check("state dir", False, problem, STATE_DIR_FIX)
     mode = dir_mode(path)
     ok = mode == 0o700
     return Check(

@@ -2,6 +2,10 @@
 
 `call` prints exactly what the model would see (text blocks, plus a note per image block);
 `--details` prints the details JSON instead. No browser logic lives here.
+
+A user never gets a traceback for an environment fault: an unusable state dir is one line
+with the fix (exit 1), and a closed stdout (`state list | head -3`) ends quietly, because the
+reader chose to stop reading.
 """
 
 from __future__ import annotations
@@ -9,8 +13,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import sys
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from agent_browser_tools.hosts.cli import state as state_cli
@@ -81,14 +87,18 @@ def _add_serve(sub: Any) -> None:
         "--tools", help="allowlist of tool names, e.g. agent_browser,agent_browser_tools"
     )
     serve.add_argument("--conversation", help="stdio only: conversation id to resume")
+    serve.add_argument(
+        "--ephemeral-state",
+        action="store_true",
+        help="keep conversations in memory only (nothing survives a restart); for a read-only "
+        "state dir (or env AGENT_BROWSER_TOOLS_EPHEMERAL_STATE=1, config [state] ephemeral)",
+    )
     add_access_flags(serve)
     add_file_page_flag(serve)
     add_operator_flags(serve)
 
 
 def _serve(args: argparse.Namespace) -> int:
-    import os
-
     from agent_browser_tools.hosts.mcp.options import ServeRefused, resolve_options
     from agent_browser_tools.hosts.mcp.serve import run
 
@@ -110,6 +120,7 @@ def _serve(args: argparse.Namespace) -> int:
             env=os.environ,
             operator=operator_layer(args),
         )
+        options = replace(options, ephemeral_state=args.ephemeral_state)
     except ServeRefused as exc:
         print(f"agent-browser-tools serve: {exc}", file=sys.stderr)
         return 2
@@ -131,14 +142,37 @@ def _render(result: Any) -> str:
 
 async def _call(tool: str, params: dict[str, Any], details: bool, conversation: str | None) -> int:
     from agent_browser_tools.api import BrowserTools
+    from agent_browser_tools.settings import Settings
+    from agent_browser_tools.state.writable import state_dir_problem
 
-    async with BrowserTools(conversation_id=conversation or "cli", close_on_exit=False) as tools:
+    settings = Settings.load()
+    problem = state_dir_problem(settings.state_dir)
+    if problem is not None:
+        print(f"agent-browser-tools call: {problem}", file=sys.stderr)
+        return 1
+    async with BrowserTools(
+        conversation_id=conversation or "cli", settings=settings, close_on_exit=False
+    ) as tools:
         result = await tools.call(tool, params)
     print(result.details_json() if details else _render(result))
     return 1 if result.is_error else 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """The console entry point: `_main`, with a reader that closed stdout ending quietly."""
+    try:
+        code = _main(argv)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # Python would report the pipe again while flushing at exit; point stdout at nothing.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+        return 1
+    return code
+
+
+def _main(argv: Sequence[str] | None) -> int:
     args = _parser().parse_args(argv)
     if args.command == "serve":
         return _serve(args)

@@ -14,6 +14,7 @@ from typing import TextIO
 
 from agent_browser_tools.settings import Settings
 from agent_browser_tools.state.sqlite_journal import JournalError, list_conversations, prune
+from agent_browser_tools.state.writable import state_dir_problem
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -32,6 +33,10 @@ def _when(epoch: float) -> str:
 def run_state(args: argparse.Namespace, out: TextIO | None = None) -> int:
     out = out or sys.stdout
     settings = Settings.load()
+    problem = state_dir_problem(settings.state_dir)
+    if problem is not None:
+        sys.stderr.write(f"state: {problem}\n")
+        return 1
     try:
         if args.state_command == "list":
             rows = list_conversations(settings.state_dir)

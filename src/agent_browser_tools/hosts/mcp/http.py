@@ -214,6 +214,7 @@ async def serve_http(options: ServeOptions, settings: Settings) -> int:
             shared_sessions=options.shared_sessions,
             file_roots=options.file_roots,
             unrestricted_files=options.unrestricted_files,
+            persist=not options.ephemeral_state,
         )
 
     try:

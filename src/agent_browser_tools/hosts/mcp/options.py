@@ -56,6 +56,8 @@ class ServeOptions:
     """Operator file roots besides the execution dir and the configured ones."""
     unrestricted_files: bool = False
     """`--allow-unrestricted-file-access`: the whole filesystem (never the server's state)."""
+    ephemeral_state: bool = False
+    """`--ephemeral-state` (or env/config, see `state.writable`): conversations in memory."""
 
 
 def is_loopback(host: str) -> bool:

@@ -11,6 +11,10 @@ Contract of `run(options)`:
   as an operator-shared browser; over HTTP every `BrowserTools` is told that conversations
   share the server (`shared_server=True`: isolated from each other's stores and browsers).
   Policy and isolation config is checked before serving (exit 2 with the fix).
+- The state dir must take a journal write before anything is served (exit 2 with `doctor`'s
+  fix line otherwise), unless the operator chose ephemeral state (`--ephemeral-state`, env or
+  config, see `state.writable`): then conversations live in memory, scratch files go to a
+  temp dir removed at exit, and stderr says so.
 - On shutdown every `BrowserTools` the server created is closed (`aclose`), which closes the
   managed browsers it launched (over HTTP also the rest of its own socket dir; never an
   operator-shared session), bounded by the session-close timeout.
@@ -23,10 +27,18 @@ from __future__ import annotations
 import asyncio
 import logging
 import sys
+from dataclasses import replace
 
 from agent_browser_tools.api import BrowserTools
 from agent_browser_tools.hosts.mcp.options import ServeOptions
 from agent_browser_tools.settings import Settings, SettingsError
+from agent_browser_tools.state.writable import (
+    EPHEMERAL_ENV,
+    drop_scratch,
+    ephemeral_requested,
+    state_dir_problem,
+    with_scratch_state_dir,
+)
 
 
 async def _serve(options: ServeOptions, settings: Settings) -> int:
@@ -52,4 +64,31 @@ def run(options: ServeOptions) -> int:
     except SettingsError as exc:
         print(f"agent-browser-tools: {exc}", file=sys.stderr)
         return 2
-    return asyncio.run(_serve(options, settings))
+    if not (options.ephemeral_state or ephemeral_requested(settings)):
+        problem = state_dir_problem(settings.state_dir)
+        if problem is not None:
+            print(
+                f"agent-browser-tools serve: {problem} Or serve with --ephemeral-state "
+                f"({EPHEMERAL_ENV}=1) to keep conversations in memory only.",
+                file=sys.stderr,
+            )
+            return 2
+        return asyncio.run(_serve(options, settings))
+    return _serve_ephemeral(replace(options, ephemeral_state=True), settings)
+
+
+def _serve_ephemeral(options: ServeOptions, settings: Settings) -> int:
+    try:
+        scratch = with_scratch_state_dir(settings)
+    except OSError as exc:
+        print(f"agent-browser-tools serve: no temp dir for scratch files ({exc})", file=sys.stderr)
+        return 2
+    print(
+        "agent-browser-tools: ephemeral state: conversations are kept in memory and lost when "
+        f"the server stops (scratch files in {scratch.state_dir}, removed at exit)",
+        file=sys.stderr,
+    )
+    try:
+        return asyncio.run(_serve(options, scratch))
+    finally:
+        drop_scratch(scratch)

@@ -55,6 +55,7 @@ async def serve_stdio(options: ServeOptions, settings: Settings) -> int:
             shared_sessions=options.shared_sessions,
             file_roots=options.file_roots,
             unrestricted_files=options.unrestricted_files,
+            persist=not options.ephemeral_state,
         )
 
     registry = ConversationRegistry(factory)
