@@ -50,6 +50,18 @@ class JournalError(RuntimeError):
     """The journal cannot be used; the message says why and what to do."""
 
 
+class JournalWriteError(JournalError):
+    """One event could not be stored (disk full, read-only remount, I/O error).
+
+    Each event is its own transaction, so every row acknowledged before stays; the event that
+    failed is not in the journal. `kind` says which (an `intent` fails before the dispatch, a
+    `completion` after it)."""
+
+    def __init__(self, message: str, kind: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+
+
 @dataclass(frozen=True)
 class ConversationInfo:
     id: str
@@ -112,6 +124,7 @@ class SqliteJournal:
 
     def __init__(self, state_dir: Path, conversation_id: str) -> None:
         self._conn = open_database(state_dir)
+        self._path = state_dir / DB_NAME
         self.conversation_id = conversation_id
         now = time.time()
         self._conn.execute(
@@ -120,6 +133,15 @@ class SqliteJournal:
         )
 
     def append(self, event: JournalEvent) -> None:
+        try:
+            self._insert(event)
+        except (sqlite3.Error, OSError) as exc:
+            raise JournalWriteError(
+                f"could not record this call in the conversation journal {self._path} ({exc})",
+                event.kind,
+            ) from exc
+
+    def _insert(self, event: JournalEvent) -> None:
         now = time.time()
         payload = event.model_dump_json()
         with self._conn:

@@ -22,8 +22,10 @@ from pydantic import BaseModel, ValidationError
 
 from agent_browser_tools.planning.policy import PolicyBlocked, check_timeout
 from agent_browser_tools.results import response
+from agent_browser_tools.results.categories import FailureCategory
 from agent_browser_tools.results.tool_result import ToolResult
 from agent_browser_tools.results.validation import explain_validation_error, field_list
+from agent_browser_tools.state.sqlite_journal import JournalWriteError
 
 if TYPE_CHECKING:
     from agent_browser_tools.runtime import Runtime
@@ -132,7 +134,24 @@ class ToolSpec:
         handler = self.load_handler()
         if handler is None:
             return response.refused(f"{self.name} is {self.unavailable_reason}.")
-        return await handler(rt, inp)
+        try:
+            return await handler(rt, inp)
+        except JournalWriteError as exc:
+            return journal_write_failed(self.name, exc)
+
+
+def journal_write_failed(tool: str, exc: JournalWriteError) -> ToolResult:
+    """A call whose journal write failed: an `aborted` result, never an exception.
+
+    Before the dispatch (intent) nothing ran; after it (completion) the browser acted but the
+    outcome is not recorded, so the page must be checked before anything relies on it."""
+    if exc.kind == "intent":
+        what = f"{tool} did not run: {exc}."
+    else:
+        what = f"{tool} ran, but its outcome was not recorded: {exc}. Check the page (get url)."
+    message = f"{what} Free space in the state dir (or fix it), then retry."
+    details = {"error": message, "journalWriteFailed": exc.kind}
+    return response.text(f"Error: {message}", FailureCategory.ABORTED, details)
 
 
 @dataclass

@@ -1,0 +1,117 @@
+"""A full disk under the state dir mid-session: that call fails clearly, history stays.
+
+The state dir is a tiny tmpfs that the test fills up after a first call succeeded, so SQLite
+meets a real `database or disk is full`; mounting needs root (skipped with the reason
+otherwise). The fake engine answers the calls: the fault under test is the journal's.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import shutil
+import sqlite3
+import subprocess
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from agent_browser_tools.api import BrowserTools
+from agent_browser_tools.engine.discovery import clear_engine_cache
+from agent_browser_tools.settings import Settings
+from agent_browser_tools.state.sqlite_journal import DB_NAME, JournalWriteError
+from agent_browser_tools.tools.registry import journal_write_failed
+from tests.support.fake import FakeEngine
+
+
+@pytest.fixture
+def tiny_fs(tmp_path: Path) -> Iterator[Path]:
+    """A 512 KiB tmpfs, unmounted afterwards."""
+    if os.geteuid() != 0:
+        pytest.skip("a tiny tmpfs needs root to mount")
+    point = tmp_path / "tiny"
+    point.mkdir()
+    made = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=512k,mode=0700", "tmpfs", str(point)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if made.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {made.stderr.strip()}")
+    try:
+        yield point
+    finally:
+        subprocess.run(["umount", str(point)], check=False)
+
+
+@pytest.fixture
+def socket_base() -> Iterator[Path]:
+    path = Path(tempfile.mkdtemp(prefix="abt-f", dir="/tmp"))
+    clear_engine_cache()
+    try:
+        yield path
+    finally:
+        clear_engine_cache()
+        shutil.rmtree(path, ignore_errors=True)
+
+
+def _fill(point: Path) -> Path:
+    filler = point / "filler"
+    with filler.open("wb", buffering=0) as handle:
+        try:
+            while True:
+                handle.write(b"\0" * 4096)
+        except OSError as exc:
+            assert exc.errno == errno.ENOSPC
+    return filler
+
+
+def _rows(state: Path) -> list[tuple[int, str]]:
+    conn = sqlite3.connect(state / DB_NAME)
+    try:
+        return conn.execute("SELECT seq, kind FROM events ORDER BY seq").fetchall()
+    finally:
+        conn.close()
+
+
+async def test_disk_full_fails_the_call_and_keeps_acknowledged_rows(
+    fake_engine: FakeEngine, tmp_path: Path, tiny_fs: Path, socket_base: Path
+) -> None:
+    fake_engine.on({"command": ["get"]}, envelope={"data": {"url": "https://a.test/"}})
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AGENT_BROWSER")}
+    env.update(
+        {
+            "HOME": str(tmp_path / "home"),
+            "AGENT_BROWSER_TOOLS_BIN": str(fake_engine.path),
+            "AGENT_BROWSER_TOOLS_STATE_DIR": str(tiny_fs / "state"),
+            "AGENT_BROWSER_SOCKET_DIR": str(socket_base),
+        }
+    )
+    settings = Settings.load(env=env, cwd=tmp_path)
+    args = {"args": ["get", "url"]}
+    async with BrowserTools(settings=settings, conversation_id="c1", cwd=tmp_path) as tools:
+        assert not (await tools.call("agent_browser", args)).is_error
+        acknowledged = _rows(tiny_fs / "state")
+        assert [kind for _, kind in acknowledged] == ["intent", "completion"]
+        filler = _fill(tiny_fs)
+        failed = await tools.call("agent_browser", args)
+        assert failed.is_error
+        assert failed.details["failureCategory"] == "aborted"
+        assert failed.details["journalWriteFailed"] == "intent"
+        assert "did not run" in failed.text and "full" in failed.text
+        filler.unlink()
+        assert _rows(tiny_fs / "state") == acknowledged
+        assert not (await tools.call("agent_browser", args)).is_error
+    after = _rows(tiny_fs / "state")
+    assert after[:2] == acknowledged and len(after) == 4
+
+
+def test_a_lost_completion_says_the_call_ran() -> None:
+    lost = journal_write_failed("agent_browser", JournalWriteError("disk full", "completion"))
+    assert lost.is_error and lost.details["failureCategory"] == "aborted"
+    assert "ran, but its outcome was not recorded" in lost.text and "get url" in lost.text
+    early = journal_write_failed("agent_browser", JournalWriteError("disk full", "intent"))
+    assert "did not run" in early.text
