@@ -61,7 +61,9 @@ class PageTarget(_Frozen):
     title: str | None = None
 
 
-RefInvalidationReason = Literal["no-active-page", "page-transition", "refs-unread"]
+RefInvalidationReason = Literal[
+    "no-active-page", "page-transition", "refs-unread", "browser-closed"
+]
 
 
 class RefInvalidation(_Frozen):
@@ -84,6 +86,9 @@ class SessionPageState(_Frozen):
     ref_snapshot: RefSnapshot | None = None
     ref_invalidation: RefInvalidation | None = None
     launch_flags: tuple[str, ...] = ()
+    closed: bool = False
+    """The wrapper closed this browser (conversation end, cleanup); `target` keeps the last
+    recorded page so the next call can say what to reopen."""
 
 
 # ----- effects: what one completed call did to state -------------------------------------
@@ -124,6 +129,14 @@ class SessionClosed(_Frozen):
     kind: Literal["session-closed"] = "session-closed"
 
 
+class BrowserClosed(_Frozen):
+    """The wrapper itself closed the session's browser (not the model's `close`): a resumed
+    conversation must know the page and refs are gone, and which URL it was on."""
+
+    kind: Literal["browser-closed"] = "browser-closed"
+    summary: str
+
+
 class NamespaceClosed(_Frozen):
     """`close --all`: every session of the namespace is gone."""
 
@@ -144,6 +157,7 @@ Effect = Annotated[
     | RefsInvalidated
     | SessionActivated
     | SessionClosed
+    | BrowserClosed
     | NamespaceClosed
     | ManagedSessionSelected,
     Field(discriminator="kind"),

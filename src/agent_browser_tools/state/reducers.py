@@ -16,6 +16,7 @@ from collections.abc import Iterable, Mapping
 
 from agent_browser_tools.state.models import (
     ActivationEvent,
+    BrowserClosed,
     CompletionEvent,
     ConversationState,
     Effect,
@@ -136,6 +137,7 @@ def apply_effect(entry: SessionPageState, effect: Effect) -> SessionPageState:
             "target": PageTarget(url=effect.url, title=title),
             "target_unknown": False,
             "active": True,
+            "closed": False,
         }
         if not effect.keep_refs:
             update["ref_snapshot"] = None
@@ -158,6 +160,7 @@ def apply_effect(entry: SessionPageState, effect: Effect) -> SessionPageState:
                 ),
                 "ref_invalidation": None,
                 "active": True,
+                "closed": False,
             }
         )
     if isinstance(effect, RefsInvalidated):
@@ -171,10 +174,24 @@ def apply_effect(entry: SessionPageState, effect: Effect) -> SessionPageState:
         return entry.model_copy(
             update={
                 "active": True,
+                "closed": False,
                 "ownership": effect.ownership,
                 "launch_flags": effect.launch_flags or entry.launch_flags,
             }
         )
     if isinstance(effect, SessionClosed):
         return SessionPageState(ownership=entry.ownership)
+    if isinstance(effect, BrowserClosed):
+        return _closed_by_wrapper(entry, effect)
     return entry
+
+
+def _closed_by_wrapper(entry: SessionPageState, effect: BrowserClosed) -> SessionPageState:
+    """Nothing of the page survives but its last recorded URL (what the model may reopen)."""
+    return SessionPageState(
+        ownership=entry.ownership,
+        target=entry.target,
+        target_unknown=True,
+        closed=True,
+        ref_invalidation=RefInvalidation(reason="browser-closed", summary=effect.summary),
+    )

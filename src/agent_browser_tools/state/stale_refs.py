@@ -35,6 +35,7 @@ StaleReason = Literal[
     "identity-unverified",
     "engine-unknown-ref",
     "engine-element-not-found",
+    "browser-closed",
 ]
 """Why a ref was refused, as a stable code agents and tests can branch on (`staleRef.reason`)."""
 
@@ -74,6 +75,8 @@ def _check_against_state(
     ids: Sequence[str], entry: SessionPageState
 ) -> tuple[StaleReason, str] | None:
     shown = ", ".join("@" + i for i in ids)
+    if entry.closed and entry.ref_invalidation is not None:
+        return "browser-closed", f"{shown} cannot be used: {entry.ref_invalidation.summary}"
     if entry.target_unknown:
         return "target-unknown", (
             f"{shown} cannot be used: the session's page target is unknown "

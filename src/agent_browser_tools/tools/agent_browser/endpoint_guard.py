@@ -85,7 +85,7 @@ async def check_page(call: DirectCall) -> None:
     if call.key is None or not _runs_page_script(call.plan):
         return
     entry = call.rt.log.state.session(call.key)
-    if entry.target is None and entry.ref_snapshot is None:
+    if entry.closed or (entry.target is None and entry.ref_snapshot is None):
         return
     data = await helper_data(call.rt, call.plan, ["get", "url"])
     url = data.get("url") if isinstance(data, dict) else None

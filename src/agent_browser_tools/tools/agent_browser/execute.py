@@ -121,7 +121,9 @@ def _rejected(params: Mapping[str, Any] | AgentBrowserInput, refused: Refused) -
 async def _guard(call: DirectCall) -> ToolResult | None:
     """Stale refs, unknown targets, aliased output destinations, a browser's own debug ports
     and refs whose element changed since the model's snapshot (one re-read) fail before
-    dispatch."""
+    dispatch. The managed browser is owned from here on: the checks below may already start
+    it."""
+    record.own_at_spawn(call)
     try:
         endpoint_guard.check_urls(call.plan)
         await endpoint_guard.check_page(call)

@@ -2,23 +2,30 @@
 
 Stale refs and unknown page targets fail before anything is dispatched: acting on a ref the
 model saw on another page, or on a page it has not seen, is how a wrapper clicks the wrong
-element while reporting success.
+element while reporting success. A browser the wrapper closed (conversation end) is said so
+plainly: any other command would launch a blank browser and fail confusingly there.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+from agent_browser_tools import taxonomy
 from agent_browser_tools.engine.envelope import OutputMode
 from agent_browser_tools.planning.plan import ExecutionPlan
+from agent_browser_tools.redaction import REDACTED
 from agent_browser_tools.results import next_actions as na
 from agent_browser_tools.results.categories import FailureCategory
 from agent_browser_tools.results.observation import Observation
-from agent_browser_tools.state.models import ConversationState
+from agent_browser_tools.state.models import ConversationState, SessionPageState
 from agent_browser_tools.state.stale_refs import (
     StaleRef,
     guard_batch,
     guard_direct,
     guard_unknown_target,
+    ref_ids,
 )
+from agent_browser_tools.taxonomy import CommandMatch
 
 
 def refusal(plan: ExecutionPlan, state: ConversationState) -> Observation | None:
@@ -29,6 +36,9 @@ def refusal(plan: ExecutionPlan, state: ConversationState) -> Observation | None
     entry = state.session(key)
     prefix = na.session_prefix(key, not plan.session.used_implicit_session)
     matches = plan.row_matches if plan.row_matches is not None else (plan.match,)
+    closed = closed_refusal(plan, entry, matches, prefix)
+    if closed is not None:
+        return closed
     step = guard_unknown_target(matches, entry)
     if step is not None:
         where = f"step {step}" if plan.is_batch else "this command"
@@ -68,4 +78,73 @@ def stale_refusal(plan: ExecutionPlan, stale: StaleRef) -> Observation:
         "step": stale.step,
         "reason": stale.code,
     }
+    return obs
+
+
+def _runs_on_closed(match: CommandMatch) -> bool:
+    spec = match.spec
+    return spec.session is taxonomy.SessionNeed.SESSIONLESS or spec.page_effect in (
+        taxonomy.PageEffect.NAVIGATES,
+        taxonomy.PageEffect.CLOSE,
+    )
+
+
+def closed_refusal(
+    plan: ExecutionPlan,
+    entry: SessionPageState,
+    matches: Sequence[CommandMatch | None],
+    prefix: list[str],
+) -> Observation | None:
+    """A call on a browser the wrapper closed, unless it navigates (or needs no page) first."""
+    if not entry.closed:
+        return None
+    for index, match in enumerate(matches, start=1):
+        if match is None:
+            continue
+        if match.spec.page_effect is taxonomy.PageEffect.NAVIGATES:
+            return None
+        if not _runs_on_closed(match):
+            return _closed_observation(plan, entry, match, index, prefix)
+    return None
+
+
+def _closed_observation(
+    plan: ExecutionPlan,
+    entry: SessionPageState,
+    match: CommandMatch,
+    step: int,
+    prefix: list[str],
+) -> Observation:
+    summary = entry.ref_invalidation.summary if entry.ref_invalidation else "it was closed."
+    url = entry.target.url if entry.target is not None else None
+    exact = url is not None and REDACTED not in url
+    where = f"step {step} was not sent" if plan.is_batch else "nothing was sent"
+    if exact:
+        then = f"Reopen the last recorded page with `open {url}`, then run `snapshot -i`."
+    elif url is not None:
+        then = "Its recorded URL had secrets removed: open the page again, then `snapshot -i`."
+    else:
+        then = "Open the page you need, then run `snapshot -i`."
+    ids = ref_ids(match)
+    obs = Observation(
+        success=False,
+        failure_category=FailureCategory.STALE_REF if ids else FailureCategory.TAB_GONE,
+        error=f"The browser is closed: {summary} So {where}. {then}",
+    )
+    if exact and url is not None:
+        obs.next_actions.append(
+            na.NextAction(
+                id="reopen-recorded-url",
+                reason="Reopen the page this session was on before its browser was closed; "
+                "then take fresh refs.",
+                params={"args": [*prefix, "open", url]},
+            )
+        )
+    if ids:
+        obs.extra["staleRef"] = {
+            "refs": ["@" + r for r in ids],
+            "step": step if plan.is_batch else None,
+            "reason": "browser-closed",
+        }
+    obs.extra["sessionTabTargetUnknown"] = True
     return obs

@@ -1,8 +1,9 @@
 """Direct tool: what a call changed, written to the journal.
 
-`effects_of` is the pure rule (plan + envelope + probe -> effects); `complete` adds the session
-ownership effects, settles a fresh launch, journals the completion and then attaches the
-recovery next actions that depend on the state the completion produced.
+`effects_of` is the pure rule (plan + envelope + probe -> effects); `own_at_spawn` makes the
+managed browser ours before the engine runs; `complete` adds the managed-session effects,
+settles a fresh launch, journals the completion and then attaches the recovery next actions
+that depend on the state the completion produced.
 """
 
 from __future__ import annotations
@@ -102,17 +103,29 @@ def _single_effects(plan: ExecutionPlan, envelope: Envelope, probe: Probe | None
     )
 
 
+def own_at_spawn(call: DirectCall) -> None:
+    """Own the managed browser before the engine may start it, whatever the call's outcome.
+
+    A call that launches the browser and then fails (an unreachable or blocked URL) still
+    leaves a daemon and Chromium running; owning it only on success would leave them to the
+    engine's idle timeout once the conversation ends.
+    """
+    rt, plan, key = call.rt, call.plan, call.key
+    if key is None or not plan.session.used_implicit_session:
+        return
+    if rt.root_id == rt.conversation_id or plan.session.fresh:
+        # A sub-agent shares its root's browser; only the root closes it.
+        rt.owned_sessions.add(key)
+
+
 async def complete(
     call: DirectCall, obs: Observation, effects: list[Effect], spawned: Spawned
 ) -> None:
     """Ownership, fresh-launch outcome, headed handoff, journal completion, then recovery."""
     rt, plan, key = call.rt, call.plan, call.key
-    if key is not None and obs.success and plan.session.used_implicit_session:
-        if rt.log.state.managed_session != key.session:
-            effects.append(ManagedSessionSelected(session=key.session))
-        if rt.root_id == rt.conversation_id or plan.session.fresh:
-            # A sub-agent shares its root's browser; only the root closes it.
-            rt.owned_sessions.add(key)
+    managed = key is not None and obs.success and plan.session.used_implicit_session
+    if managed and key is not None and rt.log.state.managed_session != key.session:
+        effects.append(ManagedSessionSelected(session=key.session))
     _record_engine_ids(effects, spawned)
     await settle_fresh(rt, plan, obs, effects)
     if plan.output_mode is OutputMode.JSON and not plan.is_batch:

@@ -5,7 +5,8 @@ it replaced is closed (it is ours). A failed fresh launch is closed best-effort 
 `managedSessionOutcome` says whether the previous managed session was preserved or the attempt
 was abandoned. Shutdown closes only managed browsers this process owns, never caller-owned or
 attached ones, within the cleanup budget; a conversation of a shared server also closes what
-remains in its own socket dir (`close_own_dir`).
+remains in its own socket dir (`close_own_dir`). Every close performed here is journaled
+(`BrowserClosed`), so a resumed conversation knows the browser, its page and its refs are gone.
 """
 
 from __future__ import annotations
@@ -17,7 +18,12 @@ from typing import Any
 from agent_browser_tools.planning.plan import ExecutionPlan
 from agent_browser_tools.results.observation import Observation
 from agent_browser_tools.runtime import Runtime
-from agent_browser_tools.state.models import Effect, ManagedSessionSelected, SessionKey
+from agent_browser_tools.state.models import (
+    BrowserClosed,
+    Effect,
+    ManagedSessionSelected,
+    SessionKey,
+)
 from agent_browser_tools.tools.agent_browser.helpers import session_args
 
 
@@ -49,10 +55,12 @@ async def settle_fresh(
             with contextlib.suppress(Exception):
                 outcome["previousClosed"] = await close_session(rt, old)
             rt.owned_sessions.discard(old)
+            journal_closed(rt, [old], REPLACED_SUMMARY)
     else:
         outcome["outcome"] = "preserved" if previous else "abandoned"
         with contextlib.suppress(Exception):
-            await close_session(rt, key)
+            if await close_session(rt, key):
+                rt.owned_sessions.discard(key)
         line = (
             f"Managed session outcome: the fresh launch failed; previous managed session "
             f"{previous!r} is still current."
@@ -64,8 +72,26 @@ async def settle_fresh(
     obs.extra["managedSessionOutcome"] = outcome
 
 
+ENDED_SUMMARY = (
+    "the browser of this session was closed when the conversation's previous run ended; "
+    "its page and refs are gone."
+)
+REPLACED_SUMMARY = "this browser was closed when a fresh managed session replaced it."
+
+
+def journal_closed(rt: Runtime, keys: list[SessionKey], summary: str) -> None:
+    """Record that the wrapper closed these browsers (each keeps its last recorded URL)."""
+    for key in keys:
+        rt.log.complete(rt.next_call_id(), key, True, (BrowserClosed(summary=summary),))
+
+
 async def close_owned(rt: Runtime) -> dict[str, bool]:
-    """Close every managed browser this runtime launched, bounded by the cleanup budget."""
+    """Close every managed browser this runtime launched (or may have launched: ownership
+    starts at the spawn), bounded by the cleanup budget, and journal the closes.
+
+    `close` on a session whose browser never started is harmless: the engine answers and its
+    daemon exits.
+    """
     owned = sorted(rt.owned_sessions, key=lambda k: k.label)
     if not owned:
         return {}
@@ -73,6 +99,7 @@ async def close_owned(rt: Runtime) -> dict[str, bool]:
         *(close_session(rt, key) for key in owned), return_exceptions=True
     )
     rt.owned_sessions.clear()
+    journal_closed(rt, owned, ENDED_SUMMARY)
     return {key.label: result is True for key, result in zip(owned, results, strict=True)}
 
 
@@ -95,7 +122,19 @@ async def close_own_dir(rt: Runtime) -> bool:
             for scope in scopes
         )
     )
+    journal_closed(rt, _own_dir_sessions(rt), ENDED_SUMMARY)
     return all(parse_outcome(raw, OutputMode.JSON).success for raw in raws)
+
+
+def _own_dir_sessions(rt: Runtime) -> list[SessionKey]:
+    """Sessions of the journal that live in the conversation's own dir and were not closed."""
+    keys = []
+    for label, entry in rt.log.state.sessions.items():
+        namespace, _, session = label.rpartition("/")
+        key = SessionKey(session=session, namespace=namespace or None)
+        if not entry.closed and not rt.sockets.is_shared(key.session, key.namespace):
+            keys.append(key)
+    return keys
 
 
 HEADED_HANDOFF = (

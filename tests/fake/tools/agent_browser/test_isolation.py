@@ -135,7 +135,8 @@ async def test_resumed_and_other_conversations(
     group = {"AGENT_BROWSER_TOOLS_ROOT": "group-from-env"}
     for conversation in ("conv-1", "conv-1", "conv-2"):
         tools = _tools(fake_engine, tmp_path, base, conversation, group, shared_server=True)
-        await _ab(tools, "get", "url")
+        # `open`: a resumed conversation whose browser was closed refuses page reads.
+        await _ab(tools, "open", "https://a.test")
         seen.append(_dirs(fake_engine)[-1])
         await tools.aclose()
     assert seen[0] == seen[1] == str(base / conversation_dir_name("conv-1"))

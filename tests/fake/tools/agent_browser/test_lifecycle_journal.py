@@ -1,0 +1,111 @@
+"""Ownership from the spawn and journaled closes (fake engine: exact argv and journal rows).
+
+A managed browser is closed at conversation end even when every call failed, and each close
+the wrapper performs is journaled, so a resumed conversation refuses old refs with the reason
+and names the exact reopen call instead of acting on a blank browser.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from agent_browser_tools.api import BrowserTools
+from agent_browser_tools.state.models import BrowserClosed, CompletionEvent
+from agent_browser_tools.state.sqlite_journal import SqliteJournal
+from tests.fake.tools.agent_browser.test_argv import PAGE, _call, _open_rule, _tools
+from tests.support.fake import FakeEngine
+
+REFS = {"e1": {"role": "button", "name": "Go"}}
+
+
+def _closes(tools: BrowserTools) -> list[CompletionEvent]:
+    """The journaled closes, read back from disk (`aclose` closed the tools' own handle)."""
+    journal = SqliteJournal(tools.settings.state_dir, tools.conversation_id)
+    try:
+        return [
+            event
+            for event in journal.events()
+            if isinstance(event, CompletionEvent)
+            and any(isinstance(effect, BrowserClosed) for effect in event.effects)
+        ]
+    finally:
+        journal.close()
+
+
+async def test_a_failed_first_call_still_closes_the_managed_browser_and_journals_it(
+    fake_engine: FakeEngine, tmp_path: Path
+) -> None:
+    tools = _tools(fake_engine, tmp_path, "lc-failed")
+    fake_engine.on(
+        {"command": ["open"]},
+        envelope={"error": "net::ERR_CONNECTION_REFUSED at http://127.0.0.1:1/"},
+    )
+    failed = await _call(tools, {"args": ["open", "http://127.0.0.1:1/"]})
+    assert failed.is_error, failed.text
+    managed = fake_engine.argvs()[0][fake_engine.argvs()[0].index("--session") + 1]
+    fake_engine.reset()
+    await tools.aclose()
+    assert fake_engine.argvs() == [["--json", "--session", managed, "close"]]
+    (event,) = _closes(tools)
+    assert event.key.session == managed
+
+
+async def test_a_resumed_conversation_refuses_old_refs_and_names_the_reopen_call(
+    fake_engine: FakeEngine, tmp_path: Path
+) -> None:
+    tools = _tools(fake_engine, tmp_path, "lc-resume")
+    _open_rule(fake_engine)
+    fake_engine.on(
+        {"command": ["snapshot"]},
+        envelope={"data": {"origin": PAGE, "snapshot": '- button "Go" [ref=e1]', "refs": REFS}},
+    )
+    assert not (await _call(tools, {"args": ["open", PAGE]})).is_error
+    assert not (await _call(tools, {"args": ["snapshot", "-i"]})).is_error
+    await tools.aclose()
+    assert len(_closes(tools)) == 1
+
+    resumed = _tools(fake_engine, tmp_path, "lc-resume")
+    entry = next(iter(resumed.runtime.log.state.sessions.values()))
+    assert entry.closed and entry.target is not None and entry.target.url == PAGE
+    assert resumed.runtime.owned_sessions == set(), "a closed browser is nobody's to close"
+    click = await _call(resumed, {"args": ["click", "@e1"]})
+    assert click.details["failureCategory"] == "stale-ref", click.text
+    assert click.details["staleRef"]["reason"] == "browser-closed"
+    assert "The browser is closed" in click.text and f"`open {PAGE}`" in click.text
+    (action,) = click.details["nextActions"]
+    assert action["id"] == "reopen-recorded-url" and action["params"] == {"args": ["open", PAGE]}
+    read = await _call(resumed, {"args": ["get", "url"]})
+    assert read.details["failureCategory"] == "tab-gone", read.text
+    assert fake_engine.calls() == [], "nothing reaches a browser that is gone"
+
+    _open_rule(fake_engine)
+    reopened = await _call(resumed, {"args": action["params"]["args"]})
+    assert not reopened.is_error, reopened.text
+    entry = next(iter(resumed.runtime.log.state.sessions.values()))
+    assert not entry.closed and not entry.target_unknown
+    await resumed.aclose()
+
+
+async def test_a_shared_server_journals_every_session_its_dir_close_ended(
+    fake_engine: FakeEngine, tmp_path: Path
+) -> None:
+    tools = _tools(fake_engine, tmp_path, "lc-shared")
+    tools.shared_server = True
+    _open_rule(fake_engine)
+    assert not (await _call(tools, {"args": ["--session", "mine", "open", PAGE]})).is_error
+    (tools.runtime.sockets.own / "mine.sock").write_text("")  # a live daemon's socket
+    await tools.aclose()
+    assert [event.key.session for event in _closes(tools)] == ["mine"]
+
+
+async def test_a_replaced_fresh_session_is_journaled_closed(
+    fake_engine: FakeEngine, tmp_path: Path
+) -> None:
+    tools = _tools(fake_engine, tmp_path, "lc-fresh")
+    _open_rule(fake_engine)
+    assert not (await _call(tools, {"args": ["open", PAGE]})).is_error
+    first = tools.runtime.log.state.managed_session
+    fresh = await _call(tools, {"args": ["open", PAGE], "sessionMode": "fresh"})
+    assert fresh.details["managedSessionOutcome"]["outcome"] == "replaced", fresh.text
+    assert [event.key.session for event in _closes(tools)] == [first]
+    await tools.aclose()
