@@ -26,7 +26,11 @@ from agent_browser_tools.engine.discovery import (
     resolve_engine,
 )
 from agent_browser_tools.engine.envelope import OutputMode, parse_outcome
-from agent_browser_tools.engine.environment import build_child_env, socket_dir_for
+from agent_browser_tools.engine.environment import (
+    build_child_env,
+    native_socket_dir,
+    socket_dir_for,
+)
 from agent_browser_tools.engine.runner import run_engine, run_engine_quick
 from agent_browser_tools.hosts.cli.browser_choice import (
     ChosenBrowser,
@@ -34,6 +38,7 @@ from agent_browser_tools.hosts.cli.browser_choice import (
     executable_problem,
     fix_for,
 )
+from agent_browser_tools.hosts.cli.smoke_cleanup import stop_session_daemon
 from agent_browser_tools.launch_options import browser_section, operator_launch_env
 from agent_browser_tools.planning.file_config import describe_access
 from agent_browser_tools.planning.policy import ModelPolicy
@@ -180,6 +185,9 @@ async def _smoke(engine: EngineBinary, settings: Settings, chosen: ChosenBrowser
             )
         finally:
             await run_engine([*base, "close"], env=env, timeout_ms=35_000, spill_dir=spill)
+            explicit = env.get("AGENT_BROWSER_SOCKET_DIR")
+            where = Path(explicit) if explicit else native_socket_dir(env)
+            stop_session_daemon(where, session, engine.path)
     got = title.data.get("title") if isinstance(title.data, dict) else None
     if not title.success or got != "agent-browser-tools doctor":
         return Check("smoke", False, f"title read failed: {title.error or got!r}", remedy)
