@@ -45,11 +45,13 @@ def plan(
     *,
     rows: Sequence[Sequence[str]] | None = None,
     stdin: str | None = None,
+    timeout_ms: int | None = None,
 ) -> ExecutionPlan:
-    """The plan for `args`; `rows` are sent as a `batch` JSON stdin."""
+    """The plan for `args`; `rows` are sent as a `batch` JSON stdin; `timeout_ms` is the
+    caller's `timeoutMs`."""
     if rows is not None:
         stdin = json.dumps([list(row) for row in rows])
-    inp = AgentBrowserInput(args=list(args), stdin=stdin)
+    inp = AgentBrowserInput(args=list(args), stdin=stdin, timeoutMs=timeout_ms)
     return build_plan(
         inp, state or ConversationState(), SETTINGS, root_id=ROOT, native_default=None
     )

@@ -102,3 +102,35 @@ def plan_timeout(
     if batch_rows is None and looks_dialog_triggering(command, stdin, refs):
         return TimeoutPlan(dialog_trigger_ms, "dialog-trigger")
     return TimeoutPlan(default_ms, "default")
+
+
+def requested_total_ms(matches: Sequence[CommandMatch | None]) -> int | None:
+    """Milliseconds a call's commands (one, or a batch's rows run in turn) ask the engine to
+    wait in total, if any of them asks."""
+    waits = [
+        duration
+        for match in matches
+        if match is not None
+        and match.spec.timeout_family
+        in (taxonomy.TimeoutFamily.WAIT, taxonomy.TimeoutFamily.WEBMCP)
+        and (duration := match.requested_duration_ms()) is not None
+    ]
+    return sum(waits) if waits else None
+
+
+def retry_budget(spent_ms: int, requested_ms: int | None, cap_ms: int) -> int | None:
+    """The `timeoutMs` to suggest after the watchdog stopped a call, or None when no budget
+    the operator allows can do better.
+
+    Why: doubling alone can stay below what the command itself asks for (`wait 3000` stopped
+    at 200 ms would be offered 400), and a suggested retry that cannot finish wastes a call.
+    The suggestion covers the requested duration plus the same grace the planner adds, is
+    never above the operator's `max_timeout_ms`, and must be more than was already spent.
+    """
+    suggestion = spent_ms * 2
+    if requested_ms is not None:
+        if requested_ms >= cap_ms:
+            return None
+        suggestion = max(suggestion, requested_ms + WAIT_GRACE_MS)
+    suggestion = min(suggestion, cap_ms)
+    return suggestion if suggestion > spent_ms else None

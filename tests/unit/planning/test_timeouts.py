@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from agent_browser_tools import taxonomy
 from agent_browser_tools.planning.inputs import AgentBrowserInput
 from agent_browser_tools.planning.plan import build_plan
 from agent_browser_tools.planning.sessions import managed_base_name
@@ -20,6 +21,8 @@ from agent_browser_tools.planning.timeouts import (
     looks_dialog_triggering,
     plan_timeout,
     requested_duration_ms,
+    requested_total_ms,
+    retry_budget,
 )
 from agent_browser_tools.settings import Settings
 from agent_browser_tools.state.models import (
@@ -250,3 +253,28 @@ def test_plan_timeout_uses_the_configured_bounds() -> None:
     assert pick(["get", "url"]) == TimeoutPlan(10, "default")
     assert pick(["dialog", "status"]) == TimeoutPlan(20, "dialog")
     assert pick(["click", "#alert"]) == TimeoutPlan(30, "dialog-trigger")
+
+
+@pytest.mark.parametrize(
+    ("spent", "requested", "cap", "expected"),
+    [
+        (200, 3000, 600_000, 3000 + WAIT_GRACE_MS),  # covers the wait, not 2 x 200
+        (300, None, 600_000, 600),  # nothing asked: double
+        (20_000, 3000, 600_000, 40_000),  # doubling already covers the wait
+        (200, 9000, 10_000, 10_000),  # the grace does not fit: the limit itself
+        (200, 10_000, 10_000, None),  # the wait alone reaches the limit
+        (8000, None, 10_000, 10_000),  # doubling capped at the limit
+        (10_000, None, 10_000, None),  # already at the limit: nothing better
+    ],
+)
+def test_a_retry_budget_covers_the_request_within_the_operators_limit(
+    spent: int, requested: int | None, cap: int, expected: int | None
+) -> None:
+    assert retry_budget(spent, requested, cap) == expected
+
+
+def test_the_total_requested_covers_waits_and_webmcp_timeouts_across_rows() -> None:
+    rows = [["wait", "2000"], ["get", "title"], ["webmcp", "result", "i1", "--timeout", "9000"]]
+    matches = [taxonomy.resolve_command(row) for row in rows]
+    assert requested_total_ms(matches) == 11_000
+    assert requested_total_ms([taxonomy.resolve_command(["get", "title"])]) is None

@@ -1,8 +1,10 @@
 """`agent-browser-tools doctor`: say what will run, then prove it with a live smoke.
 
-Every failed check prints a one-line remedy. The browser check asks the engine itself
-(`doctor --json --offline --quick`) which browser it would launch, so we report the engine's
-truth rather than a guess of our own.
+Every failed check prints a one-line remedy. When a setting names the browser executable
+(`AGENT_BROWSER_EXECUTABLE_PATH`, `[browser] executable_path`, the engine config's
+`executablePath`), the browser check reports that executable and the setting, because the engine
+launches it; otherwise it asks the engine itself (`doctor --json --offline --quick`) which
+browser it would launch, so we report the engine's truth rather than a guess of our own.
 """
 
 from __future__ import annotations
@@ -24,8 +26,19 @@ from agent_browser_tools.engine.discovery import (
     resolve_engine,
 )
 from agent_browser_tools.engine.envelope import OutputMode, parse_outcome
-from agent_browser_tools.engine.environment import build_child_env, socket_dir_for
+from agent_browser_tools.engine.environment import (
+    build_child_env,
+    native_socket_dir,
+    socket_dir_for,
+)
 from agent_browser_tools.engine.runner import run_engine, run_engine_quick
+from agent_browser_tools.hosts.cli.browser_choice import (
+    ChosenBrowser,
+    chosen_browser,
+    executable_problem,
+    fix_for,
+)
+from agent_browser_tools.hosts.cli.smoke_cleanup import stop_session_daemon
 from agent_browser_tools.launch_options import browser_section, operator_launch_env
 from agent_browser_tools.planning.file_config import describe_access
 from agent_browser_tools.planning.policy import ModelPolicy
@@ -57,7 +70,23 @@ def _engine_check(settings: Settings) -> tuple[Check, EngineBinary | None]:
     return Check("engine", True, message), engine
 
 
-def _browser_check(engine: EngineBinary, env: dict[str, str]) -> Check:
+def _browser_choice(settings: Settings, env: dict[str, str]) -> ChosenBrowser | None:
+    try:
+        operator = operator_launch_env(settings)
+    except SettingsError:
+        operator = {}  # the policy check reports the bad setting
+    return chosen_browser(env, operator)
+
+
+def _browser_check(
+    engine: EngineBinary, env: dict[str, str], chosen: ChosenBrowser | None
+) -> Check:
+    if chosen is not None:
+        problem = executable_problem(chosen.path, env)
+        if problem is not None:
+            message = f"{chosen.setting} = {chosen.path}: {problem}"
+            return Check("browser", False, message, fix_for(chosen))
+        return Check("browser", True, f"{chosen.path} (set by {chosen.setting})")
     proc = run_engine_quick(
         [engine.path, "doctor", "--json", "--offline", "--quick"], timeout_s=60, env=env
     )
@@ -127,8 +156,9 @@ def _files_check(settings: Settings) -> Check:
     return Check("file access", True, mode, warn=unrestricted)
 
 
-async def _smoke(engine: EngineBinary, settings: Settings) -> Check:
+async def _smoke(engine: EngineBinary, settings: Settings, chosen: ChosenBrowser | None) -> Check:
     """Open a local page, read its title, close: the whole path a real call takes."""
+    remedy = fix_for(chosen) if chosen is not None else BROWSER_REMEDY
     socket_dir = socket_dir_for(settings)
     env = build_child_env(settings, socket_dir)
     spill = ensure_private_dir(settings.state_dir / "spill")
@@ -145,7 +175,7 @@ async def _smoke(engine: EngineBinary, settings: Settings) -> Check:
                 OutputMode.JSON,
             )
             if not opened.success:
-                return Check("smoke", False, f"open failed: {opened.error}", BROWSER_REMEDY)
+                return Check("smoke", False, f"open failed: {opened.error}", remedy)
             title = parse_outcome(
                 await run_engine(
                     [*base, "get", "title"], env=env, timeout_ms=35_000, spill_dir=spill
@@ -154,9 +184,12 @@ async def _smoke(engine: EngineBinary, settings: Settings) -> Check:
             )
         finally:
             await run_engine([*base, "close"], env=env, timeout_ms=35_000, spill_dir=spill)
+            explicit = env.get("AGENT_BROWSER_SOCKET_DIR")
+            where = Path(explicit) if explicit else native_socket_dir(env)
+            stop_session_daemon(where, session, engine.path)
     got = title.data.get("title") if isinstance(title.data, dict) else None
     if not title.success or got != "agent-browser-tools doctor":
-        return Check("smoke", False, f"title read failed: {title.error or got!r}", BROWSER_REMEDY)
+        return Check("smoke", False, f"title read failed: {title.error or got!r}", remedy)
     return Check("smoke", True, f"opened a local page and read its title {got!r}; closed")
 
 
@@ -172,9 +205,11 @@ def run_doctor(settings: Settings | None = None, out: TextIO | None = None) -> i
         return 1
     engine_check, engine = _engine_check(settings)
     checks.append(engine_check)
+    chosen: ChosenBrowser | None = None
     if engine is not None:
         env = build_child_env(settings, socket_dir_for(settings))
-        checks.append(_browser_check(engine, env))
+        chosen = _browser_choice(settings, env)
+        checks.append(_browser_check(engine, env, chosen))
     checks.append(_state_check(settings))
     checks.append(_config_check(settings))
     checks.append(_policy_check(settings))
@@ -190,7 +225,7 @@ def run_doctor(settings: Settings | None = None, out: TextIO | None = None) -> i
             )
         )
     if engine is not None and all(c.ok for c in checks):
-        checks.append(asyncio.run(_smoke(engine, settings)))
+        checks.append(asyncio.run(_smoke(engine, settings, chosen)))
     _print(checks, out)
     return 0 if all(c.ok for c in checks) else 1
 

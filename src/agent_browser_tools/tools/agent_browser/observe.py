@@ -11,6 +11,7 @@ from typing import Any
 
 from agent_browser_tools.engine.envelope import BatchRow, EngineFailure, Envelope, OutputMode
 from agent_browser_tools.planning.plan import ExecutionPlan
+from agent_browser_tools.planning.timeouts import requested_total_ms, retry_budget
 from agent_browser_tools.redaction import (
     argv_secrets,
     redact_argv,
@@ -264,8 +265,14 @@ def _explicit_session(plan: ExecutionPlan) -> str | None:
     return key.session if key is not None and not plan.session.used_implicit_session else None
 
 
-def add_recovery(plan: ExecutionPlan, obs: Observation, *, target_unknown: bool) -> None:
-    """Attach exact next actions for timeouts, unknown targets, tab_gone and mutations."""
+def add_recovery(
+    plan: ExecutionPlan, obs: Observation, *, target_unknown: bool, max_timeout_ms: int
+) -> None:
+    """Attach exact next actions for timeouts, unknown targets, tab_gone and mutations.
+
+    `max_timeout_ms` is the operator's bound on `timeoutMs`: a suggested retry never asks for
+    more than the server would accept.
+    """
     prefix = na.session_prefix(plan.session.key, not plan.session.used_implicit_session)
     category = obs.failure_category
     if not obs.success and category is FailureCategory.TIMEOUT:
@@ -274,14 +281,8 @@ def add_recovery(plan: ExecutionPlan, obs: Observation, *, target_unknown: bool)
             obs.next_actions.append(
                 na.verify_page_target(prefix, "verify-page-target-after-timeout")
             )
-        elif (
-            plan.match is not None
-            and plan.match.spec.read_only
-            and redact_argv(plan.args) == list(plan.args)
-        ):
-            obs.next_actions.append(
-                na.retry_with_longer_timeout(plan.args, plan.stdin, plan.timeout.timeout_ms * 2)
-            )
+        elif _retry_safe(plan):
+            _retry_after_timeout(plan, obs, max_timeout_ms)
     if (
         not obs.success
         and category is FailureCategory.TIMEOUT
@@ -357,3 +358,42 @@ def _mutates(match: CommandMatch) -> bool:
         PageEffect.MAY_NAVIGATE,
         PageEffect.HISTORY,
     ) or (spec.page_change_summary and not spec.read_only)
+
+
+def _retry_safe(plan: ExecutionPlan) -> bool:
+    """Read-only commands (or a batch of only read-only rows) with nothing secret in their
+    argv: repeating them cannot act twice or echo a secret back into a next action."""
+    if plan.is_batch:
+        rows = plan.checked.batch.rows if plan.checked.batch is not None else ()
+        matches = plan.row_matches or ()
+        return (
+            bool(matches)
+            and all(m is not None and m.spec.read_only for m in matches)
+            and all(redact_argv(row) == list(row) for row in rows)
+        )
+    return (
+        plan.match is not None
+        and plan.match.spec.read_only
+        and redact_argv(plan.args) == list(plan.args)
+    )
+
+
+def _retry_after_timeout(plan: ExecutionPlan, obs: Observation, max_timeout_ms: int) -> None:
+    """Offer a retry whose budget covers what the call asked for, or say why none can."""
+    spent = plan.timeout.timeout_ms
+    matches = plan.row_matches if plan.is_batch else (plan.match,)
+    requested = requested_total_ms(matches or ())
+    budget = retry_budget(spent, requested, max_timeout_ms)
+    if budget is not None:
+        obs.next_actions.append(na.retry_with_longer_timeout(plan.args, plan.stdin, budget))
+    elif requested is not None:
+        obs.warnings.append(
+            f"This call asks the engine to wait {requested} ms; this server allows at most "
+            f"timeoutMs {max_timeout_ms}, so no retry of it can finish. Split the wait into "
+            f"shorter calls, each below {max_timeout_ms} ms."
+        )
+    else:
+        obs.warnings.append(
+            f"timeoutMs {spent} is already this server's limit ({max_timeout_ms} ms), so a "
+            "retry cannot get more time. Split the work into shorter calls."
+        )

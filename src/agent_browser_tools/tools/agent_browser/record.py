@@ -133,4 +133,4 @@ async def complete(
     if key is not None:
         rt.log.complete(spawned.call_id, key, obs.success, effects)
     unknown = key is not None and rt.log.state.session(key).target_unknown
-    add_recovery(plan, obs, target_unknown=unknown)
+    add_recovery(plan, obs, target_unknown=unknown, max_timeout_ms=rt.policy.max_timeout_ms)

@@ -150,3 +150,21 @@ async def test_every_tool_timeout_is_bounded_by_the_operator(
         assert "5000" in result.text
     assert fake_engine.calls() == []
     await tools.aclose()
+
+
+async def test_a_timeout_retry_covers_the_wait_within_the_operators_limit(
+    fake_engine: FakeEngine, tmp_path: Path
+) -> None:
+    """The suggested `timeoutMs` covers what `wait` asked for and is one the server accepts;
+    past the operator's limit the result says no retry can finish instead."""
+    tools = _tools(fake_engine, tmp_path, AGENT_BROWSER_TOOLS_MAX_TIMEOUT_MS="8000")
+    fake_engine.on({"command": ["wait"]}, hang=True)
+    slow = await tools.call("agent_browser", {"args": ["wait", "3000"], "timeoutMs": 200})
+    assert slow.details["failureCategory"] == "timeout"
+    (retry,) = [a for a in slow.details["nextActions"] if a["id"] == "retry-with-longer-timeout"]
+    assert retry["params"] == {"args": ["wait", "3000"], "timeoutMs": 8000}
+    too_long = await tools.call("agent_browser", {"args": ["wait", "9000"], "timeoutMs": 200})
+    ids = [a["id"] for a in too_long.details.get("nextActions", [])]
+    assert "retry-with-longer-timeout" not in ids
+    assert "no retry of it can finish" in too_long.text
+    await tools.aclose()

@@ -3,11 +3,14 @@ batch steps) and `add_recovery`'s next actions."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 
 import pytest
 
 from agent_browser_tools.engine.envelope import BatchRow, Envelope
+from agent_browser_tools.planning.policy import DEFAULT_MAX_TIMEOUT_MS
+from agent_browser_tools.planning.timeouts import WAIT_GRACE_MS
 from agent_browser_tools.results.categories import FailureCategory, SuccessCategory
 from agent_browser_tools.results.observation import Observation
 from agent_browser_tools.tools.agent_browser.observe import add_recovery, observe
@@ -23,6 +26,7 @@ from tests.support.envelopes import (
 from tests.support.plans import CLEAN, FORM, managed, named, page, plan
 
 STATE = managed(page(FORM, refs_from=FORM))
+CAP = DEFAULT_MAX_TIMEOUT_MS
 SECRET = "hunter2-secret-pw"
 LIFECYCLE = {"effectiveLaunch": {"browserLaunched": True}}
 
@@ -240,7 +244,7 @@ def _ids(obs: Observation) -> list[str]:
 def test_a_timeout_on_an_unknown_target_asks_to_verify_the_page() -> None:
     click = plan(["click", "@e13"], STATE)
     obs = observe(click, timed_out())
-    add_recovery(click, obs, target_unknown=True)
+    add_recovery(click, obs, target_unknown=True, max_timeout_ms=CAP)
     (action,) = obs.next_actions
     assert action.id == "verify-page-target-after-timeout"
     assert action.params["args"] == ["batch", "--bail"]
@@ -249,7 +253,7 @@ def test_a_timeout_on_an_unknown_target_asks_to_verify_the_page() -> None:
 def test_a_read_only_timeout_offers_a_retry_with_twice_the_budget() -> None:
     getter = plan(["get", "text", "h1"], STATE)
     obs = observe(getter, timed_out())
-    add_recovery(getter, obs, target_unknown=False)
+    add_recovery(getter, obs, target_unknown=False, max_timeout_ms=CAP)
     (action,) = obs.next_actions
     assert action.id == "retry-with-longer-timeout"
     assert action.params == {
@@ -258,11 +262,79 @@ def test_a_read_only_timeout_offers_a_retry_with_twice_the_budget() -> None:
     }
 
 
+def _timeout_recovery(
+    args: list[str],
+    *,
+    timeout_ms: int | None,
+    rows: list[list[str]] | None = None,
+    cap: int = CAP,
+) -> Observation:
+    """The next actions after the watchdog stopped `args` planned with `timeout_ms`."""
+    called = plan(args, STATE, rows=rows, timeout_ms=timeout_ms)
+    obs = observe(called, timed_out())
+    add_recovery(called, obs, target_unknown=False, max_timeout_ms=cap)
+    return obs
+
+
+@pytest.mark.parametrize(
+    ("args", "asked"),
+    [
+        (["wait", "3000"], 3000),
+        (["wait", "--text", "Done", "--timeout", "4000"], 4000),
+    ],
+)
+def test_a_timed_out_wait_is_offered_a_budget_that_covers_what_it_asked(
+    args: list[str], asked: int
+) -> None:
+    """Doubling 200 ms would offer 400 ms to a 3000 ms wait: a retry that cannot finish."""
+    obs = _timeout_recovery(args, timeout_ms=200)
+    (action,) = obs.next_actions
+    assert action.id == "retry-with-longer-timeout"
+    assert action.params["args"] == args
+    assert action.params["timeoutMs"] >= asked + WAIT_GRACE_MS
+
+
+def test_a_timed_out_batch_of_waits_is_offered_their_sum() -> None:
+    rows = [["wait", "2000"], ["get", "title"], ["wait", "--timeout", "3000"]]
+    obs = _timeout_recovery(["batch", "--bail"], timeout_ms=500, rows=rows)
+    (action,) = obs.next_actions
+    assert action.params["timeoutMs"] == 2000 + 3000 + WAIT_GRACE_MS
+    assert json.loads(action.params["stdin"]) == rows
+
+
+def test_a_batch_with_an_action_row_is_not_retried_blindly() -> None:
+    obs = _timeout_recovery(
+        ["batch", "--bail"], timeout_ms=500, rows=[["wait", "2000"], ["click", "@e13"]]
+    )
+    assert "retry-with-longer-timeout" not in _ids(obs)
+
+
+def test_a_retry_budget_is_capped_by_the_operators_limit() -> None:
+    """A wait that fits under the limit only without the full grace gets the limit itself."""
+    obs = _timeout_recovery(["wait", "9000"], timeout_ms=200, cap=10_000)
+    (action,) = obs.next_actions
+    assert action.params["timeoutMs"] == 10_000
+
+
+def test_a_wait_longer_than_the_operators_limit_says_no_retry_can_finish() -> None:
+    obs = _timeout_recovery(["wait", "20000"], timeout_ms=5000, cap=10_000)
+    assert "retry-with-longer-timeout" not in _ids(obs)
+    (warning,) = obs.warnings
+    assert "wait 20000 ms" in warning and "at most timeoutMs 10000" in warning
+
+
+def test_a_read_already_at_the_limit_is_not_offered_the_same_budget_again() -> None:
+    obs = _timeout_recovery(["get", "text", "h1"], timeout_ms=10_000, cap=10_000)
+    assert "retry-with-longer-timeout" not in _ids(obs)
+    (warning,) = obs.warnings
+    assert "already this server's limit (10000 ms)" in warning
+
+
 def test_a_mutation_timeout_on_a_known_page_is_not_retried() -> None:
     """Repeating a click that may have run could submit twice."""
     click = plan(["click", "@e13"], STATE)
     obs = observe(click, timed_out())
-    add_recovery(click, obs, target_unknown=False)
+    add_recovery(click, obs, target_unknown=False, max_timeout_ms=CAP)
     assert "retry-with-longer-timeout" not in _ids(obs)
 
 
@@ -270,18 +342,18 @@ def test_a_gone_tab_offers_listing_and_opening_tabs() -> None:
     scenario = "pinned-tab-closed-click"
     argv = plan(engine_error_command(scenario))
     obs = observe(argv, engine_error(scenario))
-    add_recovery(argv, obs, target_unknown=False)
+    add_recovery(argv, obs, target_unknown=False, max_timeout_ms=CAP)
     assert [a.params["args"] for a in obs.next_actions] == [["tab", "list"], ["tab", "new"]]
 
 
 def test_a_successful_mutation_asks_for_fresh_refs_and_a_read_does_not() -> None:
     fill = plan(command("fill_ref"), STATE)
     filled = observe(fill, envelope("fill_ref"))
-    add_recovery(fill, filled, target_unknown=False)
+    add_recovery(fill, filled, target_unknown=False, max_timeout_ms=CAP)
     assert _ids(filled) == ["inspect-after-mutation"]
     read = plan(command("get_text"), STATE)
     text = observe(read, envelope("get_text"))
-    add_recovery(read, text, target_unknown=False)
+    add_recovery(read, text, target_unknown=False, max_timeout_ms=CAP)
     assert text.next_actions == []
 
 
@@ -289,7 +361,7 @@ def test_an_engine_unknown_ref_gets_the_guards_reason_field_and_refresh_action()
     """The engine's own `Unknown ref` is a stale ref like the guard's refusal: same fix."""
     click = plan(["click", "@e999"], STATE)
     obs = observe(click, envelope("click_missing_ref"))
-    add_recovery(click, obs, target_unknown=False)
+    add_recovery(click, obs, target_unknown=False, max_timeout_ms=CAP)
     assert obs.failure_category is FailureCategory.STALE_REF
     assert obs.extra["staleRef"] == {
         "refs": ["@e999"],
@@ -308,7 +380,7 @@ def test_an_engine_element_miss_on_a_ref_names_the_ref_and_keeps_the_session() -
         error="Could not locate element with role=button name=Close",
     )
     obs = observe(click, gone)
-    add_recovery(click, obs, target_unknown=False)
+    add_recovery(click, obs, target_unknown=False, max_timeout_ms=CAP)
     assert obs.failure_category is FailureCategory.STALE_REF
     assert obs.extra["staleRef"]["reason"] == "engine-element-not-found"
     assert obs.extra["staleRef"]["refs"] == ["@e9"]
@@ -327,6 +399,6 @@ def test_an_engine_stale_ref_inside_a_batch_names_the_failed_step() -> None:
         ),
     )
     obs = observe(batch, answer)
-    add_recovery(batch, obs, target_unknown=False)
+    add_recovery(batch, obs, target_unknown=False, max_timeout_ms=CAP)
     assert obs.extra["staleRef"] == {"refs": ["@e999"], "step": 2, "reason": "engine-unknown-ref"}
     assert "refresh-interactive-refs" in _ids(obs)
