@@ -19,6 +19,8 @@ from pathlib import Path
 
 import pytest
 
+from agent_browser_tools.settings import Settings
+
 FAKE_ENGINE_SCRIPT = Path(__file__).resolve().with_name("fake_engine.py")
 
 MATCH_KINDS = frozenset({"argv", "contains", "command", "any"})
@@ -238,3 +240,20 @@ def fake_engine(tmp_path: Path) -> Iterator[FakeEngine]:
         yield fake
     finally:
         fake.kill_stray()
+
+
+def fake_settings(fake: FakeEngine, tmp_path: Path, **env: str) -> Settings:
+    """Settings for `BrowserTools` on `fake`: the process env without engine variables, a
+    private HOME and state dir under `tmp_path`, then `env` (which may override any of them)."""
+    base = {k: v for k, v in os.environ.items() if not k.startswith("AGENT_BROWSER")}
+    (tmp_path / "home").mkdir(exist_ok=True)
+    return Settings.load(
+        env={
+            **base,
+            "HOME": str(tmp_path / "home"),
+            "AGENT_BROWSER_TOOLS_BIN": str(fake.path),
+            "AGENT_BROWSER_TOOLS_STATE_DIR": str(tmp_path / "state"),
+            **env,
+        },
+        cwd=tmp_path,
+    )

@@ -41,3 +41,16 @@ def ref_for(result: ToolResult, role: str, name: str) -> str:
         if info.get("role") == role and info.get("name") == name:
             return f"@{ref_id}"
     raise AssertionError(f"no {role} {name!r} in snapshot refs")
+
+
+def assert_policy_blocked(
+    result: ToolResult, rule: str, subject: str | None = None
+) -> dict[str, Any]:
+    """`result` is a `policy-blocked` refusal by `rule` (of `subject`); returns its policy."""
+    assert result.is_error, result.text
+    assert result.details["failureCategory"] == "policy-blocked", result.details
+    policy: dict[str, Any] = result.details["policy"]
+    assert policy["rule"] == rule, policy
+    if subject is not None:
+        assert policy["subject"] == subject, policy
+    return policy

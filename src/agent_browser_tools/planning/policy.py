@@ -145,23 +145,23 @@ def _check_unknown_commands(checked: CheckedArgv) -> None:
     an unknown subcommand passes every column; under a group with operator-only or shared
     members (`plugin`, `dashboard`, `get`, `state`, `auth`) that is not a risk worth taking.
     """
+    if checked.inspection:
+        return
     rows = [checked.command_tokens]
     if checked.batch is not None:
         rows += [tuple(taxonomy.split_global_flags(row)[1]) for row in checked.batch.rows]
-    for index, command in enumerate(rows):
-        if not command or taxonomy.resolve_command(command) is not None:
+    for (where, _globals, match), command in zip(calls_of(checked), rows, strict=True):
+        if match is not None or not command or command[0] not in _GUARDED_GROUPS:
             continue
         head = command[0]
-        if head in _GUARDED_GROUPS:
-            where = f"batch row {index}: " if index else ""
-            raise PolicyBlocked(
-                f"{where}`{' '.join(command[:2])}` is not a command this server knows in the "
-                f"`{head}` group, which holds operator-only commands; use a listed "
-                f"subcommand ({', '.join(sorted(_GROUP_WORDS[head]))}).",
-                rule="unknown-command",
-                subject=" ".join(command[:2]),
-                allow_with=None,
-            )
+        raise PolicyBlocked(
+            f"{where}`{' '.join(command[:2])}` is not a command this server knows in the "
+            f"`{head}` group, which holds operator-only commands; use a listed "
+            f"subcommand ({', '.join(sorted(_GROUP_WORDS[head]))}).",
+            rule="unknown-command",
+            subject=" ".join(command[:2]),
+            allow_with=None,
+        )
 
 
 def _guarded_groups() -> tuple[frozenset[str], dict[str, frozenset[str]]]:

@@ -8,7 +8,6 @@ inputs must spawn nothing at all.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -20,7 +19,7 @@ from agent_browser_tools.engine.discovery import clear_engine_cache
 from agent_browser_tools.planning.sessions import managed_base_name
 from agent_browser_tools.results.tool_result import ToolResult
 from agent_browser_tools.settings import Settings
-from tests.support.fake import FakeEngine
+from tests.support.fake import FakeEngine, fake_settings
 
 CONVERSATION = "conv-argv-1"
 MANAGED = managed_base_name(CONVERSATION)
@@ -36,15 +35,7 @@ def _fresh_engine_cache() -> Iterator[None]:
 
 
 def _settings(fake: FakeEngine, tmp_path: Path, **extra: str) -> Settings:
-    base = {k: v for k, v in os.environ.items() if not k.startswith("AGENT_BROWSER")}
-    env = {
-        **base,
-        "HOME": str(tmp_path / "home"),
-        "AGENT_BROWSER_TOOLS_BIN": str(fake.path),
-        "AGENT_BROWSER_TOOLS_STATE_DIR": str(tmp_path / "state"),
-        **extra,
-    }
-    return Settings.load(env=env, cwd=tmp_path)
+    return fake_settings(fake, tmp_path, **extra)
 
 
 def _tools(fake: FakeEngine, tmp_path: Path, conversation: str = CONVERSATION) -> BrowserTools:

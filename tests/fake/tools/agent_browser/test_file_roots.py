@@ -15,16 +15,11 @@ from agent_browser_tools.api import BrowserTools
 from agent_browser_tools.results.tool_result import ToolResult
 from tests.fake.tools.agent_browser.test_argv import MANAGED, _settings, _tools
 from tests.support.fake import FakeEngine
+from tests.support.tools import assert_policy_blocked
 
 
 def _assert_blocked(result: ToolResult, subject: str | None = None) -> dict[str, Any]:
-    assert result.is_error, result.text
-    assert result.details["failureCategory"] == "policy-blocked", result.details
-    policy: dict[str, Any] = result.details["policy"]
-    assert policy["rule"] == "file-root"
-    if subject is not None:
-        assert policy["subject"] == subject
-    return policy
+    return assert_policy_blocked(result, "file-root", subject)
 
 
 def _spawned(fake: FakeEngine) -> list[list[str]]:

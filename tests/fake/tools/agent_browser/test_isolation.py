@@ -19,11 +19,10 @@ import pytest
 from agent_browser_tools.api import BrowserTools
 from agent_browser_tools.engine.discovery import clear_engine_cache
 from agent_browser_tools.engine.isolation import conversation_dir_name
-from agent_browser_tools.settings import Settings
 from agent_browser_tools.tools.action.spec import SPEC as ACTION
 from agent_browser_tools.tools.code.spec import SPEC as CODE
 from agent_browser_tools.tools.qa.spec import SPEC as QA
-from tests.support.fake import FakeEngine
+from tests.support.fake import FakeEngine, fake_settings
 
 
 @pytest.fixture(autouse=True)
@@ -50,17 +49,9 @@ def _tools(
     env_extra: dict[str, str] | None = None,
     **kwargs: Any,
 ) -> BrowserTools:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("AGENT_BROWSER")}
-    env.update(
-        {
-            "HOME": str(tmp_path / "home"),
-            "AGENT_BROWSER_TOOLS_BIN": str(fake.path),
-            "AGENT_BROWSER_TOOLS_STATE_DIR": str(tmp_path / "state"),
-            "AGENT_BROWSER_SOCKET_DIR": str(base),
-            **(env_extra or {}),
-        }
+    settings = fake_settings(
+        fake, tmp_path, AGENT_BROWSER_SOCKET_DIR=str(base), **(env_extra or {})
     )
-    settings = Settings.load(env=env, cwd=tmp_path)
     tools = BrowserTools(settings=settings, conversation_id=conversation, cwd=tmp_path, **kwargs)
     assert tools.runtime.engine.path == str(fake.path)
     fake.reset()

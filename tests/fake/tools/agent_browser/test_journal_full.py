@@ -20,10 +20,9 @@ import pytest
 
 from agent_browser_tools.api import BrowserTools
 from agent_browser_tools.engine.discovery import clear_engine_cache
-from agent_browser_tools.settings import Settings
 from agent_browser_tools.state.sqlite_journal import DB_NAME, JournalWriteError
 from agent_browser_tools.tools.registry import journal_write_failed
-from tests.support.fake import FakeEngine
+from tests.support.fake import FakeEngine, fake_settings
 
 
 @pytest.fixture
@@ -81,16 +80,12 @@ async def test_disk_full_fails_the_call_and_keeps_acknowledged_rows(
     fake_engine: FakeEngine, tmp_path: Path, tiny_fs: Path, socket_base: Path
 ) -> None:
     fake_engine.on({"command": ["get"]}, envelope={"data": {"url": "https://a.test/"}})
-    env = {k: v for k, v in os.environ.items() if not k.startswith("AGENT_BROWSER")}
-    env.update(
-        {
-            "HOME": str(tmp_path / "home"),
-            "AGENT_BROWSER_TOOLS_BIN": str(fake_engine.path),
-            "AGENT_BROWSER_TOOLS_STATE_DIR": str(tiny_fs / "state"),
-            "AGENT_BROWSER_SOCKET_DIR": str(socket_base),
-        }
+    settings = fake_settings(
+        fake_engine,
+        tmp_path,
+        AGENT_BROWSER_TOOLS_STATE_DIR=str(tiny_fs / "state"),
+        AGENT_BROWSER_SOCKET_DIR=str(socket_base),
     )
-    settings = Settings.load(env=env, cwd=tmp_path)
     args = {"args": ["get", "url"]}
     async with BrowserTools(settings=settings, conversation_id="c1", cwd=tmp_path) as tools:
         assert not (await tools.call("agent_browser", args)).is_error

@@ -7,7 +7,6 @@ real engine's side of the same attempts is in `tests/real/test_escape_matrix.py`
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any
 
@@ -15,8 +14,7 @@ import pytest
 
 from agent_browser_tools.api import BrowserTools
 from agent_browser_tools.engine.discovery import clear_engine_cache
-from agent_browser_tools.settings import Settings
-from tests.support.fake import FakeEngine
+from tests.support.fake import FakeEngine, fake_settings
 
 
 @pytest.fixture(autouse=True)
@@ -25,18 +23,7 @@ def _fresh_engine_cache() -> None:
 
 
 def _tools(fake: FakeEngine, tmp_path: Path, **env: str) -> BrowserTools:
-    (tmp_path / "home").mkdir(exist_ok=True)
-    base = {k: v for k, v in os.environ.items() if not k.startswith("AGENT_BROWSER")}
-    settings = Settings.load(
-        env={
-            **base,
-            "HOME": str(tmp_path / "home"),
-            "AGENT_BROWSER_TOOLS_BIN": str(fake.path),
-            "AGENT_BROWSER_TOOLS_STATE_DIR": str(tmp_path / "state"),
-            **env,
-        },
-        cwd=tmp_path,
-    )
+    settings = fake_settings(fake, tmp_path, **env)
     tools = BrowserTools(settings=settings, conversation_id="conv-policy", cwd=tmp_path)
     assert tools.runtime.engine.path == str(fake.path)
     fake.reset()

@@ -11,7 +11,6 @@ what details, text, the journal and code cells hold.
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,9 +22,8 @@ from agent_browser_tools.api import BrowserTools
 from agent_browser_tools.credentials import READ_PLACEHOLDER, TYPED_PLACEHOLDER
 from agent_browser_tools.engine.discovery import clear_engine_cache
 from agent_browser_tools.results.tool_result import ToolResult
-from agent_browser_tools.settings import Settings
 from agent_browser_tools.tools.code.spec import SPEC as CODE
-from tests.support.fake import FakeEngine
+from tests.support.fake import FakeEngine, fake_settings
 
 OP_VALUE = 'op-"Secret"\\Value-1'
 OP = "{{secret:PW}}"
@@ -42,18 +40,9 @@ def _fresh_engine_cache() -> Iterator[None]:
 
 @pytest.fixture
 def tools(fake_engine: FakeEngine, tmp_path: Path) -> BrowserTools:
-    (tmp_path / "home").mkdir()
     config = tmp_path / "config.toml"
     config.write_text(f'[secrets]\nPW = {json.dumps(OP_VALUE)}\nAPI = "api-key-9999"\n')
-    base = {k: v for k, v in os.environ.items() if not k.startswith("AGENT_BROWSER")}
-    env = {
-        **base,
-        "HOME": str(tmp_path / "home"),
-        "AGENT_BROWSER_TOOLS_BIN": str(fake_engine.path),
-        "AGENT_BROWSER_TOOLS_STATE_DIR": str(tmp_path / "state"),
-        "AGENT_BROWSER_TOOLS_CONFIG": str(config),
-    }
-    settings = Settings.load(env=env, cwd=tmp_path)
+    settings = fake_settings(fake_engine, tmp_path, AGENT_BROWSER_TOOLS_CONFIG=str(config))
     built = BrowserTools(settings=settings, conversation_id="conv-secrets", cwd=tmp_path)
     assert built.runtime.engine.path == str(fake_engine.path)
     fake_engine.reset()

@@ -24,7 +24,7 @@ from agent_browser_tools.api import BrowserTools
 from agent_browser_tools.results.tool_result import ToolResult
 from tests.support.fixture_server import FixtureServer
 from tests.support.real_engine import EngineEnv
-from tests.support.tools import ab, tools_settings
+from tests.support.tools import ab, assert_policy_blocked, tools_settings
 
 pytestmark = pytest.mark.real_engine
 
@@ -33,12 +33,8 @@ PASSWD_MARK = "root:x:0:0"
 
 
 def _blocked(result: ToolResult, subject: str | None = None) -> dict[str, Any]:
-    assert result.is_error, result.text
-    assert result.details["failureCategory"] == "policy-blocked", result.details
-    policy: dict[str, Any] = result.details["policy"]
-    assert policy["rule"] == "file-root"
+    policy = assert_policy_blocked(result, "file-root", subject)
     if subject is not None:
-        assert policy["subject"] == subject
         assert subject in result.text, "the message names the resolved path"
     assert PASSWD_MARK not in result.text
     return policy
