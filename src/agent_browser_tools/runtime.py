@@ -39,6 +39,7 @@ from agent_browser_tools.engine.runner import RawOutcome, run_engine
 from agent_browser_tools.planning import file_config
 from agent_browser_tools.planning.file_access import FileRoots
 from agent_browser_tools.planning.policy import ModelPolicy
+from agent_browser_tools.planning.sessions import managed_base_name
 from agent_browser_tools.private_fs import ensure_private_dir, write_private_file
 from agent_browser_tools.results.tool_result import TextBlock, ToolResult
 from agent_browser_tools.settings import Settings
@@ -89,11 +90,25 @@ class Runtime:
         self._envs: dict[Path, dict[str, str]] = {}
         self._locks: dict[Path, IdentityLocks] = {}
         self._calls = itertools.count(1)
-        self.owned_sessions: set[SessionKey] = {
+        self.owned_sessions: set[SessionKey] = self._resumed_ownership()
+
+    def _resumed_ownership(self) -> set[SessionKey]:
+        """Managed browsers a resumed conversation owns: active ones, and the managed session
+        of a call that never completed (the server died mid-call, perhaps mid-launch).
+
+        Ownership starts at the spawn, but a process that died before journaling the call's
+        completion left only its intent; without this, a first call killed mid-launch would
+        leave its browser to the engine's idle timeout."""
+        state = self.log.state
+        owned = {
             SessionKey(session=label.split("/", 1)[-1], namespace=_namespace(label))
-            for label, entry in self.log.state.sessions.items()
+            for label, entry in state.sessions.items()
             if entry.ownership == "managed" and entry.active
         }
+        if self.root_id == self.conversation_id:
+            managed = {state.managed_session, managed_base_name(self.root_id)}
+            owned |= {key for key in state.interrupted if key.session in managed}
+        return owned
 
     def record_activation(self, capabilities: list[str]) -> None:
         """Remember enabled capabilities so a resumed conversation sees the same tools."""

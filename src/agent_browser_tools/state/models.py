@@ -208,6 +208,9 @@ class ConversationState(_Frozen):
     """The highest ref number shown in this conversation, over all sessions: a new element
     is shown above it, so no shown ref is ever reused (see `tools/agent_browser/refmap`)."""
     pending_intents: dict[str, IntentEvent] = Field(default_factory=dict)
+    interrupted: tuple[SessionKey, ...] = ()
+    """Sessions of calls whose completion was never journaled (set when a journal is loaded):
+    such a call may have launched a browser."""
     activated_tools: tuple[str, ...] = ()
     last_seq: int = 0
 

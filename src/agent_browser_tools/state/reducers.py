@@ -82,7 +82,10 @@ def settle_interrupted(state: ConversationState) -> ConversationState:
                 ),
             }
         )
-    return state.model_copy(update={"sessions": sessions, "pending_intents": {}})
+    interrupted = tuple(dict.fromkeys(i.key for i in state.pending_intents.values()))
+    return state.model_copy(
+        update={"sessions": sessions, "pending_intents": {}, "interrupted": interrupted}
+    )
 
 
 def _complete(state: ConversationState, event: CompletionEvent) -> ConversationState:

@@ -10,7 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from agent_browser_tools.api import BrowserTools
-from agent_browser_tools.state.models import BrowserClosed, CompletionEvent
+from agent_browser_tools.planning.sessions import managed_base_name
+from agent_browser_tools.state.models import BrowserClosed, CompletionEvent, SessionKey
 from agent_browser_tools.state.sqlite_journal import SqliteJournal
 from tests.fake.tools.agent_browser.test_argv import PAGE, _call, _open_rule, _tools
 from tests.support.fake import FakeEngine
@@ -109,3 +110,37 @@ async def test_a_replaced_fresh_session_is_journaled_closed(
     assert fresh.details["managedSessionOutcome"]["outcome"] == "replaced", fresh.text
     assert [event.key.session for event in _closes(tools)] == [first]
     await tools.aclose()
+
+
+async def test_a_first_call_cut_off_mid_launch_is_owned_by_the_resumed_conversation(
+    fake_engine: FakeEngine, tmp_path: Path
+) -> None:
+    """The server died between the intent and the completion of a first `open` (SIGKILL): the
+    resumed conversation must still close that browser, which the call may have launched."""
+    tools = _tools(fake_engine, tmp_path, "lc-cut")
+    key = SessionKey(session=managed_base_name(tools.runtime.root_id))
+    tools.runtime.log.intent("c1", "agent_browser", key, ("--session", key.session, "open", PAGE))
+    assert tools.journal is not None
+    tools.journal.close()  # the process died here: no completion, no close
+
+    resumed = _tools(fake_engine, tmp_path, "lc-cut")
+    assert resumed.runtime.owned_sessions == {key}
+    assert resumed.runtime.log.state.session(key).target_unknown
+    await resumed.aclose()
+    assert fake_engine.argvs() == [["--json", "--session", key.session, "close"]]
+    assert [event.key for event in _closes(resumed)] == [key]
+
+
+async def test_a_cut_off_call_on_a_caller_session_is_not_owned(
+    fake_engine: FakeEngine, tmp_path: Path
+) -> None:
+    tools = _tools(fake_engine, tmp_path, "lc-cut-caller")
+    key = SessionKey(session="mine")
+    tools.runtime.log.intent("c1", "agent_browser", key, ("--session", "mine", "open", PAGE))
+    assert tools.journal is not None
+    tools.journal.close()  # the process died here: no completion, no close
+
+    resumed = _tools(fake_engine, tmp_path, "lc-cut-caller")
+    assert resumed.runtime.owned_sessions == set()
+    await resumed.aclose()
+    assert fake_engine.argvs() == []
