@@ -68,6 +68,16 @@ def verify_page_target(prefix: Sequence[str], action_id: str) -> NextAction:
     )
 
 
+def reopen_recorded_url(prefix: Sequence[str], url: str) -> NextAction:
+    """After the session's browser was closed or lost: open its last recorded page again."""
+    return NextAction(
+        id="reopen-recorded-url",
+        reason="Reopen the page this session was on before its browser was closed or lost; "
+        "then take fresh refs.",
+        params={"args": [*prefix, "open", url]},
+    )
+
+
 def inspect_after_mutation(prefix: Sequence[str]) -> NextAction:
     return NextAction(
         id="inspect-after-mutation",

@@ -45,6 +45,7 @@ class ObservationExtras(TypedDict, total=False):
     navigationSummary: Annotated[Json, CELL]
     pageChangeSummary: Annotated[Json, CELL]
     sessionTabTargetUnknown: Annotated[bool, CELL]
+    browserLost: Annotated[Json, CELL]
     staleRef: Annotated[Json, CELL]
     managedSessionOutcome: Annotated[Json, CELL]
     browserWindow: Annotated[Json, DETAILS]

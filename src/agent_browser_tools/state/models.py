@@ -62,7 +62,7 @@ class PageTarget(_Frozen):
 
 
 RefInvalidationReason = Literal[
-    "no-active-page", "page-transition", "refs-unread", "browser-closed"
+    "no-active-page", "page-transition", "refs-unread", "browser-closed", "browser-lost"
 ]
 
 
@@ -86,6 +86,8 @@ class SessionPageState(_Frozen):
     ref_snapshot: RefSnapshot | None = None
     ref_invalidation: RefInvalidation | None = None
     launch_flags: tuple[str, ...] = ()
+    daemon_pid: int | None = None
+    """The engine daemon last seen serving this session (see `engine.daemons`)."""
     closed: bool = False
     """The wrapper closed this browser (conversation end, cleanup); `target` keeps the last
     recorded page so the next call can say what to reopen."""
@@ -135,6 +137,16 @@ class BrowserClosed(_Frozen):
 
     kind: Literal["browser-closed"] = "browser-closed"
     summary: str
+    reason: Literal["browser-closed", "browser-lost"] = "browser-closed"
+    """`browser-lost`: not closed by anyone here; its daemon or browser died (see
+    `engine.daemons`)."""
+
+
+class DaemonObserved(_Frozen):
+    """The session's engine daemon after a call: a later call checks it is still the one."""
+
+    kind: Literal["daemon-observed"] = "daemon-observed"
+    pid: int
 
 
 class NamespaceClosed(_Frozen):
@@ -158,6 +170,7 @@ Effect = Annotated[
     | SessionActivated
     | SessionClosed
     | BrowserClosed
+    | DaemonObserved
     | NamespaceClosed
     | ManagedSessionSelected,
     Field(discriminator="kind"),

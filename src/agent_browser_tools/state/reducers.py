@@ -19,6 +19,7 @@ from agent_browser_tools.state.models import (
     BrowserClosed,
     CompletionEvent,
     ConversationState,
+    DaemonObserved,
     Effect,
     IntentEvent,
     JournalEvent,
@@ -131,20 +132,7 @@ def _namespace_of(label: str) -> str | None:
 def apply_effect(entry: SessionPageState, effect: Effect) -> SessionPageState:
     """The per-session part of the fold."""
     if isinstance(effect, TargetObserved):
-        title = effect.title
-        if title is None and entry.target is not None and entry.target.url == effect.url:
-            # `get url` and snapshots report no title: a title is the last-observed label of
-            # that URL, so an untitled observation of the same URL keeps it.
-            title = entry.target.title
-        update: dict[str, object] = {
-            "target": PageTarget(url=effect.url, title=title),
-            "target_unknown": False,
-            "active": True,
-            "closed": False,
-        }
-        if not effect.keep_refs:
-            update["ref_snapshot"] = None
-        return entry.model_copy(update=update)
+        return _observed(entry, effect)
     if isinstance(effect, TargetUnknown):
         return entry.model_copy(
             update={
@@ -186,7 +174,26 @@ def apply_effect(entry: SessionPageState, effect: Effect) -> SessionPageState:
         return SessionPageState(ownership=entry.ownership)
     if isinstance(effect, BrowserClosed):
         return _closed_by_wrapper(entry, effect)
+    if isinstance(effect, DaemonObserved):
+        return entry.model_copy(update={"daemon_pid": effect.pid})
     return entry
+
+
+def _observed(entry: SessionPageState, effect: TargetObserved) -> SessionPageState:
+    title = effect.title
+    if title is None and entry.target is not None and entry.target.url == effect.url:
+        # `get url` and snapshots report no title: a title is the last-observed label of
+        # that URL, so an untitled observation of the same URL keeps it.
+        title = entry.target.title
+    update: dict[str, object] = {
+        "target": PageTarget(url=effect.url, title=title),
+        "target_unknown": False,
+        "active": True,
+        "closed": False,
+    }
+    if not effect.keep_refs:
+        update["ref_snapshot"] = None
+    return entry.model_copy(update=update)
 
 
 def _closed_by_wrapper(entry: SessionPageState, effect: BrowserClosed) -> SessionPageState:
@@ -196,5 +203,5 @@ def _closed_by_wrapper(entry: SessionPageState, effect: BrowserClosed) -> Sessio
         target=entry.target,
         target_unknown=True,
         closed=True,
-        ref_invalidation=RefInvalidation(reason="browser-closed", summary=effect.summary),
+        ref_invalidation=RefInvalidation(reason=effect.reason, summary=effect.summary),
     )

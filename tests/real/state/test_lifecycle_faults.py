@@ -7,6 +7,8 @@ old refs with that reason, and name a reopen call that works when followed.
 
 from __future__ import annotations
 
+import os
+import signal
 import time
 from pathlib import Path
 
@@ -108,4 +110,73 @@ async def test_a_resumed_conversation_knows_its_browser_was_closed(
         assert not filled.is_error, filled.text
     finally:
         await resumed.aclose()
+    assert _left_after_exit(baseline, engine_env.socket_dir.resolve()) == []
+
+
+def _daemon_and_browser(socket_dir: Path) -> tuple[int, int, Path]:
+    """The one managed daemon under `socket_dir`, its Chromium and that browser's profile."""
+    (pid_file,) = list(socket_dir.rglob("abt-*.pid"))
+    daemon = int(pid_file.read_text())
+    for child in Path(f"/proc/{daemon}/task").glob("*/children"):
+        for pid in child.read_text().split():
+            argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+            profiles = [a[len(b"--user-data-dir=") :] for a in argv if a.startswith(b"--user-")]
+            if profiles:
+                return daemon, int(pid), Path(profiles[0].decode())
+    raise AssertionError(f"daemon {daemon} has no browser child")
+
+
+def _gone(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0]
+    except OSError:
+        return True
+    return state in ("Z", "X")
+
+
+@pytest.mark.parametrize("victim", ["daemon", "chromium"])
+async def test_a_killed_daemon_or_browser_is_reported_reaped_and_recoverable(
+    engine_env: EngineEnv, fixture_site: FixtureServer, tmp_path: Path, victim: str
+) -> None:
+    """SIGKILL the engine daemon (its Chromium is orphaned) or Chromium (the daemon would
+    relaunch a blank one): the next call says the browser is gone, sends nothing, stops the
+    orphans and removes their profile, and its reopen next action works when followed."""
+    baseline = {p.key for p in scan_browser_processes()}
+    settings = tools_settings(engine_env, tmp_path / "state")
+    page = fixture_site.url("/form.html")
+    tools = BrowserTools(settings=settings, cwd=tmp_path)
+    try:
+        assert not (await ab(tools, "open", page)).is_error
+        ref = ref_for(await ab(tools, "snapshot", "-i"), "textbox", "Full name")
+        daemon, browser, profile = _daemon_and_browser(engine_env.socket_dir)
+        os.kill(daemon if victim == "daemon" else browser, signal.SIGKILL)
+        deadline = time.monotonic() + EXIT_WAIT_S
+        while not _gone(daemon if victim == "daemon" else browser):
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+
+        click = await ab(tools, "fill", ref, "Ada")
+        assert click.details["failureCategory"] == "stale-ref", click.text
+        assert click.details["staleRef"]["reason"] == "browser-lost"
+        lost = click.details["browserLost"]
+        assert "The browser is gone" in click.text
+        if victim == "daemon":
+            assert lost["cause"] == "daemon-died" and lost["daemonPid"] == daemon
+            assert lost["stoppedProcesses"] >= 1 and lost["removedProfiles"] == [str(profile)]
+            assert _gone(browser) and not profile.exists(), "the orphaned browser was reaped"
+        else:
+            assert lost["cause"] == "browser-died" and not _gone(daemon)
+        read = await ab(tools, "get", "url")
+        assert read.details["failureCategory"] == "tab-gone", "no about:blank passed as the page"
+
+        (action,) = click.details["nextActions"]
+        assert action["id"] == "reopen-recorded-url"
+        reopened = await tools.call("agent_browser", action["params"])
+        assert not reopened.is_error, reopened.text
+        fresh = await ab(tools, "snapshot", "-i")
+        filled = await ab(tools, "fill", ref_for(fresh, "textbox", "Full name"), "Ada")
+        assert not filled.is_error, filled.text
+        assert (await ab(tools, "get", "url")).details["data"]["url"] == page
+    finally:
+        await tools.aclose()
     assert _left_after_exit(baseline, engine_env.socket_dir.resolve()) == []

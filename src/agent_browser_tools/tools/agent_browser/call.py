@@ -41,6 +41,8 @@ class DirectCall:
     plan: ExecutionPlan
     checked: dict[str, bool] = field(default_factory=dict)
     """Checkbox states (engine ids) the identity re-read saw, for `check`/`uncheck`."""
+    browser_lost: dict[str, Any] = field(default_factory=dict)
+    """How the session's browser was found lost (`browser_loss`), for `details.browserLost`."""
 
     @property
     def hooks(self) -> Hooks:

@@ -33,6 +33,7 @@ from agent_browser_tools.runtime import Runtime
 from agent_browser_tools.state.models import TargetUnknown
 from agent_browser_tools.tools.agent_browser import (
     artifacts,
+    browser_loss,
     endpoint_guard,
     finish,
     followups,
@@ -124,6 +125,7 @@ async def _guard(call: DirectCall) -> ToolResult | None:
     dispatch. The managed browser is owned from here on: the checks below may already start
     it."""
     record.own_at_spawn(call)
+    await browser_loss.check_before_dispatch(call)
     try:
         endpoint_guard.check_urls(call.plan)
         await endpoint_guard.check_page(call)

@@ -35,6 +35,8 @@ async def conclude(
 ) -> ToolResult:
     """Process facts into details, the caller's post hook, then the result."""
     _process_details(obs, spawned.raw, spawned.envelope)
+    if call.browser_lost:
+        obs.extra["browserLost"] = dict(call.browser_lost)
     if call.hooks.post is not None:
         await call.hooks.post(call.rt, call.plan, obs)
     return finish(
@@ -50,6 +52,8 @@ async def conclude(
 
 async def refused(call: DirectCall, obs: Observation) -> ToolResult:
     """A call the guards stopped before dispatch: the post hook still sees it."""
+    if call.browser_lost:
+        obs.extra["browserLost"] = dict(call.browser_lost)
     if call.hooks.post is not None:
         await call.hooks.post(call.rt, call.plan, obs)
     return finish(call.rt, call.plan, obs, None, extra_details=call.hooks.details)

@@ -115,7 +115,10 @@ def _closed_observation(
     step: int,
     prefix: list[str],
 ) -> Observation:
-    summary = entry.ref_invalidation.summary if entry.ref_invalidation else "it was closed."
+    invalidation = entry.ref_invalidation
+    summary = invalidation.summary if invalidation else "it was closed."
+    reason = invalidation.reason if invalidation else "browser-closed"
+    state = "gone" if reason == "browser-lost" else "closed"
     url = entry.target.url if entry.target is not None else None
     exact = url is not None and REDACTED not in url
     where = f"step {step} was not sent" if plan.is_batch else "nothing was sent"
@@ -129,22 +132,15 @@ def _closed_observation(
     obs = Observation(
         success=False,
         failure_category=FailureCategory.STALE_REF if ids else FailureCategory.TAB_GONE,
-        error=f"The browser is closed: {summary} So {where}. {then}",
+        error=f"The browser is {state}: {summary} So {where}. {then}",
     )
     if exact and url is not None:
-        obs.next_actions.append(
-            na.NextAction(
-                id="reopen-recorded-url",
-                reason="Reopen the page this session was on before its browser was closed; "
-                "then take fresh refs.",
-                params={"args": [*prefix, "open", url]},
-            )
-        )
+        obs.next_actions.append(na.reopen_recorded_url(prefix, url))
     if ids:
         obs.extra["staleRef"] = {
             "refs": ["@" + r for r in ids],
             "step": step if plan.is_batch else None,
-            "reason": "browser-closed",
+            "reason": reason,
         }
     obs.extra["sessionTabTargetUnknown"] = True
     return obs

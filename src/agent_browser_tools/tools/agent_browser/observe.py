@@ -293,7 +293,8 @@ def add_recovery(
         obs.next_actions += na.dialog_timeout_actions(prefix)
     if not obs.success and category is FailureCategory.STALE_REF:
         _engine_stale_ref(plan, obs, prefix)
-    if not obs.success and category is FailureCategory.TAB_GONE:
+    if not obs.success and category is FailureCategory.TAB_GONE and "browserLost" not in obs.extra:
+        # A lost browser already carries its reopen call; a pinned tab that closed does not.
         obs.next_actions.extend(na.tab_gone_actions(prefix))
     if not obs.success and obs.error and "is covered by" in obs.error:
         obs.next_actions.append(na.inspect_overlay_state(prefix))

@@ -24,6 +24,7 @@ from agent_browser_tools.state.models import (
     RefsInvalidated,
     RefsRecorded,
 )
+from agent_browser_tools.tools.agent_browser import browser_loss
 from agent_browser_tools.tools.agent_browser.call import DirectCall, Spawned
 from agent_browser_tools.tools.agent_browser.observe import add_recovery
 from agent_browser_tools.tools.agent_browser.sessions import headed_handoff, settle_fresh
@@ -42,7 +43,9 @@ def _record_engine_ids(effects: list[Effect], spawned: Spawned) -> None:
         if isinstance(effect, RefsRecorded) and reverse:
             refs = {ref: _with_engine(info, reverse.get(ref)) for ref, info in effect.refs.items()}
             effects[index] = effect.model_copy(update={"refs": refs})
-    if spawned.restarted and not any(isinstance(e, RefsRecorded) for e in effects):
+    if spawned.restarted and not any(
+        isinstance(e, RefsRecorded | RefsInvalidated) for e in effects
+    ):
         effects.append(RefsInvalidated(reason="page-transition", summary=RESTARTED))
 
 
@@ -121,8 +124,11 @@ def own_at_spawn(call: DirectCall) -> None:
 async def complete(
     call: DirectCall, obs: Observation, effects: list[Effect], spawned: Spawned
 ) -> None:
-    """Ownership, fresh-launch outcome, headed handoff, journal completion, then recovery."""
+    """A browser lost under the call, ownership, fresh-launch outcome, headed handoff,
+    journal completion, then recovery."""
     rt, plan, key = call.rt, call.plan, call.key
+    browser_loss.after_answer(call, obs, effects, spawned.restarted)
+    effects += browser_loss.daemon_seen(call)
     managed = key is not None and obs.success and plan.session.used_implicit_session
     if managed and key is not None and rt.log.state.managed_session != key.session:
         effects.append(ManagedSessionSelected(session=key.session))

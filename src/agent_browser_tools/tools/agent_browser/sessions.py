@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from typing import Any
+from typing import Any, Literal
 
+from agent_browser_tools.engine.orphans import reap_dead
 from agent_browser_tools.planning.plan import ExecutionPlan
 from agent_browser_tools.results.observation import Observation
 from agent_browser_tools.runtime import Runtime
@@ -79,10 +80,23 @@ ENDED_SUMMARY = (
 REPLACED_SUMMARY = "this browser was closed when a fresh managed session replaced it."
 
 
-def journal_closed(rt: Runtime, keys: list[SessionKey], summary: str) -> None:
-    """Record that the wrapper closed these browsers (each keeps its last recorded URL)."""
+def journal_closed(
+    rt: Runtime,
+    keys: list[SessionKey],
+    summary: str,
+    reason: Literal["browser-closed", "browser-lost"] = "browser-closed",
+) -> None:
+    """Record that these browsers are closed (each keeps its last recorded URL)."""
     for key in keys:
-        rt.log.complete(rt.next_call_id(), key, True, (BrowserClosed(summary=summary),))
+        effect = BrowserClosed(summary=summary, reason=reason)
+        rt.log.complete(rt.next_call_id(), key, True, (effect,))
+
+
+async def reap_orphaned_browsers(rt: Runtime) -> None:
+    """Stop browsers whose daemon died in the conversation's own dir: `close` cannot reach
+    them (it would start a new daemon) and nothing else ever would."""
+    known = [e.daemon_pid for e in rt.log.state.sessions.values() if e.daemon_pid is not None]
+    await reap_dead(rt.sockets.own, known)
 
 
 async def close_owned(rt: Runtime) -> dict[str, bool]:
@@ -95,6 +109,7 @@ async def close_owned(rt: Runtime) -> dict[str, bool]:
     owned = sorted(rt.owned_sessions, key=lambda k: k.label)
     if not owned:
         return {}
+    await reap_orphaned_browsers(rt)
     results = await asyncio.gather(
         *(close_session(rt, key) for key in owned), return_exceptions=True
     )
@@ -114,6 +129,7 @@ async def close_own_dir(rt: Runtime) -> bool:
 
     if not rt.has_browsers():
         return True
+    await reap_orphaned_browsers(rt)
     budget = rt.settings.session_close_timeout_ms
     scopes = [[], *(["--namespace", ns] for ns in rt.namespaces_in_use())]
     raws = await asyncio.gather(

@@ -144,3 +144,45 @@ async def test_a_cut_off_call_on_a_caller_session_is_not_owned(
     assert resumed.runtime.owned_sessions == set()
     await resumed.aclose()
     assert fake_engine.argvs() == []
+
+
+RELAUNCHED = {"launched": True, "relaunchedBrowser": False, "reused": False}
+
+
+async def test_an_answer_from_a_relaunched_browser_is_not_passed_off_as_the_page(
+    fake_engine: FakeEngine, tmp_path: Path
+) -> None:
+    """The engine's lifecycle says it launched a browser for a session that had one (a crash
+    during the call, or no `/proc` to look first): a read there fails as `tab-gone` instead
+    of reporting `about:blank` as the page, refs retire as `browser-lost`, and the reopen
+    call is offered."""
+    tools = _tools(fake_engine, tmp_path, "lc-relaunch")
+    _open_rule(fake_engine)
+    fake_engine.on(
+        {"command": ["snapshot"]},
+        envelope={"data": {"origin": PAGE, "snapshot": '- button "Go" [ref=e1]', "refs": REFS}},
+    )
+    assert not (await _call(tools, {"args": ["open", PAGE]})).is_error
+    assert not (await _call(tools, {"args": ["snapshot", "-i"]})).is_error
+    fake_engine.on(
+        {"command": ["get", "url"]},
+        envelope={"data": {"url": "about:blank", "lifecycle": RELAUNCHED}},
+    )
+    read = await _call(tools, {"args": ["get", "url"]})
+    assert read.details["failureCategory"] == "tab-gone", read.text
+    assert read.details["browserLost"]["cause"] == "relaunched"
+    assert "ran on the new blank page" in read.text and f"`open {PAGE}`" in read.text
+    (action,) = read.details["nextActions"]
+    assert action["params"] == {"args": ["open", PAGE]}
+    entry = next(iter(tools.runtime.log.state.sessions.values()))
+    assert entry.target_unknown and entry.ref_snapshot is None
+    assert entry.ref_invalidation is not None and entry.ref_invalidation.reason == "browser-lost"
+
+    fake_engine.reset().on(
+        {"command": ["open"]},
+        envelope={"data": {"url": PAGE, "title": "Page A", "lifecycle": RELAUNCHED}},
+    )
+    reopened = await _call(tools, {"args": action["params"]["args"]})
+    assert not reopened.is_error, "a navigation got the page it asked for"
+    assert any("launched a new browser" in w for w in reopened.details["warnings"])
+    await tools.aclose()
