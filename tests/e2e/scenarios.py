@@ -18,6 +18,7 @@ from tests.support.mcp_server import (
     details_of,
     engine_children,
     eventually,
+    ref_in,
     text_of,
     tool_list_changes,
     within,
@@ -25,13 +26,6 @@ from tests.support.mcp_server import (
 
 ALWAYS_ON = {"agent_browser", "agent_browser_code", "agent_browser_tools"}
 CANCEL_KILL_WINDOW_S = 5.0
-
-
-def _ref(details: dict[str, Any], role: str, name: str) -> str:
-    for ref_id, info in details["refSnapshot"]["refs"].items():
-        if info.get("role") == role and info.get("name") == name:
-            return f"@{ref_id}"
-    raise AssertionError(f"no {role} {name!r} in {details['refSnapshot']['refs']}")
 
 
 async def check_listing(client: Client) -> None:
@@ -73,7 +67,7 @@ async def browse(client: Client, site: FixtureServer) -> str:
 
     snapshot = await ab(client, "snapshot", "-i")
     assert not snapshot.is_error and "Go to Page A" in text_of(snapshot)
-    link = _ref(details_of(snapshot), "link", "Go to Page A")
+    link = ref_in(details_of(snapshot), "link", "Go to Page A")
     clicked = await ab(client, "click", link)
     assert not clicked.is_error, text_of(clicked)
     assert "page-a.html" in text_of(await ab(client, "get", "url"))

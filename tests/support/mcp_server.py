@@ -1,6 +1,6 @@
 """Running `agent-browser-tools serve` for end-to-end tests driven by the official MCP client.
 
-The server is always a real subprocess (`python -m agent_browser_tools.hosts.cli.main serve`) with
+The server is always a real subprocess (`python -m agent_browser_tools serve`, as users run it) with
 a complete environment: the module's private engine socket dir (so the leak guard and the
 checks below can tell its browsers apart), a private state dir, and this pytest run's marker.
 
@@ -21,18 +21,21 @@ import threading
 import time
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TextIO, TypeVar
 
 import anyio
 import httpx2
 import mcp_types as types
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
+from mcp.client.stdio import stdio_client as stdio_transport
 from mcp.client.streamable_http import streamable_http_client
 
 from tests.support.real_engine import EngineEnv, ProcInfo, scan_browser_processes
 
-SERVE_ARGS = ["-m", "agent_browser_tools.hosts.cli.main", "serve"]
+# The package's `__main__`: running `hosts.cli.main` as `__main__` makes runpy warn on stderr
+# (the package imports that module first), which fault tests read.
+SERVE_ARGS = ["-m", "agent_browser_tools", "serve"]
 TOKEN_ENV = "AGENT_BROWSER_TOOLS_HTTP_TOKEN"
 DETAILS_KEY = "agent-browser-tools/details"
 _URL_LINE = re.compile(r"MCP over HTTP at (http://\S+)")
@@ -54,12 +57,14 @@ def stdio_client(
     mode: str = "legacy",
     messages: list[Any] | None = None,
     roots: list[Path] | None = None,
+    errlog: TextIO | None = None,
 ) -> Client:
     """An official MCP `Client` that spawns the stdio server (`messages` collects notifications;
-    `roots` makes it declare the roots capability and list those dirs)."""
+    `roots` makes it declare the roots capability and list those dirs; the server's stderr goes
+    to `errlog`, a real file, else to this process's stderr)."""
     params = StdioServerParameters(command=sys.executable, args=[*SERVE_ARGS, *args], env=env)
     return Client(
-        params,
+        params if errlog is None else stdio_transport(params, errlog=errlog),
         mode=mode,
         message_handler=_collector(messages),
         list_roots_callback=_roots(roots),
@@ -119,6 +124,14 @@ def details_of(result: types.CallToolResult) -> dict[str, Any]:
     details = result.meta[DETAILS_KEY]
     assert isinstance(details, dict)
     return details
+
+
+def ref_in(details: dict[str, Any], role: str, name: str) -> str:
+    """The `@eN` of the element with `role` and `name` in a snapshot result's details."""
+    for ref_id, info in details["refSnapshot"]["refs"].items():
+        if info.get("role") == role and info.get("name") == name:
+            return f"@{ref_id}"
+    raise AssertionError(f"no {role} {name!r} in {details['refSnapshot']['refs']}")
 
 
 def text_of(result: types.CallToolResult) -> str:

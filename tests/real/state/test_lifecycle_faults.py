@@ -2,7 +2,9 @@
 
 A conversation whose every call failed still launched a daemon and a browser: `aclose` must
 close them. A conversation resumed after a normal close must know its browser is gone, refuse
-old refs with that reason, and name a reopen call that works when followed.
+old refs with that reason, and name a reopen call that works when followed. A daemon or
+browser killed mid-session is seen before the next call: nothing is sent to a blank browser,
+the orphans are stopped and the reopen call works.
 """
 
 from __future__ import annotations
@@ -16,45 +18,11 @@ import pytest
 
 from agent_browser_tools.api import BrowserTools
 from tests.support.fixture_server import FixtureServer
-from tests.support.real_engine import EngineEnv, ProcInfo, scan_browser_processes
+from tests.support.leftovers import EXIT_WAIT_S, baseline, left_after_exit, started_here
+from tests.support.real_engine import EngineEnv
 from tests.support.tools import ab, ref_for, tools_settings
 
 pytestmark = pytest.mark.real_engine
-
-EXIT_WAIT_S = 15.0
-
-
-def _started_here(baseline: set[tuple[int, int]], socket_dir: Path) -> list[ProcInfo]:
-    """Live engine/browser processes started since `baseline` whose socket dir is under
-    `socket_dir`, with their descendants (Chromium's zygote children drop the environment)."""
-    new = {p.pid: p for p in scan_browser_processes() if p.key not in baseline and p.state != "Z"}
-    ours = {pid for pid in new if _socket_dir_of(pid).is_relative_to(socket_dir)}
-    while heirs := {pid for pid, p in new.items() if pid not in ours and p.ppid in ours}:
-        ours |= heirs
-    return [new[pid] for pid in sorted(ours)]
-
-
-def _socket_dir_of(pid: int) -> Path:
-    try:
-        raw = (Path("/proc") / str(pid) / "environ").read_bytes()
-    except OSError:
-        return Path("/nonexistent")
-    for item in raw.split(b"\0"):
-        key, _, value = item.decode(errors="replace").partition("=")
-        if key == "AGENT_BROWSER_SOCKET_DIR" and value:
-            return Path(value).resolve()
-    return Path("/nonexistent")
-
-
-def _left_after_exit(baseline: set[tuple[int, int]], socket_dir: Path) -> list[ProcInfo]:
-    """What is still alive once daemons had time to exit (crashpad handlers end on their own
-    once their browser is gone, so only daemons and browsers count)."""
-    deadline = time.monotonic() + EXIT_WAIT_S
-    while True:
-        left = [p for p in _started_here(baseline, socket_dir) if p.kind != "crashpad"]
-        if not left or time.monotonic() > deadline:
-            return left
-        time.sleep(0.25)
 
 
 @pytest.mark.parametrize("blocked", [False, True], ids=["unreachable", "blocked-domain"])
@@ -68,30 +36,30 @@ async def test_a_conversation_whose_calls_all_failed_leaves_nothing_running(
         config.write_text('[browser]\nallowed_domains = ["example.invalid"]\n')
         env["AGENT_BROWSER_TOOLS_CONFIG"] = str(config)
         url = fixture_site.url("/form.html")
-    baseline = {p.key for p in scan_browser_processes()}
+    before = baseline()
     settings = tools_settings(engine_env, tmp_path / "state", **env)
     tools = BrowserTools(settings=settings, cwd=tmp_path)
     try:
         failed = await ab(tools, "open", url)
         assert failed.is_error, failed.text
-        started = _started_here(baseline, engine_env.socket_dir.resolve())
+        started = started_here(before, engine_env.socket_dir)
         assert any(p.kind == "engine" for p in started), "the failed call launched a daemon"
     finally:
         await tools.aclose()
-    assert _left_after_exit(baseline, engine_env.socket_dir.resolve()) == []
+    assert left_after_exit(before, engine_env.socket_dir) == []
 
 
 async def test_a_resumed_conversation_knows_its_browser_was_closed(
     engine_env: EngineEnv, fixture_site: FixtureServer, tmp_path: Path
 ) -> None:
-    baseline = {p.key for p in scan_browser_processes()}
+    before = baseline()
     settings = tools_settings(engine_env, tmp_path / "state")
     page = fixture_site.url("/form.html")
     async with BrowserTools(settings=settings, cwd=tmp_path, conversation_id="closed-1") as first:
         assert not (await ab(first, "open", page)).is_error
         snapshot = await ab(first, "snapshot", "-i")
         ref = ref_for(snapshot, "textbox", "Full name")
-    assert _left_after_exit(baseline, engine_env.socket_dir.resolve()) == []
+    assert left_after_exit(before, engine_env.socket_dir) == []
 
     resumed = BrowserTools(settings=settings, cwd=tmp_path, conversation_id="closed-1")
     try:
@@ -101,7 +69,7 @@ async def test_a_resumed_conversation_knows_its_browser_was_closed(
         assert "The browser is closed" in click.text
         (action,) = click.details["nextActions"]
         assert action["params"]["args"] == ["open", page]
-        assert _started_here(baseline, engine_env.socket_dir.resolve()) == [], "nothing sent"
+        assert started_here(before, engine_env.socket_dir) == [], "nothing sent"
 
         reopened = await resumed.call("agent_browser", action["params"])
         assert not reopened.is_error, reopened.text
@@ -110,7 +78,7 @@ async def test_a_resumed_conversation_knows_its_browser_was_closed(
         assert not filled.is_error, filled.text
     finally:
         await resumed.aclose()
-    assert _left_after_exit(baseline, engine_env.socket_dir.resolve()) == []
+    assert left_after_exit(before, engine_env.socket_dir) == []
 
 
 def _daemon_and_browser(socket_dir: Path) -> tuple[int, int, Path]:
@@ -141,7 +109,7 @@ async def test_a_killed_daemon_or_browser_is_reported_reaped_and_recoverable(
     """SIGKILL the engine daemon (its Chromium is orphaned) or Chromium (the daemon would
     relaunch a blank one): the next call says the browser is gone, sends nothing, stops the
     orphans and removes their profile, and its reopen next action works when followed."""
-    baseline = {p.key for p in scan_browser_processes()}
+    before = baseline()
     settings = tools_settings(engine_env, tmp_path / "state")
     page = fixture_site.url("/form.html")
     tools = BrowserTools(settings=settings, cwd=tmp_path)
@@ -179,4 +147,4 @@ async def test_a_killed_daemon_or_browser_is_reported_reaped_and_recoverable(
         assert (await ab(tools, "get", "url")).details["data"]["url"] == page
     finally:
         await tools.aclose()
-    assert _left_after_exit(baseline, engine_env.socket_dir.resolve()) == []
+    assert left_after_exit(before, engine_env.socket_dir) == []

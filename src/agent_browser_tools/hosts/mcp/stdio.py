@@ -1,8 +1,10 @@
 """MCP over stdio: one conversation for the whole process.
 
-Lifecycle: the server runs until stdin reaches EOF or the process gets SIGTERM/SIGINT. Either
-way it then cancels the calls in flight (killing their engine children) and closes the managed
-browsers its conversation launched (bounded by the session-close timeout) before exiting 0.
+Lifecycle: a resumed conversation (`--conversation ID`) is opened at start, so the browsers it
+owns are closed at exit even if no request comes. The server runs until stdin reaches EOF or
+the process gets SIGTERM/SIGINT. Either way it then cancels the calls in flight (killing their
+engine children) and closes the managed browsers its conversation launched (bounded by the
+session-close timeout) before exiting 0.
 MCP clients give a server about 2 s after closing stdin before they signal it, so closing is
 concurrent and starts immediately.
 
@@ -43,6 +45,16 @@ async def _run_transport(registry: ConversationRegistry) -> None:
         await server.run(read_stream, write_stream, server.create_initialization_options())
 
 
+def _resume(registry: ConversationRegistry, conversation_id: str) -> None:
+    """Open a resumed conversation at once, not on its first request: it may own a browser
+    that a killed server launched (a call cut off mid-flight), and only an open conversation
+    closes its browsers at exit, even when the client leaves without a single request."""
+    try:
+        registry.get(STDIO_KEY)
+    except Exception as exc:  # the first request opens it again and reports the error
+        logger.warning("could not resume conversation %s yet: %s", conversation_id, exc)
+
+
 async def serve_stdio(options: ServeOptions, settings: Settings) -> int:
     """Serve MCP on stdin/stdout until EOF or a signal; returns the exit code."""
     conversation_id = options.conversation or uuid.uuid4().hex
@@ -59,6 +71,8 @@ async def serve_stdio(options: ServeOptions, settings: Settings) -> int:
         )
 
     registry = ConversationRegistry(factory)
+    if options.conversation is not None:
+        _resume(registry, options.conversation)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
