@@ -255,14 +255,6 @@ async def test_sigkill_during_the_first_call_then_resume_closes_its_browser(
 # --- next actions on a failed first call ------------------------------------------------
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "a failed `open` carries no details.nextActions: net::ERR_UNSAFE_PORT gives "
-        "upstream-error and an engine allowed-domains refusal gives policy-blocked, and "
-        "tools/agent_browser/observe.add_recovery adds no action for either"
-    ),
-)
 @pytest.mark.parametrize("blocked", [False, True], ids=["unreachable", "blocked-domain"])
 async def test_a_failed_first_call_offers_next_actions(
     engine_env: EngineEnv, fixture_site: FixtureServer, tmp_path: Path, blocked: bool

@@ -78,6 +78,16 @@ def reopen_recorded_url(prefix: Sequence[str], url: str) -> NextAction:
     )
 
 
+def check_page_after_failed_navigation(prefix: Sequence[str]) -> NextAction:
+    """A navigation the engine or the network refused: where is the session now?"""
+    return NextAction(
+        id="check-page-after-failed-navigation",
+        reason="The navigation did not complete; see which page the session is on before "
+        "retrying (check the URL, that its server is up, and that allowed domains include it).",
+        params={"args": [*prefix, "get", "url"]},
+    )
+
+
 def inspect_after_mutation(prefix: Sequence[str]) -> NextAction:
     return NextAction(
         id="inspect-after-mutation",

@@ -265,6 +265,16 @@ def _explicit_session(plan: ExecutionPlan) -> str | None:
     return key.session if key is not None and not plan.session.used_implicit_session else None
 
 
+_REFUSED_NAVIGATION = (FailureCategory.UPSTREAM_ERROR, FailureCategory.POLICY_BLOCKED)
+
+
+def _navigates(plan: ExecutionPlan) -> bool:
+    match = plan.match
+    return (
+        not plan.is_batch and match is not None and match.spec.page_effect is PageEffect.NAVIGATES
+    )
+
+
 def add_recovery(
     plan: ExecutionPlan, obs: Observation, *, target_unknown: bool, max_timeout_ms: int
 ) -> None:
@@ -293,6 +303,8 @@ def add_recovery(
         obs.next_actions += na.dialog_timeout_actions(prefix)
     if not obs.success and category is FailureCategory.STALE_REF:
         _engine_stale_ref(plan, obs, prefix)
+    if not obs.success and category in _REFUSED_NAVIGATION and _navigates(plan):
+        obs.next_actions.append(na.check_page_after_failed_navigation(prefix))
     if not obs.success and category is FailureCategory.TAB_GONE and "browserLost" not in obs.extra:
         # A lost browser already carries its reopen call; a pinned tab that closed does not.
         obs.next_actions.extend(na.tab_gone_actions(prefix))
