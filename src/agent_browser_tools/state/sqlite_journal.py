@@ -7,6 +7,15 @@ restarted server resumes refs, targets and enabled tools, and an intent without 
 
 The schema is versioned in `meta`. A newer schema than this code knows is refused with a clear
 message (never guessed at); older versions are migrated in `_migrate`.
+
+A failure says whose fault it is, because the fixes differ: a full, read-only or failing
+filesystem (`SQLITE_FULL`, `SQLITE_IOERR`, ..., or an `OSError`) needs room or repair and the
+journal in it is fine (`JournalStorageError`; moving it aside would only lose history), while
+anything else SQLite refuses (`SQLITE_CORRUPT`, `SQLITE_NOTADB`, a foreign schema) means the
+file must be moved aside.
+
+Opening writes nothing: a conversation's row is added with its first event, so a conversation
+can start (and list its tools) on a full disk and fail only the call that cannot be recorded.
 """
 
 from __future__ import annotations
@@ -26,6 +35,16 @@ from agent_browser_tools.state.models import JournalEvent
 
 SCHEMA_VERSION = 1
 DB_NAME = "journal.sqlite3"
+STATE_DIR_FIX = "set AGENT_BROWSER_TOOLS_STATE_DIR to a writable directory you own"
+_STORAGE = frozenset(
+    {
+        sqlite3.SQLITE_FULL,
+        sqlite3.SQLITE_IOERR,
+        sqlite3.SQLITE_READONLY,
+        sqlite3.SQLITE_CANTOPEN,
+        sqlite3.SQLITE_PERM,
+    }
+)
 _EVENT = TypeAdapter(JournalEvent)
 
 _SCHEMA = """
@@ -48,6 +67,10 @@ CREATE TABLE IF NOT EXISTS events (
 
 class JournalError(RuntimeError):
     """The journal cannot be used; the message says why and what to do."""
+
+
+class JournalStorageError(JournalError):
+    """The filesystem under the journal refuses (full, read-only, I/O error, permissions)."""
 
 
 class JournalWriteError(JournalError):
@@ -82,18 +105,49 @@ def _connect(path: Path) -> sqlite3.Connection:
     return conn
 
 
+def journal_error(path: Path, exc: sqlite3.Error | OSError) -> JournalError:
+    """The `JournalError` for `exc` met while using the journal at `path`, naming the fix."""
+    if isinstance(exc, sqlite3.Error) and _primary_code(exc) not in _STORAGE:
+        return JournalError(
+            f"{path} is not a usable journal ({exc}); move it aside or set "
+            "AGENT_BROWSER_TOOLS_STATE_DIR to a fresh directory."
+        )
+    reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+    return JournalStorageError(
+        f"cannot use the conversation journal {path} ({reason}{_full_note(path.parent)}); "
+        f"free space on its filesystem or fix it, or {STATE_DIR_FIX}."
+    )
+
+
+def _primary_code(exc: sqlite3.Error) -> int | None:
+    code = getattr(exc, "sqlite_errorcode", None)
+    return code & 0xFF if isinstance(code, int) else None
+
+
+def _full_note(directory: Path) -> str:
+    """SQLite often reports a full disk as a plain `disk I/O error`; say what it really is."""
+    try:
+        info = os.statvfs(directory)
+    except OSError:
+        return ""
+    return "; its filesystem is full" if info.f_bavail == 0 else ""
+
+
 def open_database(state_dir: Path) -> sqlite3.Connection:
     """Open (creating or migrating) the journal database; raise `JournalError` if unusable."""
     path = state_dir / DB_NAME
+    conn: sqlite3.Connection | None = None
     try:
         conn = _connect(path)
         conn.executescript(_SCHEMA)
         row = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
-    except sqlite3.DatabaseError as exc:
-        raise JournalError(
-            f"{path} is not a usable journal ({exc}); move it aside or set "
-            "AGENT_BROWSER_TOOLS_STATE_DIR to a fresh directory."
-        ) from exc
+        if row is None or int(row[0]) < SCHEMA_VERSION:
+            _migrate(conn, int(row[0]) if row else 0)
+        _make_private(state_dir)
+    except (sqlite3.Error, OSError) as exc:
+        if conn is not None:
+            conn.close()
+        raise journal_error(path, exc) from exc
     version = int(row[0]) if row else 0
     if version > SCHEMA_VERSION:
         conn.close()
@@ -102,13 +156,14 @@ def open_database(state_dir: Path) -> sqlite3.Connection:
             f"version understands {SCHEMA_VERSION}). Upgrade agent-browser-tools, or use another "
             "AGENT_BROWSER_TOOLS_STATE_DIR."
         )
-    if version < SCHEMA_VERSION:
-        _migrate(conn, version)
+    return conn
+
+
+def _make_private(state_dir: Path) -> None:
     for name in (DB_NAME, DB_NAME + "-wal", DB_NAME + "-shm"):
         candidate = state_dir / name
         if candidate.exists():
             os.chmod(candidate, 0o600)
-    return conn
 
 
 def _migrate(conn: sqlite3.Connection, version: int) -> None:
@@ -126,11 +181,6 @@ class SqliteJournal:
         self._conn = open_database(state_dir)
         self._path = state_dir / DB_NAME
         self.conversation_id = conversation_id
-        now = time.time()
-        self._conn.execute(
-            "INSERT OR IGNORE INTO conversations(id, created_at, updated_at) VALUES (?, ?, ?)",
-            (conversation_id, now, now),
-        )
 
     def append(self, event: JournalEvent) -> None:
         try:
@@ -147,20 +197,24 @@ class SqliteJournal:
         with self._conn:
             self._conn.execute("BEGIN IMMEDIATE")
             self._conn.execute(
+                "INSERT INTO conversations(id, created_at, updated_at) VALUES (?, ?, ?) "
+                "ON CONFLICT(id) DO UPDATE SET updated_at = excluded.updated_at",
+                (self.conversation_id, now, now),
+            )
+            self._conn.execute(
                 "INSERT INTO events(conversation_id, seq, kind, payload, created_at) "
                 "VALUES (?, ?, ?, ?, ?)",
                 (self.conversation_id, event.seq, event.kind, payload, now),
             )
-            self._conn.execute(
-                "UPDATE conversations SET updated_at = ? WHERE id = ?",
-                (now, self.conversation_id),
-            )
 
     def events(self) -> Iterable[JournalEvent]:
-        rows = self._conn.execute(
-            "SELECT seq, payload FROM events WHERE conversation_id = ? ORDER BY seq",
-            (self.conversation_id,),
-        ).fetchall()
+        try:
+            rows = self._conn.execute(
+                "SELECT seq, payload FROM events WHERE conversation_id = ? ORDER BY seq",
+                (self.conversation_id,),
+            ).fetchall()
+        except sqlite3.Error as exc:
+            raise journal_error(self._path, exc) from exc
         events = []
         for seq, payload in rows:
             try:
@@ -184,6 +238,8 @@ def list_conversations(state_dir: Path) -> list[ConversationInfo]:
             "SELECT c.id, c.created_at, c.updated_at, COUNT(e.seq) FROM conversations c "
             "LEFT JOIN events e ON e.conversation_id = c.id GROUP BY c.id ORDER BY c.updated_at"
         ).fetchall()
+    except sqlite3.Error as exc:
+        raise journal_error(state_dir / DB_NAME, exc) from exc
     finally:
         conn.close()
     return [ConversationInfo(r[0], r[1], r[2], r[3]) for r in rows]
@@ -207,6 +263,8 @@ def prune(state_dir: Path, *, older_than_s: float | None = None, ids: Iterable[s
             for ident in targets:
                 conn.execute("DELETE FROM events WHERE conversation_id = ?", (ident,))
                 conn.execute("DELETE FROM conversations WHERE id = ?", (ident,))
+    except sqlite3.Error as exc:
+        raise journal_error(state_dir / DB_NAME, exc) from exc
     finally:
         conn.close()
     return len(targets)

@@ -21,21 +21,36 @@ from pathlib import Path
 
 from agent_browser_tools.private_fs import ensure_private_dir
 from agent_browser_tools.settings import Settings
-from agent_browser_tools.state.sqlite_journal import JournalError, open_database
 
-STATE_DIR_FIX = "set AGENT_BROWSER_TOOLS_STATE_DIR to a writable directory you own"
+# Hosts import the state layer only through this module: the fix line, and the error a
+# journal that cannot be used raises (what a host catches to answer in one line).
+from agent_browser_tools.state.sqlite_journal import STATE_DIR_FIX as STATE_DIR_FIX
+from agent_browser_tools.state.sqlite_journal import JournalError as JournalError
+from agent_browser_tools.state.sqlite_journal import open_database
+
 EPHEMERAL_ENV = "AGENT_BROWSER_TOOLS_EPHEMERAL_STATE"
 _TRUE = ("1", "true", "yes", "on")
 
 
 def state_dir_problem(state_dir: Path) -> str | None:
     """None when the journal can be written under `state_dir`, else one line with the fix."""
+    return _problem(state_dir, journal=True)
+
+
+def scratch_dir_problem(state_dir: Path) -> str | None:
+    """None when `state_dir` can hold scratch files (spills, locks); the journal is not
+    touched, so ephemeral state writes no database."""
+    return _problem(state_dir, journal=False)
+
+
+def _problem(state_dir: Path, *, journal: bool) -> str | None:
     try:
         ensure_private_dir(state_dir)
         fd, probe = tempfile.mkstemp(prefix=".probe-", dir=state_dir)
         os.close(fd)
         os.unlink(probe)
-        open_database(state_dir).close()
+        if journal:
+            open_database(state_dir).close()
     except JournalError as exc:
         return str(exc)
     except (OSError, sqlite3.Error) as exc:

@@ -19,7 +19,9 @@ from agent_browser_tools.state.sqlite_journal import (
     DB_NAME,
     SCHEMA_VERSION,
     JournalError,
+    JournalStorageError,
     SqliteJournal,
+    journal_error,
     list_conversations,
     prune,
 )
@@ -150,3 +152,49 @@ def test_sensitive_launch_values_are_not_journaled_or_repeated(tmp_path: Path) -
     raw = b"".join(path.read_bytes() for path in tmp_path.glob(DB_NAME + "*"))
     assert b"cdpSecretValue123" not in raw
     assert _relaunch_guard((), log.state, KEY) == ("--headed",)
+
+
+def test_opening_writes_nothing_until_the_first_event(tmp_path: Path) -> None:
+    """A conversation that only lists tools (or meets a full disk) leaves no empty row, and
+    its first event registers it in the same transaction."""
+    log, journal = _log(tmp_path, "quiet")
+    assert list_conversations(tmp_path) == []
+    log.intent("call-1", "agent_browser", KEY, ("get", "url"))
+    log.complete("call-1", KEY, True, [])
+    journal.close()
+    [info] = list_conversations(tmp_path)
+    assert (info.id, info.events) == ("quiet", 2)
+    assert info.updated_at >= info.created_at
+
+
+def _sqlite_error(code: int, message: str) -> sqlite3.OperationalError:
+    exc = sqlite3.OperationalError(message)
+    exc.sqlite_errorcode = code
+    return exc
+
+
+@pytest.mark.parametrize(
+    "code", [sqlite3.SQLITE_FULL, sqlite3.SQLITE_IOERR | (19 << 8), sqlite3.SQLITE_READONLY]
+)
+def test_a_storage_fault_is_not_blamed_on_the_journal(tmp_path: Path, code: int) -> None:
+    """Full, failing or read-only storage asks for room or repair, never to move the journal
+    aside (which would only lose history); extended codes count by their primary code."""
+    error = journal_error(tmp_path / DB_NAME, _sqlite_error(code, "disk trouble"))
+    assert isinstance(error, JournalStorageError)
+    assert "free space on its filesystem" in str(error) and "move it aside" not in str(error)
+    assert "AGENT_BROWSER_TOOLS_STATE_DIR" in str(error)
+
+
+@pytest.mark.parametrize(
+    "code", [sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB, sqlite3.SQLITE_ERROR]
+)
+def test_a_damaged_journal_is_to_be_moved_aside(tmp_path: Path, code: int) -> None:
+    error = journal_error(tmp_path / DB_NAME, _sqlite_error(code, "malformed"))
+    assert not isinstance(error, JournalStorageError)
+    assert "move it aside" in str(error)
+
+
+def test_a_state_dir_that_is_a_file_is_a_storage_fault(tmp_path: Path) -> None:
+    (tmp_path / "state").write_text("a file, not a dir")
+    with pytest.raises(JournalStorageError, match="must be a real directory"):
+        SqliteJournal(tmp_path / "state", "c1")

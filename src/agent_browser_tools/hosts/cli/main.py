@@ -1,11 +1,11 @@
 """The `agent-browser-tools` command line: a thin host over `BrowserTools`.
 
-`call` prints exactly what the model would see (text blocks, plus a note per image block);
-`--details` prints the details JSON instead. No browser logic lives here.
+`call` prints exactly what the model would see (see `call`). No browser logic lives here.
 
-A user never gets a traceback for an environment fault: an unusable state dir is one line
-with the fix (exit 1), and a closed stdout (`state list | head -3`) ends quietly, because the
-reader chose to stop reading.
+A user never gets a traceback for an environment fault or a bad setting: an unusable state
+dir or journal is one line with the fix (exit 1), a bad config or setting one line (exit 2),
+Ctrl-C one line (exit 130, after the call in flight has stopped its engine child), and a
+closed stdout (`state list | head -3`) ends quietly, because the reader chose to stop reading.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
+from agent_browser_tools.hosts.cli import call as call_cli
 from agent_browser_tools.hosts.cli import state as state_cli
 from agent_browser_tools.hosts.cli.doctor import run_doctor
 from agent_browser_tools.hosts.mcp.operator_flags import (
@@ -35,11 +36,7 @@ def _parser() -> argparse.ArgumentParser:
         description="Browser tools for LLM agents over the agent-browser engine.",
     )
     sub = parser.add_subparsers(dest="command", required=True)
-    call = sub.add_parser("call", help="call one tool and print the model-visible result")
-    call.add_argument("tool", help="tool name, e.g. agent_browser")
-    call.add_argument("params", help='tool input as JSON, e.g. \'{"args": ["get", "url"]}\'')
-    call.add_argument("--details", action="store_true", help="print details JSON instead")
-    call.add_argument("--conversation", help="conversation id to resume (default: a new one)")
+    call_cli.add_parser(sub)
     sub.add_parser("doctor", help="check engine, browser, state dir; run a live smoke test")
     sub.add_parser("demo", help="run the bundled demo: open, snapshot, fill, click, screenshot")
     sub.add_parser("tools", help="list the tools and their input schemas")
@@ -127,39 +124,12 @@ def _serve(args: argparse.Namespace) -> int:
     return run(options)
 
 
-def _render(result: Any) -> str:
-    from agent_browser_tools.results.tool_result import ImageBlock, TextBlock
-
-    parts: list[str] = []
-    for block in result.content:
-        if isinstance(block, TextBlock):
-            parts.append(block.text)
-        elif isinstance(block, ImageBlock):
-            size = len(block.data) * 3 // 4
-            parts.append(f"[image {block.mime_type}, {size} bytes, from {block.path}]")
-    return "\n".join(parts)
-
-
-async def _call(tool: str, params: dict[str, Any], details: bool, conversation: str | None) -> int:
-    from agent_browser_tools.api import BrowserTools
-    from agent_browser_tools.settings import Settings
-    from agent_browser_tools.state.writable import state_dir_problem
-
-    settings = Settings.load()
-    problem = state_dir_problem(settings.state_dir)
-    if problem is not None:
-        print(f"agent-browser-tools call: {problem}", file=sys.stderr)
-        return 1
-    async with BrowserTools(
-        conversation_id=conversation or "cli", settings=settings, close_on_exit=False
-    ) as tools:
-        result = await tools.call(tool, params)
-    print(result.details_json() if details else _render(result))
-    return 1 if result.is_error else 0
-
-
 def main(argv: Sequence[str] | None = None) -> int:
-    """The console entry point: `_main`, with a reader that closed stdout ending quietly."""
+    """The console entry point: `_main`, with the module docstring's endings for a closed
+    stdout, Ctrl-C, a bad setting and an unusable journal."""
+    from agent_browser_tools.settings import SettingsError
+    from agent_browser_tools.state.writable import JournalError
+
     try:
         code = _main(argv)
         sys.stdout.flush()
@@ -168,6 +138,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         os.close(devnull)
+        return 1
+    except KeyboardInterrupt:
+        print("agent-browser-tools: interrupted", file=sys.stderr)
+        return 130
+    except SettingsError as exc:
+        print(f"agent-browser-tools: {exc}", file=sys.stderr)
+        return 2
+    except JournalError as exc:
+        print(f"agent-browser-tools: {exc}", file=sys.stderr)
         return 1
     return code
 
@@ -185,10 +164,7 @@ def _main(argv: Sequence[str] | None) -> int:
     if args.command == "state":
         return state_cli.run_state(args)
     if args.command == "tools":
-        from agent_browser_tools.api import BrowserTools
-
-        print(json.dumps(BrowserTools(close_on_exit=False, persist=False).tool_specs(), indent=2))
-        return 0
+        return _tools()
     try:
         params = json.loads(args.params)
     except json.JSONDecodeError as exc:
@@ -200,7 +176,19 @@ def _main(argv: Sequence[str] | None) -> int:
     if not isinstance(params, dict):
         print("params must be a JSON object, not " + type(params).__name__, file=sys.stderr)
         return 2
-    return asyncio.run(_call(args.tool, params, args.details, args.conversation))
+    return asyncio.run(call_cli.run_call(args, params))
+
+
+def _tools() -> int:
+    from agent_browser_tools.api import BrowserTools
+
+    try:
+        tools = BrowserTools(close_on_exit=False, persist=False)
+    except ValueError as exc:  # a setting the tools refuse (SettingsError is one too)
+        print(f"agent-browser-tools tools: {exc}", file=sys.stderr)
+        return 2
+    print(json.dumps(tools.tool_specs(), indent=2))
+    return 0
 
 
 if __name__ == "__main__":

@@ -58,6 +58,6 @@ def run_state(args: argparse.Namespace, out: TextIO | None = None) -> int:
             shutil.rmtree(settings.state_dir / "spill" / ident[:32], ignore_errors=True)
         out.write(f"pruned {removed} conversation(s)\n")
         return 0
-    except JournalError as exc:
-        out.write(f"state: {exc}\n")
+    except JournalError as exc:  # e.g. the disk filled up between the check and the prune
+        sys.stderr.write(f"state: {exc}\n")
         return 1

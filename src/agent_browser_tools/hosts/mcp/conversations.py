@@ -18,6 +18,11 @@ Contract:
   session id over HTTP), closes one when its session ends, reaps conversations idle for longer
   than `idle_timeout_s` with nothing in flight, and on shutdown closes all of them and refuses
   new ones.
+- A conversation that cannot start raises `ConversationUnavailable` (one line naming the fix)
+  and is not kept, so the session's next request tries again: the journal cannot be opened
+  (the state dir filled up or broke after the server started, a damaged journal, an unreadable
+  row of a resumed conversation) or a setting its tools refuse (the execution dir was
+  removed). The server and its other conversations are unaffected.
 """
 
 from __future__ import annotations
@@ -35,6 +40,7 @@ from agent_browser_tools.api import BrowserTools
 from agent_browser_tools.results import response
 from agent_browser_tools.results.categories import FailureCategory
 from agent_browser_tools.results.tool_result import ToolResult
+from agent_browser_tools.state.writable import JournalError
 
 logger = logging.getLogger(__name__)
 
@@ -52,6 +58,32 @@ Tick = Callable[[float], Awaitable[None]]
 
 class ServerClosing(RuntimeError):
     """The host is shutting down and opens no new conversations."""
+
+
+EPHEMERAL_HINT = (
+    "The operator can also restart the server with --ephemeral-state to keep conversations "
+    "in memory only."
+)
+
+
+class ConversationUnavailable(RuntimeError):
+    """A conversation could not start; the message is one line that names the fix.
+
+    A tool call answers it as a failed result rather than a JSON-RPC error, because the model
+    reads results and can tell the user (a protocol error often only reaches a client log).
+    The category is `aborted`, the one a journal write failure mid-conversation gets: nothing
+    ran, and the same call can succeed once the cause is fixed."""
+
+    @classmethod
+    def of(cls, exc: Exception) -> ConversationUnavailable:
+        if isinstance(exc, (JournalError, OSError)):
+            return cls(f"this conversation cannot start: {exc} {EPHEMERAL_HINT}")
+        return cls(f"this conversation cannot start: {exc}")
+
+    def result(self, tool: str) -> ToolResult:
+        message = f"{tool} did not run: {self}"
+        details = {"error": message, "conversationUnavailable": True}
+        return response.text(f"Error: {message}", FailureCategory.ABORTED, details)
 
 
 def _interrupted(name: str) -> ToolResult:
@@ -141,12 +173,19 @@ class ConversationRegistry:
         return len(self._conversations)
 
     def get(self, key: str) -> Conversation:
-        """The conversation of `key`, created on first use (raises `ServerClosing`)."""
+        """The conversation of `key`, created on first use (raises `ServerClosing`, or
+        `ConversationUnavailable` when it cannot start)."""
         if self._closed:
             raise ServerClosing("the server is shutting down")
         conversation = self._conversations.get(key)
         if conversation is None:
-            conversation = Conversation(self._factory(key))
+            try:
+                tools = self._factory(key)
+            except (JournalError, OSError, ValueError) as exc:
+                unavailable = ConversationUnavailable.of(exc)
+                logger.warning("%s", unavailable)
+                raise unavailable from None
+            conversation = Conversation(tools)
             self._conversations[key] = conversation
             logger.info("conversation %s opened", conversation.tools.conversation_id)
         return conversation

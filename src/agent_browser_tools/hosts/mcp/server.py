@@ -20,6 +20,10 @@ Contract of `build_server`:
 - Which conversation a request belongs to is the host's decision (`key_of`): stdio has one,
   HTTP has one per MCP session. `key_of` returning None means the request cannot be served
   (e.g. a stateless HTTP request), and the client gets an `INVALID_REQUEST` error naming why.
+- A conversation that cannot start (`ConversationUnavailable`: e.g. the state dir's disk
+  filled up after the server started) fails `tools/call` as an `aborted` result naming the
+  fix, and `tools/list` (which has no result to carry it) as an `INTERNAL_ERROR` with the same
+  one line; nothing is logged as a traceback, and the next request tries again.
 """
 
 from __future__ import annotations
@@ -42,6 +46,7 @@ from agent_browser_tools.hosts.mcp import convert, roots
 from agent_browser_tools.hosts.mcp.conversations import (
     Conversation,
     ConversationRegistry,
+    ConversationUnavailable,
     ServerClosing,
     Tick,
 )
@@ -103,7 +108,10 @@ class _Handlers:
     async def list_tools(
         self, ctx: Ctx, params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
-        listed = self.conversation(ctx).tools.listed_tools()
+        try:
+            listed = self.conversation(ctx).tools.listed_tools()
+        except ConversationUnavailable as exc:
+            raise MCPError(types.INTERNAL_ERROR, str(exc)) from None
         return types.ListToolsResult(
             tools=[convert.tool_to_mcp(spec) for spec in listed], ttl_ms=0, cache_scope="private"
         )
@@ -111,7 +119,10 @@ class _Handlers:
     async def call_tool(
         self, ctx: Ctx, params: types.CallToolRequestParams
     ) -> types.CallToolResult:
-        conversation = self.conversation(ctx)
+        try:
+            conversation = self.conversation(ctx)
+        except ConversationUnavailable as exc:
+            return convert.result_to_mcp(exc.result(params.name))
         await roots.sync_roots(ctx, conversation)
         result = await conversation.call(
             params.name, params.arguments or {}, _progress_ticker(ctx, params.name)
@@ -133,7 +144,7 @@ class _Handlers:
 
     async def roots_list_changed(self, ctx: Ctx, params: types.NotificationParams) -> None:
         key = self.key_of(ctx)
-        with contextlib.suppress(ServerClosing):
+        with contextlib.suppress(ServerClosing, ConversationUnavailable):
             if key is not None:
                 roots.roots_changed(self.registry.get(key))
 

@@ -10,6 +10,9 @@ concurrent and starts immediately.
 
 The SDK reads stdin in a worker thread that cannot be interrupted; after a signal, when that
 read is still blocked once everything is closed, the process exits without waiting for it.
+
+A client that closes its end of stdout (it went away) is an ending like EOF, not a failure:
+the server closes its browsers and exits 0 without a word on stderr.
 """
 
 from __future__ import annotations
@@ -94,7 +97,14 @@ async def serve_stdio(options: ServeOptions, settings: Settings) -> int:
         os._exit(0)
     with contextlib.suppress(asyncio.CancelledError):
         exc = transport.exception()
-        if exc is not None:
+        if exc is not None and not _client_gone(exc):
             logger.error("stdio transport failed: %r", exc)
             return 1
     return 0
+
+
+def _client_gone(exc: BaseException) -> bool:
+    """`exc` only says the client closed its end of the pipe (possibly inside task groups)."""
+    if isinstance(exc, BaseExceptionGroup):
+        return all(_client_gone(inner) for inner in exc.exceptions)
+    return isinstance(exc, (BrokenPipeError, ConnectionResetError))
