@@ -60,7 +60,7 @@ def verify_page_target(prefix: Sequence[str], action_id: str) -> NextAction:
             "The page target is unknown; confirm the live URL before reading or acting on the "
             "page, then take fresh refs."
         ),
-        safety="Do not repeat the timed-out mutation until the page state is confirmed.",
+        safety="Do not repeat a timed-out or interrupted action until the page is confirmed.",
         params={
             "args": [*prefix, "batch", "--bail"],
             "stdin": json.dumps([["get", "url"], ["snapshot", "-i"]]),

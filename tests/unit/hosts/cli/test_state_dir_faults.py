@@ -121,13 +121,29 @@ _MCP_SESSION = [
 def test_ephemeral_serve_answers_on_a_readonly_state_dir(
     readonly_state_dir: Path, flags: list[str], env: dict[str, str]
 ) -> None:
-    stdin = "".join(json.dumps(message) + "\n" for message in _MCP_SESSION)
-    done = _cli(["serve", *flags], readonly_state_dir, stdin=stdin, **env)
-    assert done.returncode == 0, done.stderr
-    line = _one_line(done.stderr)
+    inherited = {k: v for k, v in os.environ.items() if k != EPHEMERAL_ENV}
+    server = subprocess.Popen(
+        [sys.executable, "-m", "agent_browser_tools", "serve", *flags],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**inherited, STATE_ENV: str(readonly_state_dir), **env},
+    )
+    assert server.stdin is not None and server.stdout is not None
+    server.stdin.write("".join(json.dumps(message) + "\n" for message in _MCP_SESSION))
+    server.stdin.flush()
+    answers: dict[object, dict[str, object]] = {}
+    while 2 not in answers:  # a client closes stdin only once it has its answers
+        answer = json.loads(server.stdout.readline())
+        answers[answer.get("id")] = answer
+    _, stderr = server.communicate(timeout=60)
+    assert server.returncode == 0, stderr
+    line = _one_line(stderr)
     assert "ephemeral state" in line and "lost when the server stops" in line
-    answers = {msg.get("id"): msg for msg in map(json.loads, done.stdout.splitlines())}
-    names = {tool["name"] for tool in answers[2]["result"]["tools"]}
+    result = answers[2]["result"]
+    assert isinstance(result, dict)
+    names = {tool["name"] for tool in result["tools"]}
     assert "agent_browser" in names
     scratch = re.search(r"scratch files in (\S+),", line)
     assert scratch is not None and not Path(scratch.group(1)).exists()
