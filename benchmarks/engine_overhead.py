@@ -45,7 +45,9 @@ from tests.support.fixture_server import start_fixture_server  # noqa: E402
 from tests.support.real_engine import close_socket_dir  # noqa: E402
 
 from agent_browser_tools import BrowserTools  # noqa: E402
+from agent_browser_tools.engine.daemons import Health, check_daemon  # noqa: E402
 from agent_browser_tools.engine.runner import run_engine  # noqa: E402
+from agent_browser_tools.state.models import SessionKey  # noqa: E402
 
 TOOL = "agent_browser"
 PROCESS_TIMEOUT_MS = 35_000
@@ -167,6 +169,7 @@ async def run(iterations: int, warmup: int, root: Path) -> None:
         guard_times, guard_calls = await _guarded_calls(
             tools, binary, env, refs, iterations, warmup
         )
+        liveness = _liveness_times(tools, session, iterations)
     finally:
         await _close_all(tools, root)
         server.close()
@@ -203,6 +206,10 @@ async def run(iterations: int, warmup: int, root: Path) -> None:
         f"identity check: +1 engine call (snapshot -i, {reread:.2f} ms median bare); "
         f"one ref click makes {calls} engine calls (action, re-read, probe)"
     )
+    print(
+        "browser liveness check before each call (pid file + /proc): "
+        f"{statistics.median(liveness):.3f} ms median, max {max(liveness):.3f} ms"
+    )
     for name in ("fill", "eval"):
         times = guard_times[name]
         diff = statistics.median(times["tool"]) - statistics.median(times["bare"])
@@ -210,6 +217,23 @@ async def run(iterations: int, warmup: int, root: Path) -> None:
             f"{name} overhead incl. the security checks: {diff:.2f} ms median "
             f"({guard_calls[name]} engine calls through the wrapper)"
         )
+
+
+def _liveness_times(tools: BrowserTools, session: str, iterations: int) -> list[float]:
+    """The daemon/browser check that runs before every call on an open session."""
+    rt = tools.runtime
+    key = SessionKey(session=session)
+    pid = rt.log.state.session(key).daemon_pid
+    if pid is None:
+        raise BenchError("no daemon pid was journaled for the session")
+    times = []
+    for _ in range(iterations):
+        start = time.perf_counter()
+        health = check_daemon(rt.socket_dir(key), session, None, pid, local_browser=True)
+        times.append((time.perf_counter() - start) * 1000)
+        if health is not Health.RUNNING:
+            raise BenchError(f"the live session's daemon looks {health}")
+    return times
 
 
 async def _guarded_calls(
