@@ -229,7 +229,7 @@ def _liveness_times(tools: BrowserTools, session: str, iterations: int) -> list[
     times = []
     for _ in range(iterations):
         start = time.perf_counter()
-        health = check_daemon(rt.socket_dir(key), session, None, pid, local_browser=True)
+        health = check_daemon(rt.socket_dir(key), session, None, pid, had_browser=True)
         times.append((time.perf_counter() - start) * 1000)
         if health is not Health.RUNNING:
             raise BenchError(f"the live session's daemon looks {health}")

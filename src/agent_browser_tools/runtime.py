@@ -105,9 +105,15 @@ class Runtime:
             for label, entry in state.sessions.items()
             if entry.ownership == "managed" and entry.active
         }
-        if self.root_id == self.conversation_id:
-            managed = {state.managed_session, managed_base_name(self.root_id)}
-            owned |= {key for key in state.interrupted if key.session in managed}
+        base = managed_base_name(self.root_id)
+        root = self.root_id == self.conversation_id
+        # A sub-agent shares its root's browser (only the root closes it) but owns its fresh
+        # launches (`base-<suffix>`), as `own_at_spawn` does.
+        owned |= {
+            key
+            for key in state.interrupted
+            if key.session.startswith(base) and (root or key.session != base)
+        }
         return owned
 
     def record_activation(self, capabilities: list[str]) -> None:

@@ -58,12 +58,12 @@ def check_daemon(
     namespace: str | None,
     expected: int,
     *,
-    local_browser: bool,
+    had_browser: bool,
     proc: Path = PROC,
 ) -> Health:
     """The health of the daemon `expected` (the pid last seen for this session).
-    `local_browser=False` (an attached browser: CDP, a provider) skips the child check,
-    since such a daemon has no browser child."""
+    `had_browser`: it had a live child then; a daemon attached to a browser it did not launch
+    (CDP, a provider, an engine config the wrapper cannot see) never has one to miss."""
     current = read_daemon_pid(directory, session, namespace)
     if current is None:
         return Health.NO_DAEMON
@@ -71,9 +71,14 @@ def check_daemon(
         return Health.REPLACED
     if not is_live_daemon(expected, proc):
         return Health.DAEMON_DIED
-    if local_browser and proc.is_dir() and not live_children(proc, expected):
+    if had_browser and proc.is_dir() and not live_children(proc, expected):
         return Health.BROWSER_DIED
     return Health.RUNNING
+
+
+def has_browser_child(pid: int, proc: Path = PROC) -> bool:
+    """Whether the daemon has a live child (its browser) now; False without `/proc`."""
+    return proc.is_dir() and bool(live_children(proc, pid))
 
 
 def is_live_daemon(pid: int, proc: Path = PROC) -> bool:

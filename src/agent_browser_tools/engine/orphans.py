@@ -5,11 +5,13 @@ process, its zygotes, renderers and helpers) keeps running with its profile dir 
 nothing would ever stop it: the engine's idle timeout lived in the dead daemon.
 
 How they are found, only through what the wrapper owns: the daemon `setsid`s itself, so every
-process it started keeps the daemon's pid as its session id even after the daemon is gone
-(Linux keeps a session id allocated while any member lives, so it cannot name a stranger's
-processes). A group is only touched when one of its members carries the socket dir the
-wrapper gave the daemon (`AGENT_BROWSER_SOCKET_DIR`). Profiles removed are the engine's own
-temporary ones (`agent-browser-chrome-*`, owned by this user), never an operator profile.
+process it started keeps the daemon's pid as its session id after the daemon is gone, and
+Linux does not hand that pid to a new process while the session has members. Still, nothing
+is touched unless the daemon's pid is free (or a zombie) and the process carries the socket
+dir the wrapper gave the daemon (`AGENT_BROWSER_SOCKET_DIR`, exactly the conversation's dir or
+one of its namespaces) or descends from one that does; this process and its own session are
+never candidates. Profiles removed are the engine's own temporary ones
+(`agent-browser-chrome-*`, owned by this user), never an operator profile.
 """
 
 from __future__ import annotations
@@ -42,24 +44,52 @@ class Reaped:
 
 
 def orphans_of(daemon_pid: int, socket_dir: Path, proc: Path = PROC) -> list[int]:
-    """Live processes of the dead daemon's session, if one of them is provably ours (its
-    socket dir is `socket_dir` or inside it, as a namespace's is)."""
-    members = [
-        pid for pid in pid_entries(proc) if pid != daemon_pid and _in_session(proc, pid, daemon_pid)
-    ]
-    want = socket_dir.resolve()
-    if not any(_under(_socket_dir_of(proc, pid), want) for pid in members):
+    """Live processes the dead daemon `daemon_pid` left behind under `socket_dir`.
+
+    Only when that pid is gone (or a zombie): a live process holding it means the pid was
+    free when it started, so no process of the old daemon can remain. A member counts when
+    it carries the daemon's socket dir itself (`socket_dir`, or a namespace dir under it),
+    or descends from one that does (Chromium's zygote children replace their environment
+    with their title); never this process or its own session."""
+    if _holds_pid(proc, daemon_pid):
         return []
-    return members
+    mine = {os.getpid(), os.getsid(0), os.getpgid(0)}
+    members = {
+        pid: fields[1]
+        for pid in pid_entries(proc)
+        if pid not in mine
+        and (fields := stat_fields(proc, pid)) is not None
+        and len(fields) > 3
+        and fields[0] not in ("Z", "X")
+        and fields[3] == str(daemon_pid)
+    }
+    want = socket_dir.resolve()
+    ours = {pid for pid in members if _carries(_socket_dir_of(proc, pid), want)}
+    while heirs := {p for p, parent in members.items() if p not in ours and int(parent) in ours}:
+        ours |= heirs
+    return sorted(ours)
 
 
-def _under(path: Path | None, directory: Path) -> bool:
-    return path is not None and path.is_relative_to(directory)
+def _holds_pid(proc: Path, pid: int) -> bool:
+    """A live (non-zombie) process has this pid."""
+    fields = stat_fields(proc, pid)
+    return fields is not None and fields[0] not in ("Z", "X")
+
+
+def _carries(path: Path | None, directory: Path) -> bool:
+    """The socket dir a process was given is the conversation's dir or one of its
+    namespaces' dirs (never merely some dir below a shared base)."""
+    if path is None:
+        return False
+    return path == directory or path.is_relative_to(directory / "namespaces")
 
 
 async def reap_orphans(daemon_pid: int, socket_dir: Path, proc: Path = PROC) -> Reaped:
-    """SIGTERM the orphans, SIGKILL what outlives the grace, then remove their profiles."""
-    members = orphans_of(daemon_pid, socket_dir, proc)
+    """SIGTERM the orphans, SIGKILL what outlives the grace, then remove their profiles.
+
+    The `/proc` scan and the profile removal run in a thread: a Chromium profile can take
+    a while to delete and an HTTP server's other conversations must not wait for it."""
+    members = await asyncio.to_thread(orphans_of, daemon_pid, socket_dir, proc)
     if not members:
         return Reaped()
     profiles = {p for pid in members for p in _temp_profiles(proc, pid)}
@@ -72,12 +102,17 @@ async def reap_orphans(daemon_pid: int, socket_dir: Path, proc: Path = PROC) -> 
     _signal_all(alive, signal.SIGKILL)
     await asyncio.sleep(0.05 if alive else 0)
     left = tuple(p for p in alive if _in_session(proc, p, daemon_pid))
+    removed = await asyncio.to_thread(_remove_profiles, profiles)
+    return Reaped(tuple(members), tuple(removed), left)
+
+
+def _remove_profiles(profiles: set[str]) -> list[str]:
     removed = []
     for profile in sorted(profiles):
         shutil.rmtree(profile, ignore_errors=True)
         if not Path(profile).exists():
             removed.append(profile)
-    return Reaped(tuple(members), tuple(removed), left)
+    return removed
 
 
 async def reap_dead(directory: Path, known: Iterable[int] = (), proc: Path = PROC) -> Reaped:
@@ -88,17 +123,13 @@ async def reap_dead(directory: Path, known: Iterable[int] = (), proc: Path = PRO
         for path in directory.rglob("*.pid"):
             with contextlib.suppress(OSError, ValueError):
                 pids.add(int(path.read_text().strip()))
-    stopped: list[int] = []
-    profiles: list[str] = []
-    left: list[int] = []
-    for pid in sorted(pids):
-        if is_live_daemon(pid, proc):
-            continue
-        reaped = await reap_orphans(pid, directory, proc)
-        stopped += reaped.stopped
-        profiles += reaped.profiles
-        left += reaped.left
-    return Reaped(tuple(stopped), tuple(profiles), tuple(left))
+    dead = [pid for pid in sorted(pids) if not is_live_daemon(pid, proc)]
+    found = await asyncio.gather(*(reap_orphans(pid, directory, proc) for pid in dead))
+    return Reaped(
+        tuple(p for r in found for p in r.stopped),
+        tuple(p for r in found for p in r.profiles),
+        tuple(p for r in found for p in r.left),
+    )
 
 
 def _in_session(proc: Path, pid: int, session_id: int) -> bool:

@@ -88,6 +88,8 @@ class SessionPageState(_Frozen):
     launch_flags: tuple[str, ...] = ()
     daemon_pid: int | None = None
     """The engine daemon last seen serving this session (see `engine.daemons`)."""
+    daemon_browser: bool = False
+    """That daemon had launched a browser of its own (a live child) when last seen."""
     closed: bool = False
     """The wrapper closed this browser (conversation end, cleanup); `target` keeps the last
     recorded page so the next call can say what to reopen."""
@@ -147,6 +149,8 @@ class DaemonObserved(_Frozen):
 
     kind: Literal["daemon-observed"] = "daemon-observed"
     pid: int
+    browser: bool = False
+    """It had a live child (the browser it launched): losing that child is then a crash."""
 
 
 class NamespaceClosed(_Frozen):

@@ -175,7 +175,7 @@ def apply_effect(entry: SessionPageState, effect: Effect) -> SessionPageState:
     if isinstance(effect, BrowserClosed):
         return _closed_by_wrapper(entry, effect)
     if isinstance(effect, DaemonObserved):
-        return entry.model_copy(update={"daemon_pid": effect.pid})
+        return entry.model_copy(update={"daemon_pid": effect.pid, "daemon_browser": effect.browser})
     return entry
 
 

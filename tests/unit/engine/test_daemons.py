@@ -33,7 +33,10 @@ child = subprocess.Popen(
     ["chromium-stand-in", "-c", "import time; time.sleep(120)", "--user-data-dir=" + sys.argv[1]],
     executable=sys.argv[3], env={"AGENT_BROWSER_SOCKET_DIR": sys.argv[2]},
 )
-print(child.pid, flush=True)
+stranger = subprocess.Popen(
+    ["unrelated-job", "-c", "import time; time.sleep(120)"], executable=sys.argv[3], env={}
+)
+print(child.pid, stranger.pid, flush=True)
 while True:
     try:
         os.waitpid(-1, 0)
@@ -46,6 +49,8 @@ while True:
 class Tree:
     daemon: subprocess.Popen[str]
     browser: int
+    stranger: int
+    """A process in the daemon's session that carries no socket dir: never ours to stop."""
     profile: Path
     socket_dir: Path
 
@@ -85,9 +90,9 @@ def _start(tmp_path: Path, socket_dir: Path) -> Tree:
         start_new_session=True,
     )
     assert daemon.stdout is not None
-    browser = int(daemon.stdout.readline())
+    browser, stranger = map(int, daemon.stdout.readline().split())
     (socket_dir / "s1.pid").write_text(f"{daemon.pid}\n")
-    return Tree(daemon, browser, profile, socket_dir)
+    return Tree(daemon, browser, stranger, profile, socket_dir)
 
 
 @pytest.fixture
@@ -96,7 +101,7 @@ def tree(tmp_path: Path) -> Iterator[Tree]:
     try:
         yield started
     finally:
-        for pid in (started.browser, started.daemon.pid):
+        for pid in (started.browser, started.stranger, started.daemon.pid):
             with contextlib.suppress(OSError):
                 os.kill(pid, signal.SIGKILL)
         started.daemon.wait(timeout=10)
@@ -104,7 +109,7 @@ def tree(tmp_path: Path) -> Iterator[Tree]:
 
 def _health(tree: Tree, expected: int | None = None) -> Health:
     pid = tree.daemon.pid if expected is None else expected
-    return check_daemon(tree.socket_dir, "s1", None, pid, local_browser=True)
+    return check_daemon(tree.socket_dir, "s1", None, pid, had_browser=True)
 
 
 def test_a_daemon_with_its_browser_is_running(tree: Tree) -> None:
@@ -113,11 +118,12 @@ def test_a_daemon_with_its_browser_is_running(tree: Tree) -> None:
 
 
 def test_a_killed_browser_under_a_live_daemon_is_seen(tree: Tree) -> None:
-    os.kill(tree.browser, signal.SIGKILL)
-    _wait_gone(tree.browser)
+    for child in (tree.browser, tree.stranger):
+        os.kill(child, signal.SIGKILL)
+        _wait_gone(child)
     assert _health(tree) is Health.BROWSER_DIED
-    attached = check_daemon(tree.socket_dir, "s1", None, tree.daemon.pid, local_browser=False)
-    assert attached is Health.RUNNING, "an attached daemon has no browser child to miss"
+    attached = check_daemon(tree.socket_dir, "s1", None, tree.daemon.pid, had_browser=False)
+    assert attached is Health.RUNNING, "a daemon never seen with a browser child has none to miss"
 
 
 def test_a_killed_daemon_is_seen_even_as_a_zombie(tree: Tree) -> None:
@@ -142,15 +148,18 @@ def test_a_reused_pid_is_not_taken_for_the_daemon(tree: Tree) -> None:
 async def test_the_orphans_of_a_killed_daemon_are_stopped_and_their_profile_removed(
     tree: Tree,
 ) -> None:
-    assert orphans_of(tree.daemon.pid, tree.socket_dir) == [tree.browser]
+    assert orphans_of(tree.daemon.pid, tree.socket_dir) == [], "a live daemon has no orphans"
     os.kill(tree.daemon.pid, signal.SIGKILL)
     tree.daemon.wait(timeout=10)
     assert not _gone(tree.browser), "the browser outlives its daemon, as Chromium does"
+    assert orphans_of(tree.daemon.pid, tree.socket_dir) == [tree.browser]
+    assert orphans_of(tree.daemon.pid, tree.socket_dir.parent) == [], "not a shared base dir"
 
     reaped = await reap_orphans(tree.daemon.pid, tree.socket_dir)
     assert reaped.stopped == (tree.browser,) and reaped.left == ()
     assert reaped.profiles == (str(tree.profile),) and not tree.profile.exists()
     _wait_gone(tree.browser)
+    assert not _gone(tree.stranger), "a session member without our socket dir is left alone"
 
 
 async def test_conversation_end_reaps_dead_daemons_named_by_pid_files_or_the_journal(

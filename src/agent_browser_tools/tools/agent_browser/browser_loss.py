@@ -23,6 +23,7 @@ from agent_browser_tools import taxonomy
 from agent_browser_tools.engine.daemons import (
     Health,
     check_daemon,
+    has_browser_child,
     is_live_daemon,
     read_daemon_pid,
 )
@@ -42,10 +43,6 @@ from agent_browser_tools.state.models import (
 from agent_browser_tools.tools.agent_browser.call import DirectCall
 from agent_browser_tools.tools.agent_browser.sessions import journal_closed
 
-ATTACH_ENV = ("AGENT_BROWSER_CDP", "AGENT_BROWSER_AUTO_CONNECT", "AGENT_BROWSER_PROVIDER")
-ATTACH_FLAGS = ("--cdp", "--auto-connect", "-p", "--provider")
-"""A daemon attached to a browser it did not launch has no browser child to look for."""
-
 _CAUSES = {
     Health.NO_DAEMON: "its engine daemon is no longer running (an idle timeout, a close from "
     "outside this conversation, or a crash)",
@@ -55,12 +52,6 @@ _CAUSES = {
     Health.BROWSER_DIED: "its browser process ended (crashed or killed) while the engine "
     "daemon kept running",
 }
-
-
-def _attached(env: Mapping[str, str], launch_flags: tuple[str, ...]) -> bool:
-    if any(env.get(name) for name in ATTACH_ENV):
-        return True
-    return any(flag.partition("=")[0] in ATTACH_FLAGS for flag in launch_flags)
 
 
 async def check_before_dispatch(call: DirectCall) -> None:
@@ -73,8 +64,9 @@ async def check_before_dispatch(call: DirectCall) -> None:
     if not entry.active or entry.closed or pid is None:
         return
     directory = rt.socket_dir(key)
-    local = not _attached(rt.env_for(key), entry.launch_flags)
-    health = check_daemon(directory, key.session, key.namespace, pid, local_browser=local)
+    health = check_daemon(
+        directory, key.session, key.namespace, pid, had_browser=entry.daemon_browser
+    )
     if health is Health.RUNNING:
         return
     reaped = Reaped() if is_live_daemon(pid) else await reap_orphans(pid, directory)
@@ -108,17 +100,20 @@ def daemon_seen(call: DirectCall) -> list[Effect]:
     if key is None:
         return []
     pid = read_daemon_pid(call.rt.socket_dir(key), key.session, key.namespace)
-    return [] if pid is None else [DaemonObserved(pid=pid)]
+    if pid is None:
+        return []
+    seen = DaemonObserved(pid=pid, browser=has_browser_child(pid))
+    entry = call.rt.log.state.session(key)
+    if (entry.daemon_pid, entry.daemon_browser) == (seen.pid, seen.browser):
+        return []  # unchanged: nothing to journal
+    return [seen]
 
 
 def _proceeding_warning(lost: Mapping[str, Any]) -> str | None:
     """What a call that was let through (it navigates) says about the browser it replaced."""
     if not lost:
         return None
-    return (
-        f"The session's browser was gone before this call: {lost['summary']} This call "
-        "started a new browser."
-    )
+    return f"The session's browser was gone before this call: {lost['summary']}"
 
 
 def after_answer(
@@ -145,7 +140,7 @@ def after_answer(
     obs.warnings.append(summary)
     call.browser_lost.update(cause="relaunched", summary=summary)
     obs.extra["browserLost"] = dict(call.browser_lost)
-    if _navigates(call):
+    if _first_step_navigates(call):
         return
     effects[:] = [e for e in effects if not isinstance(e, RefsRecorded)]
     effects += [
@@ -158,7 +153,7 @@ def after_answer(
     obs.next_actions[:] = _reopen(call, entry)
 
 
-def _navigates(call: DirectCall) -> bool:
+def _first_step_navigates(call: DirectCall) -> bool:
     matches = call.plan.row_matches if call.plan.row_matches is not None else (call.plan.match,)
     first = next((m for m in matches if m is not None), None)
     return first is not None and first.spec.page_effect is taxonomy.PageEffect.NAVIGATES

@@ -109,9 +109,11 @@ async def close_owned(rt: Runtime) -> dict[str, bool]:
     owned = sorted(rt.owned_sessions, key=lambda k: k.label)
     if not owned:
         return {}
-    await reap_orphaned_browsers(rt)
-    results = await asyncio.gather(
-        *(close_session(rt, key) for key in owned), return_exceptions=True
+    # Orphans are reaped alongside the closes: a client may give the server only a moment.
+    _, *results = await asyncio.gather(
+        reap_orphaned_browsers(rt),
+        *(close_session(rt, key) for key in owned),
+        return_exceptions=True,
     )
     rt.owned_sessions.clear()
     journal_closed(rt, owned, ENDED_SUMMARY)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from agent_browser_tools.api import BrowserTools
-from agent_browser_tools.planning.sessions import managed_base_name
+from agent_browser_tools.planning.sessions import fresh_name, managed_base_name
 from agent_browser_tools.state.models import BrowserClosed, CompletionEvent, SessionKey
 from agent_browser_tools.state.sqlite_journal import SqliteJournal
 from tests.fake.tools.agent_browser.test_argv import PAGE, _call, _open_rule, _tools
@@ -186,3 +186,18 @@ async def test_an_answer_from_a_relaunched_browser_is_not_passed_off_as_the_page
     assert not reopened.is_error, "a navigation got the page it asked for"
     assert any("launched a new browser" in w for w in reopened.details["warnings"])
     await tools.aclose()
+
+
+async def test_a_fresh_launch_cut_off_mid_call_is_owned_by_the_resumed_conversation(
+    fake_engine: FakeEngine, tmp_path: Path
+) -> None:
+    tools = _tools(fake_engine, tmp_path, "lc-cut-fresh")
+    key = SessionKey(session=fresh_name(tools.runtime.root_id, "7"))
+    tools.runtime.log.intent("c1", "agent_browser", key, ("--session", key.session, "open", PAGE))
+    assert tools.journal is not None
+    tools.journal.close()
+
+    resumed = _tools(fake_engine, tmp_path, "lc-cut-fresh")
+    assert resumed.runtime.owned_sessions == {key}
+    await resumed.aclose()
+    assert fake_engine.argvs() == [["--json", "--session", key.session, "close"]]
