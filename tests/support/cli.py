@@ -14,6 +14,17 @@ from pathlib import Path
 from typing import IO
 
 STATE_ENV = "AGENT_BROWSER_TOOLS_STATE_DIR"
+MCP_INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "test", "version": "0"},
+    },
+}
+"""The first message of an MCP session over stdio, for tests that speak raw JSON-RPC."""
 
 
 def cli_env(tmp_path: Path, **extra: str) -> dict[str, str]:

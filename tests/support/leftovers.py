@@ -60,3 +60,12 @@ def left_after_exit(
         if not left or time.monotonic() > deadline:
             return left
         time.sleep(0.25)
+
+
+def gone(pid: int) -> bool:
+    """The process has exited (or is a zombie nobody reaped yet)."""
+    try:
+        state = (Path("/proc") / str(pid) / "stat").read_text().rpartition(")")[2].split()[0]
+    except OSError:
+        return True
+    return state in ("Z", "X")

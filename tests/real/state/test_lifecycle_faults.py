@@ -18,7 +18,7 @@ import pytest
 
 from agent_browser_tools.api import BrowserTools
 from tests.support.fixture_server import FixtureServer
-from tests.support.leftovers import EXIT_WAIT_S, baseline, left_after_exit, started_here
+from tests.support.leftovers import EXIT_WAIT_S, baseline, gone, left_after_exit, started_here
 from tests.support.real_engine import EngineEnv
 from tests.support.tools import ab, ref_for, tools_settings
 
@@ -94,14 +94,6 @@ def _daemon_and_browser(socket_dir: Path) -> tuple[int, int, Path]:
     raise AssertionError(f"daemon {daemon} has no browser child")
 
 
-def _gone(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0]
-    except OSError:
-        return True
-    return state in ("Z", "X")
-
-
 @pytest.mark.parametrize("victim", ["daemon", "chromium"])
 async def test_a_killed_daemon_or_browser_is_reported_reaped_and_recoverable(
     engine_env: EngineEnv, fixture_site: FixtureServer, tmp_path: Path, victim: str
@@ -119,7 +111,7 @@ async def test_a_killed_daemon_or_browser_is_reported_reaped_and_recoverable(
         daemon, browser, profile = _daemon_and_browser(engine_env.socket_dir)
         os.kill(daemon if victim == "daemon" else browser, signal.SIGKILL)
         deadline = time.monotonic() + EXIT_WAIT_S
-        while not _gone(daemon if victim == "daemon" else browser):
+        while not gone(daemon if victim == "daemon" else browser):
             assert time.monotonic() < deadline
             time.sleep(0.05)
 
@@ -131,9 +123,9 @@ async def test_a_killed_daemon_or_browser_is_reported_reaped_and_recoverable(
         if victim == "daemon":
             assert lost["cause"] == "daemon-died" and lost["daemonPid"] == daemon
             assert lost["stoppedProcesses"] >= 1 and lost["removedProfiles"] == [str(profile)]
-            assert _gone(browser) and not profile.exists(), "the orphaned browser was reaped"
+            assert gone(browser) and not profile.exists(), "the orphaned browser was reaped"
         else:
-            assert lost["cause"] == "browser-died" and not _gone(daemon)
+            assert lost["cause"] == "browser-died" and not gone(daemon)
         read = await ab(tools, "get", "url")
         assert read.details["failureCategory"] == "tab-gone", "no about:blank passed as the page"
 

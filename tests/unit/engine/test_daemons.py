@@ -24,6 +24,7 @@ import pytest
 
 from agent_browser_tools.engine.daemons import Health, check_daemon, is_live_daemon
 from agent_browser_tools.engine.orphans import orphans_of, reap_dead, reap_orphans
+from tests.support.leftovers import gone
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
 
@@ -55,17 +56,9 @@ class Tree:
     socket_dir: Path
 
 
-def _gone(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0]
-    except OSError:
-        return True
-    return state in ("Z", "X")
-
-
-def _wait_gone(pid: int) -> None:
+def _waitgone(pid: int) -> None:
     deadline = time.monotonic() + 10
-    while not _gone(pid):
+    while not gone(pid):
         assert time.monotonic() < deadline, f"{pid} still alive"
         time.sleep(0.02)
 
@@ -120,7 +113,7 @@ def test_a_daemon_with_its_browser_is_running(tree: Tree) -> None:
 def test_a_killed_browser_under_a_live_daemon_is_seen(tree: Tree) -> None:
     for child in (tree.browser, tree.stranger):
         os.kill(child, signal.SIGKILL)
-        _wait_gone(child)
+        _waitgone(child)
     assert _health(tree) is Health.BROWSER_DIED
     attached = check_daemon(tree.socket_dir, "s1", None, tree.daemon.pid, had_browser=False)
     assert attached is Health.RUNNING, "a daemon never seen with a browser child has none to miss"
@@ -151,15 +144,15 @@ async def test_the_orphans_of_a_killed_daemon_are_stopped_and_their_profile_remo
     assert orphans_of(tree.daemon.pid, tree.socket_dir) == [], "a live daemon has no orphans"
     os.kill(tree.daemon.pid, signal.SIGKILL)
     tree.daemon.wait(timeout=10)
-    assert not _gone(tree.browser), "the browser outlives its daemon, as Chromium does"
+    assert not gone(tree.browser), "the browser outlives its daemon, as Chromium does"
     assert orphans_of(tree.daemon.pid, tree.socket_dir) == [tree.browser]
     assert orphans_of(tree.daemon.pid, tree.socket_dir.parent) == [], "not a shared base dir"
 
     reaped = await reap_orphans(tree.daemon.pid, tree.socket_dir)
     assert reaped.stopped == (tree.browser,) and reaped.left == ()
     assert reaped.profiles == (str(tree.profile),) and not tree.profile.exists()
-    _wait_gone(tree.browser)
-    assert not _gone(tree.stranger), "a session member without our socket dir is left alone"
+    _waitgone(tree.browser)
+    assert not gone(tree.stranger), "a session member without our socket dir is left alone"
 
 
 async def test_conversation_end_reaps_dead_daemons_named_by_pid_files_or_the_journal(
@@ -171,7 +164,7 @@ async def test_conversation_end_reaps_dead_daemons_named_by_pid_files_or_the_jou
     assert (await reap_dead(tree.socket_dir)).stopped == ()
     reaped = await reap_dead(tree.socket_dir, known=[tree.daemon.pid])
     assert reaped.stopped == (tree.browser,)
-    _wait_gone(tree.browser)
+    _waitgone(tree.browser)
 
 
 async def test_a_group_without_our_socket_dir_is_never_touched(tree: Tree, tmp_path: Path) -> None:
@@ -181,4 +174,4 @@ async def test_a_group_without_our_socket_dir_is_never_touched(tree: Tree, tmp_p
     other.mkdir()
     assert orphans_of(tree.daemon.pid, other) == []
     assert (await reap_orphans(tree.daemon.pid, other)).stopped == ()
-    assert not _gone(tree.browser) and tree.profile.exists()
+    assert not gone(tree.browser) and tree.profile.exists()

@@ -7,11 +7,8 @@ otherwise). The fake engine answers the calls: the fault under test is the journ
 
 from __future__ import annotations
 
-import errno
-import os
 import shutil
 import sqlite3
-import subprocess
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,27 +20,14 @@ from agent_browser_tools.engine.discovery import clear_engine_cache
 from agent_browser_tools.state.sqlite_journal import DB_NAME, JournalWriteError
 from agent_browser_tools.tools.registry import journal_write_failed
 from tests.support.fake import FakeEngine, fake_settings
+from tests.support.tmpfs import fill, mounted_tmpfs
 
 
 @pytest.fixture
 def tiny_fs(tmp_path: Path) -> Iterator[Path]:
     """A 512 KiB tmpfs, unmounted afterwards."""
-    if os.geteuid() != 0:
-        pytest.skip("a tiny tmpfs needs root to mount")
-    point = tmp_path / "tiny"
-    point.mkdir()
-    made = subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", "size=512k,mode=0700", "tmpfs", str(point)],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    if made.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here: {made.stderr.strip()}")
-    try:
+    with mounted_tmpfs(tmp_path / "tiny") as point:
         yield point
-    finally:
-        subprocess.run(["umount", str(point)], check=False)
 
 
 @pytest.fixture
@@ -55,17 +39,6 @@ def socket_base() -> Iterator[Path]:
     finally:
         clear_engine_cache()
         shutil.rmtree(path, ignore_errors=True)
-
-
-def _fill(point: Path) -> Path:
-    filler = point / "filler"
-    with filler.open("wb", buffering=0) as handle:
-        try:
-            while True:
-                handle.write(b"\0" * 4096)
-        except OSError as exc:
-            assert exc.errno == errno.ENOSPC
-    return filler
 
 
 def _rows(state: Path) -> list[tuple[int, str]]:
@@ -91,7 +64,7 @@ async def test_disk_full_fails_the_call_and_keeps_acknowledged_rows(
         assert not (await tools.call("agent_browser", args)).is_error
         acknowledged = _rows(tiny_fs / "state")
         assert [kind for _, kind in acknowledged] == ["intent", "completion"]
-        filler = _fill(tiny_fs)
+        filler = fill(tiny_fs)
         failed = await tools.call("agent_browser", args)
         assert failed.is_error
         assert failed.details["failureCategory"] == "aborted"

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from agent_browser_tools.state.sqlite_journal import DB_NAME
-from tests.support.cli import STATE_ENV, cli_env, closed_pipe, one_line, run_cli
+from tests.support.cli import MCP_INITIALIZE, STATE_ENV, cli_env, closed_pipe, one_line, run_cli
 
 CALL = ["call", "agent_browser", '{"args": ["get", "url"]}']
 
@@ -94,19 +94,11 @@ def test_output_into_a_closed_pipe_ends_quietly(tmp_path: Path, args: list[str])
 
 def test_stdio_serve_whose_client_closed_stdout_ends_quietly(tmp_path: Path) -> None:
     """The client went away: that is an ending like EOF, not a failure to report."""
-    hello = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-06-18",
-            "capabilities": {},
-            "clientInfo": {"name": "test", "version": "0"},
-        },
-    }
     pipe = closed_pipe()
     try:
-        done = run_cli(["serve"], cli_env(tmp_path), stdin=json.dumps(hello) + "\n", stdout=pipe)
+        done = run_cli(
+            ["serve"], cli_env(tmp_path), stdin=json.dumps(MCP_INITIALIZE) + "\n", stdout=pipe
+        )
     finally:
         os.close(pipe)
     assert done.stderr == ""

@@ -23,6 +23,7 @@ from agent_browser_tools.state.writable import (
     ephemeral_requested,
     state_dir_problem,
 )
+from tests.support.cli import MCP_INITIALIZE
 
 STATE_ENV = "AGENT_BROWSER_TOOLS_STATE_DIR"
 
@@ -100,16 +101,7 @@ def test_serve_refuses_a_readonly_state_dir(readonly_state_dir: Path) -> None:
 
 
 _MCP_SESSION = [
-    {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-06-18",
-            "capabilities": {},
-            "clientInfo": {"name": "test", "version": "0"},
-        },
-    },
+    MCP_INITIALIZE,
     {"jsonrpc": "2.0", "method": "notifications/initialized"},
     {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
 ]
