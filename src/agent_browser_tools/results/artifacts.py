@@ -24,19 +24,8 @@ from typing import Any
 from agent_browser_tools.taxonomy import ArtifactKind, CommandMatch
 
 MTIME_TOLERANCE_S = 2.0
-#: `mediaType` by file suffix, for the artifact kinds the engine writes.
-MEDIA_TYPES: Mapping[str, str] = {
-    ".png": "image/png",
-    ".jpg": "image/jpeg",
-    ".jpeg": "image/jpeg",
-    ".webp": "image/webp",
-    ".pdf": "application/pdf",
-    ".webm": "video/webm",
-    ".mp4": "video/mp4",
-    ".json": "application/json",
-    ".har": "application/json",
-    ".zip": "application/zip",
-}
+HEADER_BYTES = 16
+"""Enough of a file's start to recognise the formats below (never a full-file validation)."""
 IMAGE_KINDS = frozenset({ArtifactKind.IMAGE, ArtifactKind.DIFF_IMAGE, ArtifactKind.CONTACT_SHEET})
 _CASE_FOLDING = sys.platform in ("darwin", "win32")
 
@@ -141,19 +130,20 @@ def verify_entry(
         entry["requestedPath"] = request.requested
     if request.step is not None:
         entry["step"] = request.step
-    media = MEDIA_TYPES.get(Path(path).suffix.lower())
-    if media:
-        entry["mediaType"] = media
     if request.pending:
         entry.update(
             state="pending",
-            status="pending-until-stop",
-            exists=False,
+            status="pending",
+            recordingState="openRecording",
+            willExistOnStop=True,
             limitation="Recording in progress: the file is checked on disk after `record stop`.",
         )
         return entry
     target = resolve(path, cwd)
     entry["absolutePath"] = str(target)
+    media = media_type(target)
+    if media:
+        entry["mediaType"] = media
     try:
         info = target.stat()
     except OSError:
@@ -178,6 +168,28 @@ def verify_entry(
     else:
         entry.update(state="verified", status="saved")
     return entry
+
+
+def media_type(path: Path) -> str | None:
+    """The media type a file's first bytes show (PNG, JPEG, GIF, WebP, PDF), never its suffix:
+    a `.png` the engine wrote as JPEG, or a text file named `.png`, must not be called PNG.
+    None when unknown, unreadable or truncated."""
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(HEADER_BYTES)
+    except OSError:
+        return None
+    if head.startswith(b"\x89PNG\r\n\x1a\n"):
+        return "image/png"
+    if head.startswith(b"\xff\xd8\xff"):
+        return "image/jpeg"
+    if head[:6] in (b"GIF87a", b"GIF89a"):
+        return "image/gif"
+    if head[:4] == b"RIFF" and head[8:12] == b"WEBP":
+        return "image/webp"
+    if head.startswith(b"%PDF-"):
+        return "application/pdf"
+    return None
 
 
 def summarize(entries: Sequence[Mapping[str, Any]]) -> dict[str, Any]:

@@ -46,6 +46,7 @@ class ObservationExtras(TypedDict, total=False):
     pageChangeSummary: Annotated[Json, CELL]
     sessionTabTargetUnknown: Annotated[bool, CELL]
     browserLost: Annotated[Json, CELL]
+    agentBrowserStarted: Annotated[bool, CELL]
     staleRef: Annotated[Json, CELL]
     managedSessionOutcome: Annotated[Json, CELL]
     browserWindow: Annotated[Json, DETAILS]

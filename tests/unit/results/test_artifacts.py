@@ -95,7 +95,30 @@ def test_a_recording_is_pending_without_touching_the_disk(tmp_path: Path) -> Non
     video = ArtifactRequest(ArtifactKind.VIDEO, "take.webm", ("path",), True, "record start")
     entry = verify_entry(video, {"path": "take.webm"}, cwd=tmp_path, window=_window())
     assert entry is not None and entry["state"] == "pending"
+    assert entry["status"] == "pending" and "exists" not in entry
+    assert entry["recordingState"] == "openRecording" and entry["willExistOnStop"] is True
+    assert "mediaType" not in entry, "no file yet: nothing to read a type from"
     assert summarize([entry])["pendingCount"] == 1
+
+
+@pytest.mark.parametrize(
+    ("content", "media"),
+    [
+        (b"\x89PNG\r\n\x1a\n" + b"\0" * 16, "image/png"),
+        (b"\xff\xd8\xff\xe0" + b"\0" * 16, "image/jpeg"),
+        (b"GIF89a" + b"\0" * 16, "image/gif"),
+        (b"RIFF\0\0\0\0WEBPVP8 " + b"\0" * 8, "image/webp"),
+        (b"%PDF-1.7\n", "application/pdf"),
+        (b"not an image at all", None),
+        (b"\x89PN", None),  # truncated
+    ],
+)
+def test_media_type_comes_from_the_header_never_the_suffix(
+    tmp_path: Path, content: bytes, media: str | None
+) -> None:
+    path = _file(tmp_path, age_s=0.1, content=content)  # always named shot.png
+    entry = verify_entry(SHOT, {"path": str(path)}, cwd=tmp_path, window=_window())
+    assert entry is not None and entry.get("mediaType") == media
 
 
 def test_aliases_through_hard_links_dangling_symlinks_and_dot_dot_are_caught(

@@ -52,6 +52,47 @@ def preflight(plan: ExecutionPlan, cwd: Path, output_path: str | None) -> str | 
     return art.find_alias(paths, cwd)
 
 
+def prepare_dirs(call: DirectCall) -> Observation | None:
+    """Create the parent dirs of every requested artifact path before the engine runs.
+
+    The engine does not create them (`screenshot evidence/run1/shot.png` would fail after the
+    browser did the work); a dir that cannot be made fails the call before dispatch instead.
+    The destinations were already judged by the file policy at planning."""
+    for request in planned_requests(call.plan):
+        if not request.requested:
+            continue
+        parent = art.resolve(request.requested, call.rt.cwd).parent
+        try:
+            parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            return _dir_refusal(call, parent, exc)
+    return None
+
+
+def _dir_refusal(call: DirectCall, parent: Path, exc: OSError) -> Observation:
+    obs = Observation(
+        success=False,
+        failure_category=FailureCategory.VALIDATION_ERROR,
+        error=(
+            f"Could not create {parent} for the artifact ({exc.strerror or exc}); nothing was "
+            "sent to the browser. Create that directory or choose a writable path, then retry."
+        ),
+    )
+    obs.extra["agentBrowserStarted"] = False
+    params: dict[str, Any] = {"args": list(call.request.inp.args)}
+    if call.request.inp.stdin is not None:
+        params["stdin"] = call.request.inp.stdin
+    obs.next_actions.append(
+        na.NextAction(
+            id="verify-artifact-path",
+            reason="Retry once the artifact's directory exists and is writable.",
+            safety="Only after fixing the path: the same call fails the same way otherwise.",
+            params=params,
+        )
+    )
+    return obs
+
+
 def verify(
     plan: ExecutionPlan, envelope: Envelope, raw: RawOutcome, cwd: Path
 ) -> list[dict[str, Any]]:

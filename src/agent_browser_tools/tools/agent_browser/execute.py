@@ -137,6 +137,9 @@ async def _guard(call: DirectCall) -> ToolResult | None:
     alias = artifacts.preflight(call.plan, call.rt.cwd, call.output_path)
     if alias is not None:
         raise Refused(alias)
+    unmade = artifacts.prepare_dirs(call)
+    if unmade is not None:
+        return await finish.refused(call, unmade)
     changed = await identity.verify(call)
     if changed is not None:
         return await finish.refused(call, guards.stale_refusal(call.plan, changed))

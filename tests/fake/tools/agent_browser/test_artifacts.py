@@ -93,3 +93,34 @@ async def test_headed_fresh_launch_hands_off_without_claiming_visibility(
     assert "complete the login there" in result.text
     plain = await _call(tools, {"args": ["open", "https://a.test/"]})
     assert "browserWindow" not in plain.details
+
+
+async def test_parent_dirs_of_a_requested_artifact_exist_before_the_engine_runs(
+    fake_engine: FakeEngine, tmp_path: Path
+) -> None:
+    tools = _tools(fake_engine, tmp_path)
+    nested = tmp_path / "evidence" / "run1"
+    # The fake writes the file only if its dir already exists, as the engine does.
+    fake_engine.on(
+        {"command": ["screenshot"]},
+        envelope={"data": {"path": str(nested / "shot.png")}},
+        touch_file=str(nested / "shot.png"),
+    )
+    result = await _call(tools, {"args": ["screenshot", "evidence/run1/shot.png"]})
+    assert result.details["successCategory"] == "artifact-saved", result.text
+    assert nested.is_dir()
+
+
+async def test_an_artifact_dir_that_cannot_be_made_fails_before_dispatch(
+    fake_engine: FakeEngine, tmp_path: Path
+) -> None:
+    tools = _tools(fake_engine, tmp_path)
+    (tmp_path / "taken").write_text("a file where a dir should be")
+    args = ["screenshot", "taken/run1/shot.png"]
+    result = await _call(tools, {"args": args})
+    assert result.details["failureCategory"] == "validation-error", result.text
+    assert result.details["agentBrowserStarted"] is False
+    assert str(tmp_path / "taken" / "run1") in result.text
+    (action,) = result.details["nextActions"]
+    assert action["id"] == "verify-artifact-path" and action["params"] == {"args": args}
+    assert fake_engine.calls() == [], "nothing reached the engine"
