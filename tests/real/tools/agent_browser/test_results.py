@@ -38,6 +38,18 @@ async def test_screenshot_gives_an_inline_image_and_a_verified_artifact(
     assert observation["pixels"]["width"] > 100 and observation["capture"] == "viewport"
 
 
+async def test_a_screenshot_into_a_new_nested_folder_is_saved_and_typed_by_its_bytes(
+    browser_tools: BrowserTools, fixture_site: FixtureServer, tmp_path: Path
+) -> None:
+    """The engine does not create the folder; the wrapper does, before the call."""
+    await ab(browser_tools, "open", fixture_site.url("/clean.html"))
+    shot = await ab(browser_tools, "screenshot", "evidence/run1/shot.png")
+    assert shot.details["successCategory"] == "artifact-saved", shot.text
+    (entry,) = shot.details["artifacts"]
+    assert entry["absolutePath"] == str(tmp_path / "evidence" / "run1" / "shot.png")
+    assert entry["state"] == "verified" and entry["mediaType"] == "image/png"
+
+
 async def test_stale_preexisting_file_at_the_requested_path_is_not_verified(
     browser_tools: BrowserTools, fixture_site: FixtureServer, tmp_path: Path
 ) -> None:
