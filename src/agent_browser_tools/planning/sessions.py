@@ -82,11 +82,12 @@ def _flag_value(globals_: Sequence[tuple[str, str | None]], name: str) -> str | 
 
 
 def launch_flags_of(globals_: Sequence[tuple[str, str | None]]) -> tuple[str, ...]:
-    """Launch-scoped flags in the call, rendered `--flag` or `--flag=value` for comparison."""
+    """Launch-scoped flags and daemon settings in the call, rendered `--flag` or
+    `--flag=value` for comparison: both are fixed for a running browser."""
     found = []
     for name, value in globals_:
         spec = taxonomy.global_flag(name)
-        if spec is not None and spec.launch_scoped:
+        if spec is not None and (spec.launch_scoped or spec.daemon_setting):
             found.append(name if value is None else f"{name}={value}")
     return tuple(found)
 
@@ -146,34 +147,41 @@ def plan_session(
 def _relaunch_guard(
     launch: tuple[str, ...], state: ConversationState, key: SessionKey
 ) -> tuple[str, ...]:
-    """Repeat the managed browser's recorded launch flags on follow-ups that omit them.
+    """Repeat the managed browser's recorded launch flags and daemon settings that a
+    follow-up omits.
 
-    The engine treats launch settings as part of a daemon's identity: when environment or
-    config also carries launch settings (e.g. `AGENT_BROWSER_DOWNLOAD_PATH`), a follow-up
-    without the first call's `--user-agent X` silently relaunches a blank browser. Sending
-    the same flags keeps the identity, and the page, stable.
+    The engine treats them as part of a daemon's identity: a follow-up without the first
+    call's `--confirm-actions click` (or, when environment or config also carries launch
+    settings, its `--user-agent X`) silently relaunches a blank browser and drops pending
+    confirmations. Sending the same flags keeps the identity, and the page, stable.
     """
     entry = state.session(key)
-    if launch or not entry.active or not entry.launch_flags:
+    if not entry.active or not entry.launch_flags:
         return ()
+    given = {flag.partition("=")[0] for flag in launch}
     tokens: list[str] = []
     for flag in entry.launch_flags:
         if "[REDACTED]" in flag:
             continue  # a secret value is never journaled, so it cannot be repeated
         name, sep, value = flag.partition("=")
-        tokens += [name, value] if sep else [name]
+        if name not in given:
+            tokens += [name, value] if sep else [name]
     return tuple(tokens)
 
 
 def _reject_ignored_launch_flags(
     launch: tuple[str, ...], state: ConversationState, key: SessionKey, current: str
 ) -> None:
-    """Launch flags on a running managed browser would be silently ignored: refuse them."""
+    """Launch flags (and daemon settings) a running managed browser does not have would be
+    ignored (or replace the browser): refuse them. Repeating recorded ones is fine."""
     entry = state.session(key)
-    if launch and entry.active and set(launch) != set(entry.launch_flags):
+    changed = [flag for flag in launch if flag not in entry.launch_flags]
+    if changed and entry.active:
         raise ArgvRejected(
-            f"launch-scoped flag(s) {', '.join(launch)} only apply when a browser starts, and the "
-            f"implicit session {current!r} is already running, so they would be ignored. Retry "
+            f"launch-scoped flag(s) {', '.join(changed)} only apply when a browser starts, and "
+            f"the implicit session {current!r} is already running with "
+            f"{', '.join(entry.launch_flags) or 'none'}, so they would be ignored or replace "
+            "its browser and page. Retry "
             'with the top-level field sessionMode: "fresh" (or an explicit --session for a new '
             "browser); do not put --session-mode in args."
         )

@@ -28,9 +28,10 @@ def _g(
     inspection: bool = False,
     access: ModelAccess = ModelAccess.MODEL,
     path: PathUse | None = None,
+    daemon: bool = False,
 ) -> GlobalFlag:
     return GlobalFlag(
-        name, summary, short, value, launch, sensitive, selects, inspection, access, path
+        name, summary, short, value, launch, sensitive, selects, inspection, access, path, daemon
     )
 
 
@@ -44,6 +45,7 @@ def _g(
 # headers) stay the model's. `path=` values must lie inside the file roots. `--init-script`
 # is the operator's too: it runs on every page, including a browser's own DevTools origin a
 # redirect can land on before the wrapper sees where it went (see `engine.browser_ports`).
+# `daemon=True`: measured on 0.39.4, a later call without the flag relaunches the browser.
 # fmt: off
 GLOBAL_FLAGS: tuple[GlobalFlag, ...] = (
     _g("--profile", "Chrome profile name or directory", launch=True, access=OP),
@@ -94,17 +96,17 @@ GLOBAL_FLAGS: tuple[GlobalFlag, ...] = (
     _g("--content-boundaries", "Wrap page output in boundary markers", BOOL),
     _g("--max-output", "Truncate page output"),
     _g("--allowed-domains", "Restrict network domains", launch=True, access=OP),
-    _g("--action-policy", "Action policy JSON file", access=OP),
-    _g("--confirm-actions", "Categories requiring confirmation"),
+    _g("--action-policy", "Action policy JSON file", access=OP, daemon=True),
+    _g("--confirm-actions", "Categories requiring confirmation", daemon=True),
     _g("--confirm-interactive", "Interactive confirmation prompts", BOOL),
     _g("--idle-timeout", "Daemon idle shutdown", launch=True, access=OP),
     _g("--engine", "Browser engine", access=OP),
-    _g("--no-auto-dialog", "Do not auto-dismiss dialogs", BOOL),
+    _g("--no-auto-dialog", "Do not auto-dismiss dialogs", BOOL, daemon=True),
     _g("--model", "AI model for chat", access=OP),
     _g("--verbose", "Show chat tool commands", BOOL, short="-v"),
     _g("--quiet", "Only AI text responses", BOOL, short="-q"),
     _g("--config", "Custom config file", access=OP),
-    _g("--debug", "Debug output", BOOL),
+    _g("--debug", "Debug output", BOOL, daemon=True),
     # doctor switches, but the engine strips them from argv wherever they appear.
     _g("--offline", "doctor: skip network probes", BOOL),
     _g("--quick", "doctor: skip the live launch test", BOOL),

@@ -230,6 +230,10 @@ class GlobalFlag:
     """Whether the model may pass it (see `ModelAccess`)."""
     path_use: PathUse | None = None
     """Its value is a local path, confined to the file roots."""
+    daemon_setting: bool = False
+    """Part of the running daemon's identity (engine 0.39.4): a call on the session without
+    it, or with another value, replaces the daemon and its browser (blank page, lost
+    confirmations), so once set it is repeated on every call and helper of that session."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -298,12 +298,37 @@ def test_repeating_the_launch_flags_the_session_started_with_is_allowed() -> Non
         _plan(["--headed", "--profile", "Work", "get", "url"], state=state)
 
 
-@pytest.mark.parametrize(
-    "flags", [["--input-mode", "human"], ["--json"], ["--extension", "ext"], ["--debug"]]
-)
+@pytest.mark.parametrize("flags", [["--input-mode", "human"], ["--json"], ["--extension", "ext"]])
 def test_non_launch_globals_pass_on_an_active_session(flags: list[str]) -> None:
     plan = _plan([*flags, "get", "url"], state=_state())
     assert plan.session.inject == ("--session", MANAGED)
+
+
+@pytest.mark.parametrize(
+    "flag", [["--confirm-actions", "click"], ["--debug"], ["--no-auto-dialog"]]
+)
+def test_a_daemon_setting_the_running_browser_lacks_is_refused(flag: list[str]) -> None:
+    """Measured on the engine: adding one later replaces the daemon and blanks the page."""
+    with pytest.raises(ArgvRejected, match="sessionMode"):
+        _plan([*flag, "get", "url"], state=_state())
+
+
+def test_a_recorded_daemon_setting_follows_every_call_of_the_session() -> None:
+    """`--confirm-actions click` on the first call: every follow-up (and so every helper)
+    repeats it, or the engine would replace the daemon and drop pending confirmations."""
+    state = _state(launch_flags=("--user-agent=UA", "--confirm-actions=click"))
+    assert _plan(["snapshot", "-i"], state=state).session.inject == (
+        "--session",
+        MANAGED,
+        "--user-agent",
+        "UA",
+        "--confirm-actions",
+        "click",
+    )
+    partial = _plan(["--confirm-actions", "click", "confirm", "c1"], state=state)
+    assert partial.session.inject == ("--session", MANAGED, "--user-agent", "UA")
+    with pytest.raises(ArgvRejected, match="--confirm-actions=fill"):
+        _plan(["--confirm-actions", "fill", "get", "url"], state=state)
 
 
 def test_launch_flag_with_an_explicit_session_is_the_callers_business() -> None:

@@ -1,8 +1,10 @@
 """The wrapper's own helper calls (probes, filters, reads) on a call's browser session.
 
-Helpers address exactly the session the call used and repeat the launch flags the wrapper
-repeats for it (see `planning.sessions._relaunch_guard`): a helper that omitted them could
-make the engine relaunch a blank browser under the agent's feet.
+Helpers address exactly the session the call used and repeat its launch flags and daemon
+settings (`--confirm-actions`, `--debug`, `--no-auto-dialog`): those the call itself gave and
+those the wrapper repeats for it (see `planning.sessions._relaunch_guard`). A helper that
+omitted them would make the engine replace the daemon: a blank browser under the agent's feet
+and its pending confirmations gone.
 """
 
 from __future__ import annotations
@@ -31,8 +33,12 @@ def helper_args(plan: ExecutionPlan) -> list[str] | None:
     if key is None:
         return None
     inject = plan.session.inject
-    launch = tuple(inject[2:]) if inject[:1] == ("--session",) else ()
-    return session_args(key, launch)
+    repeated = tuple(inject[2:]) if inject[:1] == ("--session",) else ()
+    own: list[str] = []
+    for flag in plan.session.launch_flags:
+        name, sep, value = flag.partition("=")
+        own += [name, value] if sep else [name]
+    return session_args(key, (*repeated, *own))
 
 
 async def helper_call(

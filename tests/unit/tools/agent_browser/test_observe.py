@@ -91,7 +91,12 @@ def test_process_failures_are_categorised_from_the_parser_not_the_text() -> None
 def test_a_pending_confirmation_is_a_failure_with_exact_confirm_and_deny_actions() -> None:
     """The engine says success, but nothing ran: reporting success would be a lie."""
     scenario = "confirm-actions-click-pending"
-    obs = observe(plan(engine_error_command(scenario), STATE), engine_error(scenario))
+    command = engine_error_command(scenario)
+    policy = command[command.index("--confirm-actions") + 1]
+    started = page(FORM, refs_from=FORM).model_copy(
+        update={"launch_flags": (f"--confirm-actions={policy}",)}
+    )
+    obs = observe(plan(command, managed(started)), engine_error(scenario))
     assert not obs.success
     assert obs.failure_category is FailureCategory.CONFIRMATION_REQUIRED
     assert obs.data == {"confirmationId": "r626721", "action": "click"}
