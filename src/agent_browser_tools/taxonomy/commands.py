@@ -289,11 +289,12 @@ COMMANDS: tuple[CommandSpec, ...] = (
          artifacts=(ArtifactSlot(A.PROFILE, path_operand=0),)),
     # Recording swaps the page it captures in older natives, so start always latches; restart
     # latches only when it navigates (URL operand).
-    _cmd("record start", "Start video recording", latch=True, effect=MAY, timeout=LONG,
+    _cmd("record start", "Start video recording", latch=True, retires_refs=True, effect=MAY,
+         timeout=LONG,
          stop="record stop", args=(1, 2), flags=_RECORD_FLAGS, artifacts=_RECORDING,
          files=FileSlots(urls=(1,))),
     _cmd("record restart", "Stop current recording and start a new one", latch=True,
-         latch_min=2, effect=MAY, timeout=LONG, stop="record stop", args=(1, 2),
+         retires_refs=True, latch_min=2, effect=MAY, timeout=LONG, stop="record stop", args=(1, 2),
          flags=_RECORD_FLAGS, artifacts=_RECORDING, files=FileSlots(urls=(1,))),
     _cmd("record stop", "Stop and save video", artifacts=(
         ArtifactSlot(A.VIDEO), ArtifactSlot(A.CONTACT_SHEET, data_fields=("contactSheetPath",)))),
@@ -360,13 +361,14 @@ COMMANDS: tuple[CommandSpec, ...] = (
     _cmd("stream status", "Streaming status", ro=True),
     # WebMCP: invoke/result/cancel can swap or navigate the page (contract: they latch).
     _cmd("webmcp list", "WebMCP tool metadata", ro=True, args=(0, 1), flags="--frame="),
-    _cmd("webmcp invoke", "Invoke a page tool", effect=MAY, latch=True,
+    _cmd("webmcp invoke", "Invoke a page tool", effect=MAY, latch=True, retires_refs=True,
          timeout=TimeoutFamily.WEBMCP, timeout_flag="--timeout", args=(1, 1),
          flags="--params= --frame= --detach --timeout=",
          files=FileSlots(at_file_flags=("--params",))),
     _cmd("webmcp result", "Wait for a detached invocation", effect=MAY, latch=True,
+         retires_refs=True,
          timeout=TimeoutFamily.WEBMCP, timeout_flag="--timeout", args=(1, 1), flags="--timeout="),
-    _cmd("webmcp cancel", "Cancel an invocation", latch=True, args=(1, 1)),
+    _cmd("webmcp cancel", "Cancel an invocation", latch=True, retires_refs=True, args=(1, 1)),
     _cmd("react tree", "React component tree", ro=True),
     _cmd("react inspect", "Inspect one fiber", ro=True, args=(1, 1)),
     _cmd("react renders start", "Start recording re-renders", stop="react renders stop"),

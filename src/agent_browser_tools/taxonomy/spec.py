@@ -148,6 +148,11 @@ class CommandSpec:
     (same-snapshot form controls: ticking a checkbox does not re-render the form)."""
     latch_min_operands: int = 0
     """The latch applies only with at least this many operands (`record restart <path> <url>`)."""
+    retires_refs: bool = False
+    """Every dispatched attempt retires the session's refs (`page-transition`) with a
+    `Page state:` warning, success or not: recording can swap the page it captures (older
+    natives), and a WebMCP call runs page code that can replace what the refs named. Subject
+    to `latch_min_operands` like the latch (a plain `record restart` keeps the page)."""
     page_effect: PageEffect = PageEffect.NONE
     navigation_summary: bool = False
     """Probe url/title after success so the model sees where the action landed."""
@@ -281,6 +286,12 @@ class CommandMatch:
     def reads_stdin(self) -> bool:
         flag = self.spec.stdin_flag
         return self.spec.stdin_without_flag or (flag is not None and self.has_flag(flag))
+
+    @property
+    def retires_refs(self) -> bool:
+        """Whether this attempt retires the session's refs (see `CommandSpec.retires_refs`)."""
+        spec = self.spec
+        return spec.retires_refs and len(self.operands) >= spec.latch_min_operands
 
     @property
     def sets_batch_latch(self) -> bool:

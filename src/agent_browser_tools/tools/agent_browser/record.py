@@ -53,6 +53,40 @@ def _with_engine(info: RefInfo, engine: str | None) -> RefInfo:
     return info.model_copy(update={"engine": engine}) if engine else info
 
 
+def retiring_command(plan: ExecutionPlan, envelope: Envelope) -> str | None:
+    """The first dispatched command of the call that retires the session's refs whatever its
+    outcome (`record start`, a URL-bearing `record restart`, WebMCP calls), else None."""
+    if not plan.is_batch:
+        match = plan.match
+        return match.spec.name if match is not None and match.retires_refs else None
+    reached = len(envelope.rows or ())
+    for match in (plan.row_matches or ())[:reached]:
+        if match is not None and match.retires_refs:
+            return match.spec.name
+    return None
+
+
+def _retirement(command: str) -> RefsInvalidated:
+    summary = f"`{command}` may have replaced the page; refs from before it were retired."
+    return RefsInvalidated(reason="page-transition", summary=summary)
+
+
+def _retired(plan: ExecutionPlan, envelope: Envelope, effects: list[Effect]) -> list[Effect]:
+    command = retiring_command(plan, envelope)
+    return effects if command is None else [*effects, _retirement(command)]
+
+
+def page_state_warning(plan: ExecutionPlan, envelope: Envelope) -> str | None:
+    """The contract's proactive `Page state:` warning for a ref-retiring attempt."""
+    command = retiring_command(plan, envelope)
+    if command is None:
+        return None
+    return (
+        f"Page state: `{command}` can swap the page it acts on, so the session's refs were "
+        "retired (not an observed change). Run `snapshot -i` before using refs."
+    )
+
+
 def effects_of(plan: ExecutionPlan, envelope: Envelope, probe: Probe | None) -> list[Effect]:
     """The state changes the engine's answer (and the probe) prove (pure)."""
     if plan.output_mode is OutputMode.TEXT:
@@ -62,7 +96,7 @@ def effects_of(plan: ExecutionPlan, envelope: Envelope, probe: Probe | None) -> 
             else text_mode_effects(plan.match, plan.checked.command_tokens)
         )
     if not plan.is_batch:
-        return _single_effects(plan, envelope, probe)
+        return _retired(plan, envelope, _single_effects(plan, envelope, probe))
     owner, launch = plan.session.ownership, plan.session.launch_flags
     effects: list[Effect] = []
     for match, row in zip(plan.row_matches or (), envelope.rows or (), strict=False):
@@ -72,6 +106,8 @@ def effects_of(plan: ExecutionPlan, envelope: Envelope, probe: Probe | None) -> 
             )
         else:
             effects += failure_effects(match, row.command, row.error, timed_out=False, probe=None)
+        if match is not None and match.retires_refs:
+            effects.append(_retirement(match.spec.name))
     if envelope.failure is EngineFailure.TIMEOUT:
         effects += failure_effects(None, ("batch",), envelope.error, timed_out=True, probe=None)
     if probe is not None:
@@ -128,6 +164,9 @@ async def complete(
     journal completion, then recovery."""
     rt, plan, key = call.rt, call.plan, call.key
     browser_loss.after_answer(call, obs, effects, spawned.restarted)
+    retired = page_state_warning(plan, spawned.envelope)
+    if retired is not None:
+        obs.warnings.append(retired)
     effects += browser_loss.daemon_seen(call)
     managed = key is not None and obs.success and plan.session.used_implicit_session
     if managed and key is not None and rt.log.state.managed_session != key.session:

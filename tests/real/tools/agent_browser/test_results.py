@@ -272,3 +272,28 @@ async def test_covered_click_offers_overlay_inspection(
     assert not dismissed.is_error
     bought = await ab(browser_tools, "click", "#buy")
     assert not bought.is_error, bought.text
+
+
+async def test_record_start_retires_refs_and_says_so(
+    browser_tools: BrowserTools, fixture_site: FixtureServer, tmp_path: Path
+) -> None:
+    """Recording can swap the page it captures, so every attempt retires the refs from before
+    it, and the result says so up front. The engine needs ffmpeg to record; where it is
+    missing (as on the CI machine) the attempt fails, and the refs are retired all the same."""
+    await ab(browser_tools, "open", fixture_site.url("/form.html"))
+    ref = ref_for(await ab(browser_tools, "snapshot", "-i"), "textbox", "Full name")
+    started = await ab(browser_tools, "record", "start", "take.webm")
+    assert any(w.startswith("Page state:") for w in started.details["warnings"]), started.text
+    try:
+        refused = await ab(browser_tools, "fill", ref, "Ada")
+        assert refused.details["failureCategory"] == "stale-ref", refused.text
+        assert refused.details["staleRef"]["reason"] != "browser-lost"
+        fresh = await ab(browser_tools, "snapshot", "-i")
+        filled = await ab(browser_tools, "fill", ref_for(fresh, "textbox", "Full name"), "Ada")
+        assert not filled.is_error, filled.text
+    finally:
+        if not started.is_error:
+            (pending,) = started.details["artifacts"]
+            assert pending["status"] == "pending" and pending["willExistOnStop"] is True
+            stopped = await ab(browser_tools, "record", "stop")
+            assert stopped.details["artifacts"][0]["state"] == "verified", stopped.text
