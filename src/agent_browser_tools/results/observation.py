@@ -53,6 +53,7 @@ class ObservationExtras(TypedDict, total=False):
     # batches
     batchSteps: Annotated[list[Json], CELL]
     batchFailure: Annotated[Json, CELL]
+    timeoutPartialProgress: Annotated[Json, CELL]
     # artifacts and files
     artifacts: Annotated[list[Json], CELL]
     artifactVerification: Annotated[Json, CELL]

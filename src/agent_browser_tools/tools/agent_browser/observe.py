@@ -6,6 +6,7 @@ aggregate; the redacted roll-up goes to `data`; recovery is attached as exact ne
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -29,7 +30,12 @@ from agent_browser_tools.results.observation import Observation
 from agent_browser_tools.results.overlays import overlay_blockers
 from agent_browser_tools.state.snapshot_payload import snapshot_payload
 from agent_browser_tools.state.stale_refs import ref_ids
-from agent_browser_tools.taxonomy import CommandMatch, PageEffect
+from agent_browser_tools.taxonomy import (
+    CommandMatch,
+    PageEffect,
+    resolve_command,
+    split_global_flags,
+)
 
 
 def observe(plan: ExecutionPlan, envelope: Envelope) -> Observation:
@@ -37,8 +43,12 @@ def observe(plan: ExecutionPlan, envelope: Envelope) -> Observation:
     if plan.output_mode is OutputMode.TEXT:
         return _observe_text(plan, envelope)
     if plan.is_batch and envelope.rows is not None:
-        return observe_batch(plan, envelope)
-    return observe_direct(plan, envelope)
+        obs = observe_batch(plan, envelope)
+    else:
+        obs = observe_direct(plan, envelope)
+    if isinstance(progress := envelope.extra.get("timeoutPartialProgress"), dict):
+        obs.extra["timeoutPartialProgress"] = progress
+    return obs
 
 
 def _observe_text(plan: ExecutionPlan, envelope: Envelope) -> Observation:
@@ -286,13 +296,7 @@ def add_recovery(
     prefix = na.session_prefix(plan.session.key, not plan.session.used_implicit_session)
     category = obs.failure_category
     if not obs.success and category is FailureCategory.TIMEOUT:
-        if target_unknown:
-            obs.next_actions = [a for a in obs.next_actions if "snapshot" not in a.params["args"]]
-            obs.next_actions.append(
-                na.verify_page_target(prefix, "verify-page-target-after-timeout")
-            )
-        elif _retry_safe(plan):
-            _retry_after_timeout(plan, obs, max_timeout_ms)
+        _timeout_recovery(plan, obs, prefix, target_unknown, max_timeout_ms)
     if (
         not obs.success
         and category is FailureCategory.TIMEOUT
@@ -388,6 +392,45 @@ def _retry_safe(plan: ExecutionPlan) -> bool:
         plan.match is not None
         and plan.match.spec.read_only
         and redact_argv(plan.args) == list(plan.args)
+    )
+
+
+def _timeout_recovery(
+    plan: ExecutionPlan,
+    obs: Observation,
+    prefix: list[str],
+    target_unknown: bool,
+    max_timeout_ms: int,
+) -> None:
+    """Look first when the page is unknown; then retry only what did not finish."""
+    if target_unknown:
+        obs.next_actions = [a for a in obs.next_actions if "snapshot" not in a.params["args"]]
+        obs.next_actions.append(na.verify_page_target(prefix, "verify-page-target-after-timeout"))
+    progress = obs.extra.get("timeoutPartialProgress")
+    if progress is not None:
+        _retry_remaining_steps(plan, obs, progress, max_timeout_ms)
+    elif not target_unknown and _retry_safe(plan):
+        _retry_after_timeout(plan, obs, max_timeout_ms)
+
+
+def _retry_remaining_steps(
+    plan: ExecutionPlan, obs: Observation, progress: Mapping[str, Any], max_timeout_ms: int
+) -> None:
+    """A stopped batch: retry from the step the watchdog stopped, never the finished ones."""
+    rows = [list(row) for row in progress.get("remainingRows", ())]
+    matches = [resolve_command(split_global_flags(row)[1]) if row else None for row in rows]
+    budget = retry_budget(plan.timeout.timeout_ms, requested_total_ms(matches), max_timeout_ms)
+    params: dict[str, Any] = {"args": list(plan.args), "stdin": json.dumps(rows)}
+    if budget is not None:
+        params["timeoutMs"] = budget
+    done = progress.get("completedSteps", 0)
+    obs.next_actions.append(
+        na.NextAction(
+            id="retry-remaining-batch-steps",
+            reason=f"Steps 1-{done} finished; run the rest, from the step the watchdog stopped.",
+            safety="Check the page first when the stopped step may have acted.",
+            params=params,
+        )
     )
 
 

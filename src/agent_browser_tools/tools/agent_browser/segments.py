@@ -17,14 +17,26 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import dataclass, replace
+from typing import Any
 
-from agent_browser_tools.engine.envelope import BatchRow, Envelope, OutputMode, parse_outcome
+from agent_browser_tools.engine.envelope import (
+    BatchRow,
+    EngineFailure,
+    Envelope,
+    OutputMode,
+    parse_outcome,
+)
 from agent_browser_tools.engine.runner import RawOutcome
 from agent_browser_tools.planning.plan import ExecutionPlan
 from agent_browser_tools.planning.session_scope import acts_on_whole_dir
 from agent_browser_tools.state.models import SessionPageState
 from agent_browser_tools.state.stale_refs import StaleRef, ref_ids, unverified
-from agent_browser_tools.taxonomy import CommandMatch, resolve_command, split_global_flags
+from agent_browser_tools.taxonomy import (
+    CommandMatch,
+    TimeoutFamily,
+    resolve_command,
+    split_global_flags,
+)
 from agent_browser_tools.tools.agent_browser import identity, refmap
 from agent_browser_tools.tools.agent_browser.call import DirectCall
 
@@ -44,12 +56,19 @@ class Segment:
     verify: tuple[str, ...] = ()
 
 
+SLOW = (TimeoutFamily.WAIT, TimeoutFamily.WEBMCP, TimeoutFamily.LONG_RUNNING)
+"""Steps that can use most of a watchdog budget run as their own segment: when the watchdog
+stops the batch there, the steps before it are known to have finished (the engine prints a
+batch's answer only at its end, so a killed batch says nothing about its steps)."""
+
+
 def split(plan: ExecutionPlan, entry: SessionPageState) -> list[Segment] | None:
     """The segments of a stdin batch, or None when it runs as one engine call (pure)."""
     batch = plan.checked.batch
-    snapshot = entry.ref_snapshot
-    if batch is None or batch.source != "stdin" or snapshot is None:
+    if batch is None or batch.source != "stdin":
         return None
+    snapshot = entry.ref_snapshot
+    known = snapshot.refs if snapshot is not None else {}
     starts: list[int] = [0]
     verify: list[tuple[str, ...]] = [()]
     changed = False
@@ -57,14 +76,24 @@ def split(plan: ExecutionPlan, entry: SessionPageState) -> list[Segment] | None:
         match = resolve_command(split_global_flags(row)[1]) if row else None
         if match is None:
             continue
-        ids = tuple(i for i in ref_ids(match) if i in snapshot.refs)
+        slow = match.spec.timeout_family in SLOW
+        if slow and index > starts[-1]:
+            starts.append(index)
+            verify.append(())
+        ids = tuple(i for i in ref_ids(match) if i in known)
         if ids and changed and index > starts[-1]:
             starts.append(index)
             verify.append(ids)
             changed = False
+        elif ids and changed and starts[-1] == index:
+            verify[-1] = ids  # a segment that starts after a slow step re-reads its refs too
+            changed = False
         elif ids and len(starts) > 1 and starts[-1] != index:
             verify[-1] = (*verify[-1], *(i for i in ids if i not in verify[-1]))
         changed = changed or changes_page(match)
+        if slow and index + 1 < len(batch.rows):
+            starts.append(index + 1)
+            verify.append(())
     if len(starts) == 1:
         return None
     ends = [*starts[1:], len(batch.rows)]
@@ -109,7 +138,44 @@ async def run(call: DirectCall, segments: list[Segment]) -> tuple[RawOutcome, En
             break
     planned = plan.checked.batch.rows if plan.checked.batch is not None else ()
     sent = tuple(tuple(row) for row in refmap.rows_to_engine(planned, call.ref_table))
-    return _merged_raw(raws), merge(envelopes, stale, sent)
+    merged = merge(envelopes, stale, sent)
+    if envelopes and envelopes[-1].failure is EngineFailure.TIMEOUT:
+        stopped = segments[len(envelopes) - 1]
+        progress = partial_progress(planned, merged.rows or (), stopped)
+        merged = replace(merged, extra={**merged.extra, "timeoutPartialProgress": progress})
+    return _merged_raw(raws), merged
+
+
+def partial_progress(
+    planned: tuple[tuple[str, ...], ...], answered: tuple[BatchRow, ...], stopped: Segment
+) -> dict[str, Any]:
+    """What a batch the watchdog stopped got done (pure): every step's status, the page the
+    finished steps last reported, and the rows still to run (from the stopped segment on).
+
+    A stopped segment that held one step names it `timed-out`; of a longer one nothing is
+    known (`unknown`), and nothing after it ran (`not-run`)."""
+    steps: list[dict[str, Any]] = []
+    for index, row in enumerate(planned):
+        if index < len(answered):
+            status = "done" if answered[index].success else "failed"
+        elif index == stopped.start:
+            status = "timed-out" if len(stopped.rows) == 1 else "unknown"
+        elif index < stopped.start + len(stopped.rows):
+            status = "unknown"
+        else:
+            status = "not-run"
+        steps.append({"step": index + 1, "command": " ".join(row[:2]), "status": status})
+    page = None
+    for done in answered:
+        url = done.result.get("url") if isinstance(done.result, dict) else None
+        page = url if isinstance(url, str) and url else page
+    return {
+        "completedSteps": sum(1 for step in steps if step["status"] == "done"),
+        "timedOutStep": stopped.start + 1,
+        "steps": steps,
+        "pageReached": page,
+        "remainingRows": [list(row) for row in planned[stopped.start :]],
+    }
 
 
 # Segment answers stay in engine ids like a single call's; `execute._spawn` shows them.

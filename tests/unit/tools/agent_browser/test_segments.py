@@ -4,7 +4,12 @@ from __future__ import annotations
 
 from agent_browser_tools.engine.envelope import BatchRow, Envelope, OutputMode
 from agent_browser_tools.state.stale_refs import StaleRef
-from agent_browser_tools.tools.agent_browser.segments import Segment, merge, split
+from agent_browser_tools.tools.agent_browser.segments import (
+    Segment,
+    merge,
+    partial_progress,
+    split,
+)
 from tests.support.plans import FORM, managed, page, plan
 
 ENTRY = page(FORM, refs_from=FORM)
@@ -85,3 +90,25 @@ def test_a_refusal_in_a_later_segment_names_the_step_that_uses_the_ref() -> None
     named = _named_step(segment, stale)
     assert named.step == 3
     assert named.reason.startswith("step 3: @e7")
+
+
+def test_a_slow_step_runs_alone_and_a_ref_after_it_is_still_re_read() -> None:
+    """A watchdog stop inside a slow step must leave the earlier steps known done."""
+    rows = [["get", "title"], ["wait", "2000"], ["click", "@e13"], ["get", "url"]]
+    assert _split(rows) == [(0, ()), (1, ()), (2, ())]
+    changed = [["click", "@e9"], ["wait", "2000"], ["fill", "@e3", "x"]]
+    assert _split(changed) == [(0, ()), (1, ()), (2, ("e3",))]
+
+
+def test_partial_progress_names_done_stopped_and_unrun_steps() -> None:
+    rows = (("open", "https://a.test/"), ("get", "title"), ("wait", "2000"), ("get", "url"))
+    answered = (
+        BatchRow(rows[0], True, {"url": "https://a.test/"}, None),
+        BatchRow(rows[1], True, {"title": "A"}, None),
+    )
+    progress = partial_progress(rows, answered, Segment(2, rows[2:3]))
+    assert [s["status"] for s in progress["steps"]] == ["done", "done", "timed-out", "not-run"]
+    assert progress["pageReached"] == "https://a.test/" and progress["timedOutStep"] == 3
+    assert progress["remainingRows"] == [["wait", "2000"], ["get", "url"]]
+    longer = partial_progress(rows, answered[:1], Segment(1, rows[1:3]))
+    assert [s["status"] for s in longer["steps"]] == ["done", "unknown", "unknown", "not-run"]
