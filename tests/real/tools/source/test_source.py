@@ -154,3 +154,20 @@ async def test_page_without_react_gives_dom_and_workspace_candidates(
     assert sources == {"dom", "workspace-search"}, found
     assert located(result, "src/Form.jsx", 3)["confidence"] == "medium"
     assert any("No React renderer" in note for note in found["limitations"])
+
+
+async def test_relaunch_is_not_offered_with_a_credential_in_the_url(
+    conv: Conv, fixture_site: FixtureServer
+) -> None:
+    """The fresh-launch action would echo the page URL: never when it carries a credential."""
+    require_bundle()
+    secret = "tok_9f8e7d6c5b4a39281706f5e4d3c2b1a0"
+    await conv.browser("open", fixture_site.url(f"/react/?access_token={secret}"))
+    await conv.browser("wait", "#save")
+
+    result = await conv.source(componentName="SaveButton")
+    assert not result.is_error, result.text
+    assert any("--enable react-devtools" in n for n in lookup_of(result)["limitations"])
+    ids = [a["id"] for a in result.details.get("nextActions", [])]
+    assert "relaunch-with-react-devtools" not in ids
+    assert secret not in result.text and secret not in str(result.details)
