@@ -54,7 +54,12 @@ QA = (
 
 ELECTRON = "Launch, probe and clean up Electron desktop apps in an isolated profile."
 
-SOURCE = "Find candidate source files for a UI element (selector, React fiber, component name)."
+SOURCE = (
+    "Find candidate source files for a UI element: give selector (checked with is visible / "
+    "get html), reactFiberId or componentName (React evidence needs the page opened with "
+    "--enable react-devtools); the workspace's .ts/.tsx/.js/.jsx files are searched "
+    "(bounded). Answers ranked candidates with evidence: hints, not proof of ownership."
+)
 
 NETWORK_SOURCE = "Correlate failed network requests with initiators and workspace URL literals."
 

@@ -108,6 +108,7 @@ def test_tool_packages_are_the_expected_ones() -> None:
         "tools.agent_browser",
         "tools.code",
         "tools.qa",
+        "tools.source",
         "tools.web_search",
     ]
 

@@ -22,6 +22,11 @@ from typing import Any, ClassVar
 from urllib.parse import parse_qs, urlsplit
 
 FIXTURE_SITE_DIR = Path(__file__).resolve().parent.parent / "fixture_site"
+#: The React fixture app (`tests/fixtures/react_app`), served under ``/react/``; its bundle
+#: ``dist/app.js`` exists only after ``build.sh`` ran.
+REACT_APP_DIR = Path(__file__).resolve().parent.parent / "fixtures" / "react_app"
+REACT_FILES = {"/react/": "index.html", "/react/index.html": "index.html"}
+REACT_BUNDLE = "/react/dist/app.js"
 
 # --- Planted secrets -------------------------------------------------------------------
 # Obviously fake, but shaped like real credentials so redaction rules that look at shape
@@ -87,6 +92,8 @@ class _FixtureHandler(SimpleHTTPRequestHandler):
         route = self._ROUTES.get(parts.path)
         if route is not None:
             route(self, parse_qs(parts.query))
+        elif parts.path.startswith("/react/"):
+            self._react(parts.path)
         elif parts.path.endswith(".html") or parts.path in ("", "/"):
             self._send_html_file(parts.path)
         else:
@@ -133,6 +140,17 @@ class _FixtureHandler(SimpleHTTPRequestHandler):
 
     def _missing(self, _query: dict[str, list[str]]) -> None:
         self._send_body(HTTPStatus.NOT_FOUND, "text/plain; charset=utf-8", b"not found\n")
+
+    def _react(self, path: str) -> None:
+        """The React app's page and its built bundle; nothing else from its folder."""
+        if path in REACT_FILES:
+            body = (REACT_APP_DIR / REACT_FILES[path]).read_bytes()
+            self._send_body(HTTPStatus.OK, "text/html; charset=utf-8", body)
+        elif path == REACT_BUNDLE and (REACT_APP_DIR / "dist" / "app.js").is_file():
+            body = (REACT_APP_DIR / "dist" / "app.js").read_bytes()
+            self._send_body(HTTPStatus.OK, "text/javascript; charset=utf-8", body)
+        else:
+            self._missing({})
 
     def _walk_submit(self, _form: dict[str, list[str]]) -> None:
         """Post/Redirect/Get back to the walk page that posted: a new document, same URL."""

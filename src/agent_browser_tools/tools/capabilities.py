@@ -24,13 +24,14 @@ from agent_browser_tools.tools import planned
 from agent_browser_tools.tools.action.spec import SPEC as ACTION
 from agent_browser_tools.tools.qa.spec import SPEC as QA
 from agent_browser_tools.tools.registry import Toolkit, ToolSpec
+from agent_browser_tools.tools.source.spec import SPEC as SOURCE
 
 if TYPE_CHECKING:
     from agent_browser_tools.runtime import Runtime
 
 NAME = "agent_browser_tools"
 
-ADVANCED: tuple[ToolSpec, ...] = (ACTION, QA, *planned.SPECS)
+ADVANCED: tuple[ToolSpec, ...] = (ACTION, QA, planned.ELECTRON, SOURCE, planned.NETWORK)
 """The tools `enable` can turn on, in listing order."""
 
 CAPABILITIES: tuple[str, ...] = tuple(s.capability for s in ADVANCED if s.capability)

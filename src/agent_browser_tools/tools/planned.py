@@ -47,14 +47,6 @@ ELECTRON = _planned(
     "electron",
     reads=False,
 )
-SOURCE = _planned(
-    "agent_browser_source",
-    "UI source lookup",
-    "source files behind a UI element",
-    playbook.SOURCE,
-    "source",
-    reads=True,
-)
 NETWORK = _planned(
     "agent_browser_network_source",
     "Network failure source lookup",
@@ -64,4 +56,4 @@ NETWORK = _planned(
     reads=True,
 )
 
-SPECS = (ELECTRON, SOURCE, NETWORK)
+SPECS = (ELECTRON, NETWORK)

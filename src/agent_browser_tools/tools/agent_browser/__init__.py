@@ -20,7 +20,7 @@ if TYPE_CHECKING:
         run_observation,
     )
     from agent_browser_tools.tools.agent_browser.finish import finish as result_from_observation
-    from agent_browser_tools.tools.agent_browser.helpers import current_page_url
+    from agent_browser_tools.tools.agent_browser.helpers import current_page_url, helper_call
     from agent_browser_tools.tools.agent_browser.hooks import Hooks, PostHook
     from agent_browser_tools.tools.agent_browser.sessions import close_own_dir, close_owned
 
@@ -33,6 +33,7 @@ __all__ = [
     "close_owned",
     "current_page_url",
     "handle",
+    "helper_call",
     "preview_plan",
     "result_from_observation",
     "run",
@@ -49,6 +50,7 @@ _HOMES = {
     "run_observation": ("execute", "run_observation"),
     "result_from_observation": ("finish", "finish"),
     "current_page_url": ("helpers", "current_page_url"),
+    "helper_call": ("helpers", "helper_call"),
     "Hooks": ("hooks", "Hooks"),
     "PostHook": ("hooks", "PostHook"),
     "close_own_dir": ("sessions", "close_own_dir"),

@@ -1,0 +1,1 @@
+"""`agent_browser_source`: candidate source locations for a UI element."""
