@@ -70,6 +70,8 @@ class BrowserTools:
         own dirs."""
         self.settings = settings or Settings.load(cwd=cwd)
         self.check_settings(self.settings)
+        self._cwd_chosen = cwd is not None or self.settings.execution_dir is not None
+        """The host or the operator picked the execution dir; client roots do not move it."""
         cwd = cwd or self.settings.execution_dir
         if cwd is not None and not cwd.is_dir():
             raise ValueError(
@@ -116,9 +118,15 @@ class BrowserTools:
 
     def set_client_roots(self, uris: Iterable[str]) -> tuple[Path, ...]:
         """Use the MCP client's roots as file roots of this conversation, besides the execution
-        dir and the configured roots. Only `file://` URIs count; returns the roots in effect."""
+        dir and the configured roots; the first existing one becomes the execution dir unless
+        the host or the operator chose one. Only `file://` URIs count; returns the roots in
+        effect."""
         roots = tuple(Path(path) for uri in uris if (path := root_uri_path(uri)) is not None)
         self.runtime.client_roots = roots
+        if not self._cwd_chosen and roots and roots[0].is_dir():
+            # The client's first root is its project: relative paths mean files there. Only
+            # when neither the host nor the operator chose a dir, and only while offered.
+            self.runtime.cwd = roots[0]
         return roots
 
     async def call(self, tool: str, params: Mapping[str, Any]) -> ToolResult:

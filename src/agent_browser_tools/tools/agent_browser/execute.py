@@ -97,6 +97,12 @@ def _validated(
     """The validated request; `{{secret:NAME}}` must name an operator secret (the refusal
     lists the known names)."""
     request = validate(params, hooks or Hooks())
+    if not rt.cwd.is_dir():
+        raise Refused(
+            f"the execution directory {rt.cwd} no longer exists, so relative paths and the engine "
+            "have nowhere to run; recreate it, or point AGENT_BROWSER_TOOLS_CWD / [tools] cwd (or "
+            "the client's first root) at an existing directory."
+        )
     unknown = rt.secrets.unknown_names([*request.inp.args, request.inp.stdin or ""])
     if unknown:
         raise Refused(rt.secrets.unknown_message(unknown))

@@ -14,7 +14,7 @@ from typing import Any
 from agent_browser_tools.api import BrowserTools
 from agent_browser_tools.results.tool_result import ToolResult
 from tests.fake.tools.agent_browser.test_argv import MANAGED, _settings, _tools
-from tests.support.fake import FakeEngine
+from tests.support.fake import FakeEngine, fake_settings
 from tests.support.tools import assert_policy_blocked
 
 
@@ -154,3 +154,36 @@ async def test_action_and_qa_obey_the_roots(fake_engine: FakeEngine, tmp_path: P
     )
     _assert_blocked(attached, "/tmp/q")
     assert _spawned(fake_engine) == []
+
+
+async def test_the_clients_first_root_is_the_execution_dir_unless_one_was_chosen(
+    fake_engine: FakeEngine, tmp_path: Path
+) -> None:
+    project, other = tmp_path / "project", tmp_path / "other"
+    project.mkdir()
+    other.mkdir()
+    free = BrowserTools(settings=fake_settings(fake_engine, tmp_path), persist=False)
+    free.set_client_roots([project.as_uri(), other.as_uri()])
+    assert free.runtime.cwd == project
+    free.set_client_roots([(tmp_path / "gone").as_uri()])
+    assert free.runtime.cwd == project, "a root that is not a dir here moves nothing"
+    chosen = BrowserTools(settings=fake_settings(fake_engine, tmp_path), cwd=other, persist=False)
+    chosen.set_client_roots([project.as_uri()])
+    assert chosen.runtime.cwd == other
+    await free.aclose()
+    await chosen.aclose()
+
+
+async def test_a_deleted_execution_dir_is_a_validation_error_before_dispatch(
+    fake_engine: FakeEngine, tmp_path: Path
+) -> None:
+    workdir = tmp_path / "work"
+    workdir.mkdir()
+    tools = BrowserTools(settings=fake_settings(fake_engine, tmp_path), cwd=workdir, persist=False)
+    fake_engine.reset()
+    workdir.rmdir()
+    result = await tools.call("agent_browser", {"args": ["get", "url"]})
+    assert result.details["failureCategory"] == "validation-error", result.text
+    assert "no longer exists" in result.text and str(workdir) in result.text
+    assert fake_engine.calls() == []
+    await tools.aclose()
