@@ -71,7 +71,6 @@ class BrowserTools:
         self.settings = settings or Settings.load(cwd=cwd)
         self.check_settings(self.settings)
         self._cwd_chosen = cwd is not None or self.settings.execution_dir is not None
-        """The host or the operator picked the execution dir; client roots do not move it."""
         cwd = cwd or self.settings.execution_dir
         if cwd is not None and not cwd.is_dir():
             raise ValueError(

@@ -41,6 +41,8 @@ class DirectCall:
     plan: ExecutionPlan
     checked: dict[str, bool] = field(default_factory=dict)
     """Checkbox states (engine ids) the identity re-read saw, for `check`/`uncheck`."""
+    warnings: list[str] = field(default_factory=list)
+    """What stages before the dispatch found that the result must say (`drift_guard`)."""
     browser_lost: dict[str, Any] = field(default_factory=dict)
     """How the session's browser was found lost (`browser_loss`), for `details.browserLost`."""
 

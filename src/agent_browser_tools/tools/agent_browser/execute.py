@@ -34,6 +34,7 @@ from agent_browser_tools.state.models import TargetUnknown
 from agent_browser_tools.tools.agent_browser import (
     artifacts,
     browser_loss,
+    drift_guard,
     endpoint_guard,
     finish,
     followups,
@@ -137,6 +138,7 @@ async def _guard(call: DirectCall) -> ToolResult | None:
         await endpoint_guard.check_page(call)
     except PolicyBlocked as exc:
         raise Refused(str(exc), exc) from None
+    await drift_guard.check(call)
     blocked = guards.refusal(call.plan, call.rt.log.state)
     if blocked is not None:
         return await finish.refused(call, blocked)

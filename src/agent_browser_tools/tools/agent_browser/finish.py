@@ -35,6 +35,7 @@ async def conclude(
 ) -> ToolResult:
     """Process facts into details, the caller's post hook, then the result."""
     _process_details(obs, spawned.raw, spawned.envelope)
+    obs.warnings[:0] = call.warnings
     if call.browser_lost:
         obs.extra["browserLost"] = dict(call.browser_lost)
     if call.hooks.post is not None:
@@ -52,6 +53,7 @@ async def conclude(
 
 async def refused(call: DirectCall, obs: Observation) -> ToolResult:
     """A call the guards stopped before dispatch: the post hook still sees it."""
+    obs.warnings[:0] = call.warnings
     if call.browser_lost:
         obs.extra["browserLost"] = dict(call.browser_lost)
     if call.hooks.post is not None:
