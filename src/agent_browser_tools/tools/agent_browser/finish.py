@@ -106,7 +106,7 @@ def finish(
     details: dict[str, Any] = {
         "args": scrub.scrub_argv(redact_argv(plan.args)),
         "effectiveArgs": scrub.scrub_argv(redact_argv(plan.effective_args)),
-        "command": list(plan.path),
+        "command": " ".join(plan.path),  # the contract's command name: "click", "diff screenshot"
         "sessionMode": plan.session_mode,
         "usedImplicitSession": plan.session.used_implicit_session,
         **observation,

@@ -127,7 +127,7 @@ async def test_url_less_open_runs_get_url(tools: BrowserTools, fake_engine: Fake
     assert fake_engine.argvs() == [["--json", "--session", MANAGED, "get", "url"]]
     assert result.details["args"] == ["open"]
     assert result.details["effectiveArgs"] == ["--json", "--session", MANAGED, "get", "url"]
-    assert result.details["command"] == ["get", "url"]
+    assert result.details["command"] == "get url"
 
 
 async def test_eval_stdin_tokens_are_sent_on_stdin(
