@@ -81,6 +81,7 @@ class ObservationExtras(TypedDict, total=False):
     semanticSelect: Annotated[Json, DETAILS]
     qaPreset: Annotated[Json, DETAILS]
     qaTargetVerification: Annotated[Json, DETAILS]
+    networkSourceLookup: Annotated[Json, DETAILS]
     failures: Annotated[list[Json], DETAILS]
     # web search
     provider: Annotated[str, DETAILS]

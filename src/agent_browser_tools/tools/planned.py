@@ -55,13 +55,5 @@ SOURCE = _planned(
     "source",
     reads=True,
 )
-NETWORK = _planned(
-    "agent_browser_network_source",
-    "Network failure source lookup",
-    "failed requests traced to source",
-    playbook.NETWORK_SOURCE,
-    "network",
-    reads=True,
-)
 
-SPECS = (ELECTRON, SOURCE, NETWORK)
+SPECS = (ELECTRON, SOURCE)
