@@ -78,14 +78,14 @@ def url_filter(url: str) -> str:
         parts = urlsplit(text)
         host = parts.hostname or ""
         port = parts.port
-    except ValueError:
-        return redact_text(text.split("?", 1)[0].split("#", 1)[0])
+    except ValueError:  # unparsable (a broken IPv6 host): drop query and any userinfo
+        return text.split("?", 1)[0].split("#", 1)[0].rsplit("@", 1)[-1]
     if port is not None:
         host = f"{host}:{port}"
     route = parts.path.rstrip("/")
     if host:
         return host + route
-    return route or redact_text(text.split("#", 1)[0])
+    return route
 
 
 def _prefix(inp: NetworkSourceInput) -> tuple[str, ...]:
