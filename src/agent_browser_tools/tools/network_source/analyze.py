@@ -152,6 +152,10 @@ def describe(failed: FailedRequest) -> dict[str, Any]:
             break
     if isinstance(kind := row.get("resourceType") or row.get("type"), str):
         entry["resourceType"] = kind
+    headers = row.get("headers")
+    referer = headers.get("Referer") if isinstance(headers, Mapping) else None
+    if isinstance(referer, str) and referer:
+        entry["referer"] = redact_url(referer)  # the page that issued the request
     entry["classification"] = failed.verdict.verdict
     entry["reason"] = failed.verdict.reason
     if (found := initiator(row)) is not None:

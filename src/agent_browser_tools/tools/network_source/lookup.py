@@ -43,10 +43,13 @@ def _where(candidate: Mapping[str, Any]) -> str:
 
 
 def summarize(
-    status: Status, failed: Sequence[FailedRequest], candidates: Sequence[Mapping[str, Any]]
+    status: Status,
+    failed: Sequence[FailedRequest],
+    candidates: Sequence[Mapping[str, Any]],
+    read: int,
 ) -> str:
     if status == "no-failed-requests":
-        return "No failed requests matched the lookup."
+        return f"No failed requests among the {read} request(s) the lookup read."
     first = failed[0].label
     more = f" (+{len(failed) - 1} more)" if len(failed) > 1 else ""
     if status == "no-candidates":
@@ -99,7 +102,7 @@ def build(
         "failedRequests": [describe(f) for f in failed[:MAX_FAILED]],
         "candidates": candidates,
         "limitations": limitations,
-        "summary": summarize(status, failed, candidates),
+        "summary": summarize(status, failed, candidates, len(rows.rows)),
     }
 
 

@@ -131,3 +131,33 @@ async def test_a_stale_request_id_fails_but_the_filtered_rows_are_still_analysed
     assert found["status"] == "failed-requests-found"
     assert "`network request 9.9` failed: Request not found" in found["limitations"]
     await tools.aclose()
+
+
+async def test_authorization_headers_userinfo_and_query_tokens_never_come_back(
+    fake_engine: FakeEngine, tmp_path: Path, workspace: Path
+) -> None:
+    """Attack: a failed request whose URL, headers and body carry credentials; none of them
+    may reach the visible text or any details field."""
+    url = "https://alice:hunter2pw@shop.test/api/v1/orders/missing?access_token=SECRETTOK9&p=2"
+    row = {
+        "requestId": "7.2",
+        "url": url,
+        "method": "GET",
+        "resourceType": "Fetch",
+        "status": 401,
+        "headers": {"Authorization": "Bearer SECRETBEARER123456", "Cookie": "sid=SECRETSID77"},
+        "responseBody": '{"error": "bad token SECRETTOK9", "password": "hunter2pw"}',
+    }
+    tools = await _tools(fake_engine, tmp_path, workspace)
+    fake_engine.on(
+        {"command": ["batch"]},
+        json=[{"command": ["network", "request", "7.2"], "success": True, "result": row}],
+    )
+    result = await tools.call(NAME, {"requestId": "7.2", "url": url})
+    shown = result.text + json.dumps(result.details)
+    for secret in ("hunter2pw", "SECRETTOK9", "SECRETBEARER123456", "SECRETSID77"):
+        assert secret not in shown, secret
+    found = result.details["networkSourceLookup"]
+    assert found["status"] == "failed-requests-found"
+    assert found["failedRequests"][0]["url"].startswith("https://alice:%5BREDACTED%5D@")
+    await tools.aclose()

@@ -87,6 +87,7 @@ def test_initiator_metadata_becomes_a_one_based_candidate() -> None:
         ]
     }  # fmt: skip
     row = _row(ORDERS, "1", status=404, initiator={"type": "script", "stack": stack})
+    row["headers"] = {"Referer": "http://h.test/page.html?token=SECRETX1"}
     failed = analyze.failed_requests([row])
     (candidate,) = analyze.initiator_candidates(failed)
     assert candidate["source"] == "initiator" and candidate["confidence"] == "high"
@@ -94,6 +95,8 @@ def test_initiator_metadata_becomes_a_one_based_candidate() -> None:
     assert "SECRETX1" not in json.dumps(candidate)
     described = analyze.describe(failed[0])
     assert described["initiator"]["type"] == "script"
+    assert described["referer"] == "http://h.test/page.html?token=[REDACTED]"
+    assert "SECRETX1" not in json.dumps(described)
 
 
 def test_a_lookup_with_a_workspace_match_is_found_and_says_what_it_searched() -> None:
@@ -132,6 +135,7 @@ def test_failures_without_candidates_and_clean_buffers_get_their_own_status() ->
     clean = analyze.rows_from_steps(_steps(_row(ORDERS, "1", status=200)))
     found = lookup.build(clean, [], SearchOutcome(), searched=False)
     assert found["status"] == "no-failed-requests" and found["failedRequests"] == []
+    assert found["summary"] == "No failed requests among the 1 request(s) the lookup read."
 
 
 def test_request_urls_with_credentials_are_redacted_everywhere() -> None:
