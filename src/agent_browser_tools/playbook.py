@@ -61,7 +61,14 @@ SOURCE = (
     "(bounded). Answers ranked candidates with evidence: hints, not proof of ownership."
 )
 
-NETWORK_SOURCE = "Correlate failed network requests with initiators and workspace URL literals."
+NETWORK_SOURCE = (
+    "Trace failed requests (HTTP >= 400, failed, error) of the current browser to candidate "
+    "sources: requestId (from `network requests`), filter (URL substring) or url. Read-only: "
+    "it never navigates; it matches initiator metadata and searches the execution directory "
+    "for the URL's literals (bounded; dependency, build and hidden dirs skipped). Status "
+    "failed-requests-found, no-failed-requests or no-candidates; candidates carry "
+    "file/line/column and are hints, not blame. URLs and credentials are redacted."
+)
 
 INSTRUCTIONS = """Browser tools: how to work.
 - Read a page: agent_browser {"args": ["open", URL]}, then {"args": ["snapshot", "-i"]}.

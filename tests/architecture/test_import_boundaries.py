@@ -107,6 +107,7 @@ def test_tool_packages_are_the_expected_ones() -> None:
         "tools.action",
         "tools.agent_browser",
         "tools.code",
+        "tools.network_source",
         "tools.qa",
         "tools.source",
         "tools.web_search",

@@ -138,6 +138,9 @@ class _FixtureHandler(SimpleHTTPRequestHandler):
     def _api_fail(self, _query: dict[str, list[str]]) -> None:
         self._send_json(HTTPStatus.INTERNAL_SERVER_ERROR, {"ok": False, "error": "fixture failure"})
 
+    def _order_missing(self, _query: dict[str, list[str]]) -> None:
+        self._send_json(HTTPStatus.NOT_FOUND, {"ok": False, "error": "order not found"})
+
     def _missing(self, _query: dict[str, list[str]]) -> None:
         self._send_body(HTTPStatus.NOT_FOUND, "text/plain; charset=utf-8", b"not found\n")
 
@@ -168,6 +171,7 @@ class _FixtureHandler(SimpleHTTPRequestHandler):
         "/set-cookie": _set_cookie,
         "/api/ok": _api_ok,
         "/api/fail": _api_fail,
+        "/api/v1/orders/missing": _order_missing,
         "/missing.png": _missing,
     }
     _POST_ROUTES: ClassVar[dict[str, Callable[[_FixtureHandler, dict[str, list[str]]], None]]] = {

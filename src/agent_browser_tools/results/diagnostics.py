@@ -137,15 +137,17 @@ def network_lines(data: Mapping[str, Any]) -> list[str]:
     return lines
 
 
+def safe_request_id(row: Mapping[str, Any]) -> str | None:
+    """The row's request id when it is safe to echo into an exact follow-up argv."""
+    ident = row.get("requestId")
+    ok = isinstance(ident, str) and re.fullmatch(r"[\w.:-]{1,64}", ident or "")
+    return ident if ok and isinstance(ident, str) else None
+
+
 def select_request_id(rows: Sequence[Mapping[str, Any]]) -> str | None:
     """One safe request id to inspect: actionable failures, then API rows, then benign, then
     the first row with an id."""
-
-    def safe(row: Mapping[str, Any]) -> str | None:
-        ident = row.get("requestId")
-        ok = isinstance(ident, str) and re.fullmatch(r"[\w.:-]{1,64}", ident or "")
-        return ident if ok and isinstance(ident, str) else None
-
+    safe = safe_request_id
     verdicts = [(classify_network_request_failure(r).verdict, r) for r in rows]
     api = [r for v, r in verdicts if _API_HINT.search(urlsplit(str(r.get("url", ""))).path)]
     for group in (

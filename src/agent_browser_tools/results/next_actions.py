@@ -166,6 +166,42 @@ def network_request_actions(prefix: Sequence[str], request_id: str | None) -> li
     return actions
 
 
+NETWORK_SOURCE_TOOL = "agent_browser_network_source"
+
+
+def network_source_actions(
+    key: SessionKey | None, explicit: bool, request_id: str, *, enabled: bool
+) -> list[NextAction]:
+    """A failed request's source lookup, with flat params (the selected id, plus the explicit
+    session/namespace); preceded by the `enable` call when the tool is not active yet."""
+    params: dict[str, Any] = {"requestId": request_id}
+    if key is not None and explicit:
+        if key.namespace is not None:
+            params["namespace"] = key.namespace
+        params["session"] = key.session
+    actions: list[NextAction] = []
+    if not enabled:
+        actions.append(
+            NextAction(
+                id="enable-network-source",
+                tool="agent_browser_tools",
+                reason=f"{NETWORK_SOURCE_TOOL} is inactive; enable its `network` capability "
+                "before the lookup below.",
+                params={"enable": ["network"]},
+            )
+        )
+    actions.append(
+        NextAction(
+            id="find-failed-request-source",
+            tool=NETWORK_SOURCE_TOOL,
+            reason="Correlate the failed request with initiator metadata and URL literals in "
+            "the workspace (candidates, not blame).",
+            params=params,
+        )
+    )
+    return actions
+
+
 def dialog_timeout_actions(prefix: Sequence[str]) -> list[NextAction]:
     """After a dialog-like command timed out: inspect, dismiss, or recover in a new browser."""
     return [

@@ -84,6 +84,7 @@ class ObservationExtras(TypedDict, total=False):
     qaPreset: Annotated[Json, DETAILS]
     qaTargetVerification: Annotated[Json, DETAILS]
     sourceLookup: Annotated[Json, DETAILS]
+    networkSourceLookup: Annotated[Json, DETAILS]
     failures: Annotated[list[Json], DETAILS]
     # web search
     provider: Annotated[str, DETAILS]

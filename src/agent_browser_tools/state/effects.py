@@ -41,6 +41,11 @@ FAILED_NAVIGATION_SUMMARY = (
 NO_ACTIVE_PAGE = "The session has no active page; take a fresh `snapshot -i` after opening one."
 
 
+_URL_NOT_PAGE = frozenset({("network", "request")})
+"""Commands whose `data.url` names something other than the page: `network request <id>`
+answers with the request's URL, which must never become the session's page target."""
+
+
 @dataclass(frozen=True)
 class Probe:
     """Result of the post-action url/title probe (None fields when it failed)."""
@@ -149,7 +154,7 @@ def success_effects(
             read = snapshot_read_args(tokens)
             effects.append(RefsRecorded(refs=refs, target_url=url, read_args=read))
         return effects
-    url = _string(data, "url")
+    url = None if spec is not None and spec.path in _URL_NOT_PAGE else _string(data, "url")
     title = _string(data, "title")
     page_effect = spec.page_effect if spec is not None else PageEffect.NONE
     transitioned = page_effect in (

@@ -47,13 +47,4 @@ ELECTRON = _planned(
     "electron",
     reads=False,
 )
-NETWORK = _planned(
-    "agent_browser_network_source",
-    "Network failure source lookup",
-    "failed requests traced to source",
-    playbook.NETWORK_SOURCE,
-    "network",
-    reads=True,
-)
-
-SPECS = (ELECTRON, NETWORK)
+SPECS = (ELECTRON,)

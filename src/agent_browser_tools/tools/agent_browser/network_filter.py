@@ -89,12 +89,19 @@ def make_post(flt: NetworkFilter, clean_args: Sequence[str]) -> PostHook:
 
 
 def _retarget_inspection(obs: Observation, kept: Sequence[Mapping[str, Any]]) -> None:
-    """Point `inspect-network-request` at a row that is still shown (or drop it).
+    """Point `inspect-network-request` at a row that is still shown (or drop it), and drop a
+    source lookup of a hidden row.
 
     Why: the action was chosen from the unfiltered buffer; offering a request the filter just
     hid would send the agent to another page's traffic.
     """
     actions = obs.next_actions
+    shown = {r.get("requestId") for r in kept}
+    lookup = next((a for a in actions if a.id == "find-failed-request-source"), None)
+    if lookup is not None and lookup.params.get("requestId") not in shown:
+        # The source lookup names a row the filter hid: drop it with its enable step.
+        drop = {"find-failed-request-source", "enable-network-source"}
+        actions[:] = [a for a in actions if a.id not in drop]
     at = next((i for i, a in enumerate(actions) if a.id == "inspect-network-request"), None)
     if at is None:
         return

@@ -28,6 +28,7 @@ from agent_browser_tools.results.categories import FailureCategory, SuccessCateg
 from agent_browser_tools.results.classify import classify_failure, classify_success, getter_hint
 from agent_browser_tools.results.observation import Observation
 from agent_browser_tools.results.overlays import overlay_blockers
+from agent_browser_tools.results.url_needles import correlatable
 from agent_browser_tools.state.snapshot_payload import snapshot_payload
 from agent_browser_tools.state.stale_refs import ref_ids
 from agent_browser_tools.taxonomy import (
@@ -286,12 +287,18 @@ def _navigates(plan: ExecutionPlan) -> bool:
 
 
 def add_recovery(
-    plan: ExecutionPlan, obs: Observation, *, target_unknown: bool, max_timeout_ms: int
+    plan: ExecutionPlan,
+    obs: Observation,
+    *,
+    target_unknown: bool,
+    max_timeout_ms: int,
+    network_source_enabled: bool = False,
 ) -> None:
     """Attach exact next actions for timeouts, unknown targets, tab_gone and mutations.
 
     `max_timeout_ms` is the operator's bound on `timeoutMs`: a suggested retry never asks for
-    more than the server would accept.
+    more than the server would accept. `network_source_enabled` says whether a failed-request
+    source lookup can be called directly or needs its capability enabled first.
     """
     prefix = na.session_prefix(plan.session.key, not plan.session.used_implicit_session)
     category = obs.failure_category
@@ -319,8 +326,37 @@ def add_recovery(
     if obs.success and plan.match is not None and _mutates(plan.match):
         obs.next_actions.append(na.inspect_after_mutation(prefix))
     if obs.success and plan.path[:2] == ("network", "requests") and isinstance(obs.data, Mapping):
-        rows = diagnostics.request_rows(obs.data)
-        obs.next_actions += na.network_request_actions(prefix, diagnostics.select_request_id(rows))
+        _network_request_followups(plan, obs, obs.data, prefix, network_source_enabled)
+
+
+def _network_request_followups(
+    plan: ExecutionPlan,
+    obs: Observation,
+    data: Mapping[str, Any],
+    prefix: list[str],
+    source_enabled: bool,
+) -> None:
+    """Detail/clear/HAR follow-ups, and the source lookup for an actionable failed row."""
+    rows = diagnostics.request_rows(data)
+    chosen = diagnostics.select_request_id(rows)
+    obs.next_actions += na.network_request_actions(prefix, chosen)
+    if chosen is not None and _source_lookup_fits(rows, chosen):
+        obs.next_actions += na.network_source_actions(
+            plan.session.key,
+            not plan.session.used_implicit_session,
+            chosen,
+            enabled=source_enabled,
+        )
+
+
+def _source_lookup_fits(rows: Sequence[Mapping[str, Any]], request_id: str) -> bool:
+    """Only an actionable failed row whose URL gives the source lookup something to search
+    for earns a lookup action; a favicon miss or an opaque URL would only cost a call."""
+    row = next((r for r in rows if r.get("requestId") == request_id), None)
+    if row is None:
+        return False
+    verdict = diagnostics.classify_network_request_failure(row).verdict
+    return verdict == "actionable" and correlatable(str(row.get("url") or ""))
 
 
 def _engine_stale_ref(plan: ExecutionPlan, obs: Observation, prefix: list[str]) -> None:

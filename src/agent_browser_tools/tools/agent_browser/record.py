@@ -178,4 +178,10 @@ async def complete(
     if key is not None:
         rt.log.complete(spawned.call_id, key, obs.success, effects)
     unknown = key is not None and rt.log.state.session(key).target_unknown
-    add_recovery(plan, obs, target_unknown=unknown, max_timeout_ms=rt.policy.max_timeout_ms)
+    add_recovery(
+        plan,
+        obs,
+        target_unknown=unknown,
+        max_timeout_ms=rt.policy.max_timeout_ms,
+        network_source_enabled="network" in rt.log.state.activated_tools,
+    )
