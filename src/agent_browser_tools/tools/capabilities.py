@@ -22,6 +22,7 @@ from agent_browser_tools.results.categories import FailureCategory, SuccessCateg
 from agent_browser_tools.results.tool_result import ToolResult
 from agent_browser_tools.tools import planned
 from agent_browser_tools.tools.action.spec import SPEC as ACTION
+from agent_browser_tools.tools.electron.spec import SPEC as ELECTRON
 from agent_browser_tools.tools.qa.spec import SPEC as QA
 from agent_browser_tools.tools.registry import Toolkit, ToolSpec
 
@@ -30,7 +31,7 @@ if TYPE_CHECKING:
 
 NAME = "agent_browser_tools"
 
-ADVANCED: tuple[ToolSpec, ...] = (ACTION, QA, *planned.SPECS)
+ADVANCED: tuple[ToolSpec, ...] = (ACTION, QA, ELECTRON, *planned.SPECS)
 """The tools `enable` can turn on, in listing order."""
 
 CAPABILITIES: tuple[str, ...] = tuple(s.capability for s in ADVANCED if s.capability)

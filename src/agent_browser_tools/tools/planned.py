@@ -39,14 +39,6 @@ def _planned(
     )
 
 
-ELECTRON = _planned(
-    "agent_browser_electron",
-    "Electron app",
-    "Electron desktop apps",
-    playbook.ELECTRON,
-    "electron",
-    reads=False,
-)
 SOURCE = _planned(
     "agent_browser_source",
     "UI source lookup",
@@ -64,4 +56,4 @@ NETWORK = _planned(
     reads=True,
 )
 
-SPECS = (ELECTRON, SOURCE, NETWORK)
+SPECS = (SOURCE, NETWORK)
