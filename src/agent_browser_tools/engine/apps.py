@@ -35,6 +35,7 @@ started with `--remote-debugging-port=0`."""
 TAIL_BYTES = 4096
 TERM_GRACE_S = 3.0
 CDP_PROBE_S = 1.0
+TARGETS_LIMIT_BYTES = 1024 * 1024
 """Local CDP HTTP probes (target list) get one second each (contract)."""
 
 
@@ -196,22 +197,40 @@ async def cdp_targets(port: int, timeout_s: float = CDP_PROBE_S) -> list[dict[st
     when the endpoint does not answer within `timeout_s`."""
     try:
         return await asyncio.wait_for(_read_targets(port), timeout_s)
-    except (OSError, TimeoutError, ValueError):
+    except (OSError, TimeoutError, ValueError, EOFError, asyncio.LimitOverrunError):
         return None
 
 
 async def _read_targets(port: int) -> list[dict[str, str]]:
     reader, writer = await asyncio.open_connection("127.0.0.1", port)
     try:
-        request = f"GET /json/list HTTP/1.0\r\nHost: 127.0.0.1:{port}\r\n\r\n"
+        # Chromium's DevTools HTTP server answers HTTP/1.1 only (1.0 gets an empty reply).
+        request = f"GET /json/list HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n"
         writer.write(request.encode("ascii"))
         await writer.drain()
-        raw = await reader.read(1024 * 1024)
+        head = await reader.readuntil(b"\r\n\r\n")
+        length = _content_length(head)
+        body = (
+            await reader.readexactly(length)
+            if length is not None
+            else await reader.read(TARGETS_LIMIT_BYTES)
+        )
     finally:
         writer.close()
-    _head, _, body = raw.partition(b"\r\n\r\n")
     data = json.loads(body.decode("utf-8", errors="replace"))
     if not isinstance(data, list):
         raise ValueError("not a target list")
     keys = ("id", "type", "title", "url")
     return [{k: str(item.get(k, "")) for k in keys} for item in data if isinstance(item, dict)]
+
+
+def _content_length(head: bytes) -> int | None:
+    for line in head.split(b"\r\n"):
+        name, _, value = line.partition(b":")
+        if name.strip().lower() == b"content-length":
+            with contextlib.suppress(ValueError):
+                length = int(value.strip())
+                if 0 <= length <= TARGETS_LIMIT_BYTES:
+                    return length
+            raise ValueError("bad Content-Length")
+    return None

@@ -14,7 +14,7 @@ Order, and why:
 4. Readiness: the port answers and a CDP target of `targetType` exists, within the budget.
 5. The engine attaches with `connect <port>` through the ordinary executor, in a session the
    launch owns (`el-…`); that one argv passes the operator-only `connect` rule by a
-   `WrapperGrant`, never a model argv.
+   `WrapperGrant`, never a model argv. A `get url` then verifies the active target.
 6. Handoff: `snapshot -i` (default), `tab list`, or nothing (`connect`).
 
 Any failure or cancellation after step 2 tears the launch down (session, app tree, profile).
@@ -30,7 +30,7 @@ from typing import Any
 
 from agent_browser_tools.engine import apps
 from agent_browser_tools.planning.policy import WrapperGrant
-from agent_browser_tools.redaction import redact_argv, redact_text
+from agent_browser_tools.redaction import redact_argv, redact_text, redact_url
 from agent_browser_tools.results.categories import FailureCategory
 from agent_browser_tools.results.tool_result import ToolResult
 from agent_browser_tools.runtime import Runtime
@@ -80,6 +80,7 @@ def compiled(app: App, launch: AppLaunch, inp: ElectronInput, budget_ms: int) ->
         "action": "launch",
         "argv": redact_argv(app_argv(app, launch, list(inp.appArgs or []))),
         "connect": ["--session", session, "connect", "<DevToolsActivePort>"],
+        "verify": ["--session", session, "get", "url"],
         "handoff": ["--session", session, *steps] if steps else None,
         "targetType": launch.target_type,
         "readinessTimeoutMs": budget_ms,
@@ -170,7 +171,17 @@ async def _attach(rt: Runtime, launch: AppLaunch) -> dict[str, Any]:
             FailureCategory.UPSTREAM_ERROR,
             {"connect": result.details.get("error")},
         )
-    return {"sessionName": launch.session.session, "port": launch.port}
+    # After `connect` the engine's active target is unverified: read it, so the handoff and
+    # the model's first calls act on a page the wrapper has seen.
+    params = {"args": ["--session", launch.session.session, "get", "url"]}
+    verified = await agent_browser.run(rt, params, hooks=Hooks(tool=NAME))
+    url = verified.details.get("data", {}) if not verified.is_error else {}
+    return {
+        "sessionName": launch.session.session,
+        "port": launch.port,
+        "url": redact_url(str(url.get("url", ""))) if isinstance(url, dict) else None,
+        "verified": not verified.is_error,
+    }
 
 
 async def _handoff(rt: Runtime, launch: AppLaunch, handoff: str) -> ToolResult | None:
