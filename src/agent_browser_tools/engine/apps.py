@@ -23,7 +23,7 @@ import os
 import signal
 import subprocess
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -166,6 +166,24 @@ async def stop_tree(pid: int, start: int | None, grace_s: float = TERM_GRACE_S) 
                 return []
             await asyncio.sleep(0.1)
     return await asyncio.to_thread(app_tree, pid, start)
+
+
+async def stop_pid(
+    pid: int, still_same: Callable[[int], bool], grace_s: float = TERM_GRACE_S
+) -> bool:
+    """SIGTERM one process, SIGKILL it after `grace_s`; True once it is gone. `still_same`
+    re-checks its identity before each signal (a pid can be reused)."""
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        if not still_same(pid):
+            return True
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, sig)
+        deadline = time.monotonic() + grace_s
+        while time.monotonic() < deadline:
+            if not still_same(pid):
+                return True
+            await asyncio.sleep(0.1)
+    return not still_same(pid)
 
 
 def read_port(profile: Path) -> int | None:

@@ -18,16 +18,20 @@ from pathlib import Path
 from typing import Any
 
 from agent_browser_tools.engine import apps
-from agent_browser_tools.engine.daemons import read_daemon_pid
-from agent_browser_tools.planning.policy import PolicyBlocked
+from agent_browser_tools.engine.daemons import is_live_daemon, read_daemon_pid
 from agent_browser_tools.runtime import Runtime
-from agent_browser_tools.state.models import AppLaunch
+from agent_browser_tools.state.models import AppLaunch, BrowserClosed
 from agent_browser_tools.tools import agent_browser
 from agent_browser_tools.tools.agent_browser import Hooks
 from agent_browser_tools.tools.electron import records
 from agent_browser_tools.tools.electron.schema import NAME
 
 PORT_CLOSE_WAIT_S = 5.0
+DAEMON_EXIT_WAIT_S = 3.0
+STOPPED_SUMMARY = (
+    "the desktop app of this session was gone, so cleanup stopped the engine daemon that "
+    "still served it; its page and refs are gone."
+)
 
 
 @dataclass
@@ -73,17 +77,32 @@ class Outcome:
         return "; ".join(parts) or "nothing"
 
 
-async def close_session(rt: Runtime, launch: AppLaunch, timeout_ms: int) -> bool | None:
-    """`close` on the launch's session when an engine daemon serves it (None: none does)."""
+def _serving(rt: Runtime, launch: AppLaunch) -> int | None:
     key = launch.session
-    if read_daemon_pid(rt.socket_dir(key), key.session, key.namespace) is None:
+    pid = read_daemon_pid(rt.socket_dir(key), key.session, key.namespace)
+    return pid if pid is not None and is_live_daemon(pid) else None
+
+
+async def close_session(rt: Runtime, launch: AppLaunch, timeout_ms: int) -> bool | None:
+    """`close` on the launch's session when an engine daemon serves it (None: none does).
+
+    For an app that died first, the engine may answer the close with a CDP connection error
+    (it tries to reach the dead endpoint); what counts is that no daemon serves the session
+    afterwards."""
+    if _serving(rt, launch) is None:
         return None
-    params = {"args": ["--session", key.session, "close"], "timeoutMs": timeout_ms}
-    try:
-        result = await agent_browser.run(rt, params, hooks=Hooks(tool=NAME))
-    except PolicyBlocked:
+    params = {"args": ["--session", launch.session.session, "close"], "timeoutMs": timeout_ms}
+    result = await agent_browser.run(rt, params, hooks=Hooks(tool=NAME))
+    if not result.is_error:
+        return True
+    # The daemon of this launch's own session (our socket dir, our session name) is left
+    # serving a dead endpoint: stop it, as a close would have.
+    daemon = _serving(rt, launch)
+    if daemon is not None and not await apps.stop_pid(daemon, is_live_daemon, DAEMON_EXIT_WAIT_S):
         return False
-    return not result.is_error
+    lost = BrowserClosed(summary=STOPPED_SUMMARY, reason="browser-lost")
+    rt.log.complete(rt.next_call_id(), launch.session, True, (lost,))
+    return True
 
 
 async def teardown(rt: Runtime, launch: AppLaunch, close_timeout_ms: int) -> Outcome:

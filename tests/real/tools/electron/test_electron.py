@@ -124,7 +124,7 @@ async def test_launch_probe_direct_click_status_cleanup_leaves_nothing(
 
 
 async def test_a_killed_app_fails_the_next_call_as_tab_drift_with_recovery(
-    tools: BrowserTools, tmp_path: Path
+    tools: BrowserTools, engine_env: EngineEnv, tmp_path: Path
 ) -> None:
     before = baseline()
     launched = await electron(tools, action="launch", appPath=str(standin_app(tmp_path)))
@@ -149,6 +149,7 @@ async def test_a_killed_app_fails_the_next_call_as_tab_drift_with_recovery(
     assert not cleaned.is_error, cleaned.text
     await assert_all_gone(launch)
     assert await asyncio.to_thread(new_processes_left, before) == []
+    assert await asyncio.to_thread(left_after_exit, before, engine_env.socket_dir) == []
 
 
 async def test_a_restarted_server_shows_the_recorded_launch_and_cleans_it(
