@@ -1,0 +1,127 @@
+"""`agent_browser_electron` through `BrowserTools`, where no app starts: the operator gate,
+refusals before anything exists, status of nothing, and a partial cleanup that keeps the live
+profile and names the exact retry (a `sleep` process stands in for the app's tree)."""
+
+from __future__ import annotations
+
+import subprocess
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_asyncio
+
+from agent_browser_tools.api import BrowserTools
+from agent_browser_tools.engine import apps
+from agent_browser_tools.results.tool_result import ToolResult
+from agent_browser_tools.settings import Settings
+from agent_browser_tools.state.models import AppLaunch, SessionKey
+from tests.support.leftovers import gone
+
+
+def _tools(tmp_path: Path, **env: str) -> BrowserTools:
+    settings = Settings.load(
+        env={"AGENT_BROWSER_TOOLS_STATE_DIR": str(tmp_path / "state"), **env}, cwd=tmp_path
+    )
+    return BrowserTools(settings=settings, cwd=tmp_path)
+
+
+@pytest_asyncio.fixture
+async def tools(tmp_path: Path) -> AsyncIterator[BrowserTools]:
+    conversation = _tools(tmp_path, AGENT_BROWSER_TOOLS_ALLOW_ELECTRON="1")
+    await conversation.call("agent_browser_tools", {"enable": ["electron"]})
+    try:
+        yield conversation
+    finally:
+        await conversation.aclose()
+
+
+def _state(tools: BrowserTools, launch_id: str) -> str:
+    return tools.runtime.log.state.app_launches[launch_id].state
+
+
+async def electron(tools: BrowserTools, **params: Any) -> ToolResult:
+    return await tools.call("agent_browser_electron", params)
+
+
+async def test_list_and_launch_need_the_operator_capability(tmp_path: Path) -> None:
+    tools = _tools(tmp_path)
+    try:
+        enabled = await tools.call("agent_browser_tools", {"enable": ["electron"]})
+        assert enabled.details["enable"] == {"electron": "enabled"}
+        for params in ({"action": "list"}, {"action": "launch", "appName": "Code"}):
+            result = await electron(tools, **params)
+            assert result.details["failureCategory"] == "policy-blocked", result.text
+            assert result.details["policy"]["rule"] == "operator-capability"
+            assert "allow_electron" in result.details["policy"]["allowWith"]
+        status = await electron(tools, action="status")
+        assert not status.is_error, status.text  # inspection of own launches always works
+    finally:
+        await tools.aclose()
+    assert not (tmp_path / "state" / "electron").exists()
+
+
+async def test_refusals_happen_before_anything_exists(tools: BrowserTools, tmp_path: Path) -> None:
+    outside = await electron(tools, action="launch", executablePath="/etc/passwd")
+    assert outside.details["failureCategory"] == "policy-blocked", outside.text
+    assert outside.details["policy"]["rule"] == "file-root"
+    state_dir = await electron(tools, action="launch", appPath=str(tmp_path / "state"))
+    assert state_dir.details["failureCategory"] == "policy-blocked", state_dir.text
+    args = await electron(tools, action="launch", appName="X", appArgs=["--", "--inspect"])
+    assert args.details["failureCategory"] == "validation-error", args.text
+    unknown = await electron(tools, action="cleanup", launchId="electron-nope")
+    assert unknown.details["failureCategory"] == "validation-error", unknown.text
+    assert tools.runtime.log.state.app_launches == {}
+    assert not (tmp_path / "state" / "electron").exists()
+
+
+async def test_status_of_nothing_and_list_bounds(tools: BrowserTools) -> None:
+    status = await electron(tools, action="status", all=True)
+    assert status.details["electron"] == {"statuses": []}
+    assert "No app launches" in status.text
+    listed = await electron(tools, action="list", maxResults=500)
+    assert not listed.is_error, listed.text
+    assert listed.details["compiledElectron"]["maxResults"] == 200
+    assert len(listed.details["electron"]["apps"]) <= 200
+
+
+async def test_a_partial_cleanup_keeps_the_profile_and_names_the_retry(
+    tools: BrowserTools, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    stand_in = subprocess.Popen(["sleep", "60"], start_new_session=True)
+    profile = tmp_path / "state" / "electron" / "electron-t1" / "profile"
+    profile.mkdir(parents=True)
+    launch = AppLaunch(
+        launch_id="electron-t1",
+        app_name="Sleeper",
+        executable="/bin/sleep",
+        profile_dir=str(profile),
+        session=SessionKey(session="el-t1"),
+        state="running",
+        pid=stand_in.pid,
+        pid_start=apps.start_ticks(stand_in.pid),
+    )
+    tools.runtime.log.record_app(launch)
+
+    async def refuses_to_die(pid: int, start: int | None, grace_s: float = 0) -> list[int]:
+        return [pid]
+
+    monkeypatch.setattr(apps, "stop_tree", refuses_to_die)
+    failed = await electron(tools, action="cleanup", launchId="electron-t1")
+    assert failed.details["failureCategory"] == "cleanup-failed", failed.text
+    (retry,) = failed.details["nextActions"]
+    assert retry["params"] == {"action": "cleanup", "launchId": "electron-t1"}
+    assert profile.is_dir(), "a live app's profile is never removed"
+    assert _state(tools, "electron-t1") == "cleanup-failed"
+
+    monkeypatch.undo()
+    cleaned = await electron(tools, action="cleanup", launchId="electron-t1")
+    assert not cleaned.is_error, cleaned.text
+    stand_in.wait(timeout=10)
+    deadline = time.monotonic() + 5
+    while not gone(stand_in.pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert gone(stand_in.pid) and not profile.exists()
+    assert _state(tools, "electron-t1") == "cleaned"
