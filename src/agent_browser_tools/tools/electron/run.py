@@ -17,9 +17,12 @@ must stay possible after the operator turns the capability off.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import sys
 from typing import Any
 
+from agent_browser_tools.planning.file_access import PathRefused, judge_path
+from agent_browser_tools.planning.file_config import FILE_ROOTS_ENV, ROOTS_KEY
 from agent_browser_tools.planning.policy import (
     ALLOW_ELECTRON_ENV,
     ALLOW_ELECTRON_KEY,
@@ -27,8 +30,11 @@ from agent_browser_tools.planning.policy import (
 )
 from agent_browser_tools.results import response
 from agent_browser_tools.results.categories import FailureCategory, SuccessCategory
-from agent_browser_tools.results.tool_result import ToolResult
+from agent_browser_tools.results.output_file import OutputTarget, resolve_output_path
+from agent_browser_tools.results.output_file import save as save_output
+from agent_browser_tools.results.tool_result import TextBlock, ToolResult
 from agent_browser_tools.runtime import Runtime
+from agent_browser_tools.taxonomy import PathUse
 from agent_browser_tools.tools.electron import discovery, lifecycle, present, resolve, rules
 from agent_browser_tools.tools.electron.evidence import NotElectron
 from agent_browser_tools.tools.electron.launch import run_launch
@@ -54,11 +60,50 @@ async def run(rt: Runtime, inp: ElectronInput) -> ToolResult:
         rules.check_fields(inp)
         if inp.action in ("list", "launch") and not rt.policy.allow_electron:
             raise capability_blocked(inp.action)
-        return await _dispatch(rt, inp)
+        target = _output_target(rt, inp.outputPath)
+        result = await _dispatch(rt, inp)
+        return result if target is None else _saved(rt, result, target)
     except (rules.ElectronRejected, resolve.Refusal, NotElectron) as exc:
         return response.rejected(f"{NAME} input rejected: {exc} ({NAME} accepts {ALLOWED}).")
     except PolicyBlocked as exc:
         return response.policy_blocked(str(exc), params, exc.as_details())
+
+
+def _output_target(rt: Runtime, raw: str | None) -> OutputTarget | None:
+    """The `outputPath` destination, judged like any model-supplied write before anything
+    runs (raises `PolicyBlocked` outside the file roots)."""
+    if raw is None:
+        return None
+    try:
+        target = resolve_output_path(raw, rt.cwd)
+        judge_path(str(target.absolute), PathUse.WRITE_FILE, rt.file_roots)
+    except ValueError as exc:
+        raise rules.ElectronRejected(str(exc)) from None
+    except PathRefused as exc:
+        raise PolicyBlocked(
+            f"outputPath {raw} is outside the file roots ({exc.reason}); use a path in "
+            f"{rt.file_roots.describe()}.",
+            rule="file-root",
+            subject=raw,
+            allow_with=f"{ROOTS_KEY} / {FILE_ROOTS_ENV}",
+        ) from None
+    return target
+
+
+def _saved(rt: Runtime, result: ToolResult, target: OutputTarget) -> ToolResult:
+    """`details.electron` (already redacted) written to `outputPath`; `details.outputFile`."""
+    info = save_output(target, result.details.get("electron"), result.text, [], rt.cwd)
+    line = (
+        f"Saved the result data to {target.display}."
+        if info["status"] == "saved"
+        else (f"Warning: {info['error']}")
+    )
+    text = f"{result.text}\n{line}"
+    return dataclasses.replace(
+        result,
+        content=(TextBlock(text=text), *result.content[1:]),
+        details={**result.details, "outputFile": info},
+    )
 
 
 async def _dispatch(rt: Runtime, inp: ElectronInput) -> ToolResult:

@@ -223,3 +223,24 @@ async def test_plain_chromium_and_sh_are_refused_and_start_nothing(
     assert "no Electron evidence" in by_folder.text
     assert tools.runtime.log.state.app_launches == {}
     assert await asyncio.to_thread(new_processes_left, before, 0.5) == []
+
+
+async def test_a_launch_cancelled_after_its_spawn_is_cleaned_up(
+    tools: BrowserTools, engine_env: EngineEnv, tmp_path: Path
+) -> None:
+    before = baseline()
+    app = standin_app(tmp_path)
+    task = asyncio.create_task(electron(tools, action="launch", appPath=str(app)))
+    for _ in range(500):  # cancel as soon as the app process exists (during readiness)
+        if any(r.pid is not None for r in tools.runtime.log.state.app_launches.values()):
+            break
+        await asyncio.sleep(0.01)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    (record,) = tools.runtime.log.state.app_launches.values()
+    assert record.pid is not None and record.state == "cleaned", record
+    assert gone(record.pid)
+    assert not Path(record.profile_dir).parent.exists()
+    assert await asyncio.to_thread(new_processes_left, before) == []
+    assert await asyncio.to_thread(left_after_exit, before, engine_env.socket_dir) == []

@@ -4,6 +4,9 @@ profile and names the exact retry (a `sleep` process stands in for the app's tre
 
 from __future__ import annotations
 
+import asyncio
+import json
+import shutil
 import subprocess
 import time
 from collections.abc import AsyncIterator
@@ -125,3 +128,37 @@ async def test_a_partial_cleanup_keeps_the_profile_and_names_the_retry(
         time.sleep(0.05)
     assert gone(stand_in.pid) and not profile.exists()
     assert _state(tools, "electron-t1") == "cleaned"
+
+
+async def test_output_path_saves_the_electron_data_inside_the_roots_only(
+    tools: BrowserTools, tmp_path: Path
+) -> None:
+    saved = await electron(tools, action="status", all=True, outputPath="out/status.json")
+    assert saved.details["outputFile"]["status"] == "saved", saved.text
+    assert json.loads((tmp_path / "out" / "status.json").read_text()) == {"statuses": []}
+    refused = await electron(tools, action="status", outputPath="/etc/abt-status.json")
+    assert refused.details["failureCategory"] == "policy-blocked", refused.text
+    assert not Path("/etc/abt-status.json").exists()
+
+
+async def test_a_launch_cancelled_before_its_spawn_leaves_nothing(
+    tools: BrowserTools, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    app = tmp_path / "apps" / "standin"
+    shutil.copytree(Path(__file__).parents[3] / "fixtures" / "electron_app", app)
+    reached = asyncio.Event()
+
+    async def never_spawns(*args: Any, **kwargs: Any) -> apps.Started:
+        reached.set()
+        await asyncio.sleep(3600)
+        raise AssertionError("unreachable")
+
+    monkeypatch.setattr(apps, "start_app", never_spawns)
+    task = asyncio.create_task(electron(tools, action="launch", appPath=str(app)))
+    await asyncio.wait_for(reached.wait(), 10)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    (record,) = tools.runtime.log.state.app_launches.values()
+    assert (record.state, record.pid, record.note) == ("cleaned", None, "never started")
+    assert not (tmp_path / "state" / "electron" / record.launch_id).exists()
