@@ -5,6 +5,7 @@ roots or in a host install root that discovery scans (`/usr/lib`, `/opt`, `/Appl
 ...), and never in a forbidden place (the server's state dir, the engine's dirs): judged by
 `planning.file_access` exactly like any other model-supplied path, symlinks and `..` included.
 Names and bundle ids resolve only through discovery, so they can only reach found apps.
+Paths inside `appArgs` (what the app is told to open) must be in the file roots.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from pathlib import Path
 
 from agent_browser_tools.planning.file_access import PathRefused, judge_path
 from agent_browser_tools.planning.file_config import FILE_ROOTS_ENV, ROOTS_KEY
+from agent_browser_tools.planning.file_urls import UnpinnedFileUrl, local_file_path
 from agent_browser_tools.planning.policy import PolicyBlocked
 from agent_browser_tools.runtime import Runtime
 from agent_browser_tools.taxonomy import PathUse
@@ -55,6 +57,40 @@ def judge(rt: Runtime, raw: str) -> Path:
         ) from None
 
 
+def _path_in(text: str) -> str | None:
+    """The local path an argument (or a switch value) names, if it looks like one."""
+    if text.lower().startswith(("file:", "view-source:", "filesystem:")):
+        try:
+            return local_file_path(text) or text
+        except UnpinnedFileUrl:
+            return text  # judged as given: it cannot pass
+    if text.startswith(("/", "~", "./", "../")) or text in (".", ".."):
+        return text
+    return None
+
+
+def check_path_args(rt: Runtime, args: list[str]) -> None:
+    """`appArgs` that name local files (a plain path, a `file:` URL, or a switch value such as
+    `--folder-uri=file:///etc`) must stay in the file roots, as every model path does: an
+    app opens what it is given with the user's rights. Raises `PolicyBlocked`."""
+    roots = rt.file_roots
+    for token in args:
+        value = token.split("=", 1)[1] if token.startswith("-") and "=" in token else token
+        raw = _path_in(value)
+        if raw is None:
+            continue
+        try:
+            judge_path(raw, PathUse.READ_FILE, roots)
+        except PathRefused as exc:
+            raise PolicyBlocked(
+                f"appArgs {token!r} names {raw}, outside the file roots ({exc.reason}); apps "
+                f"may only be given paths in {roots.describe()}.",
+                rule="file-root",
+                subject=token,
+                allow_with=f"{ROOTS_KEY} / {FILE_ROOTS_ENV}",
+            ) from None
+
+
 async def app_for(rt: Runtime, inp: ElectronInput) -> App:
     """The app `inp` names; raises `Refusal`, `PolicyBlocked` or `NotElectron`."""
     if inp.executablePath is not None:
@@ -82,4 +118,4 @@ async def app_for(rt: Runtime, inp: ElectronInput) -> App:
     raise Refusal(f"{label} is ambiguous ({paths}); give executablePath.")
 
 
-__all__ = ["App", "NotElectron", "Refusal", "app_for", "judge"]
+__all__ = ["App", "NotElectron", "Refusal", "app_for", "check_path_args", "judge"]

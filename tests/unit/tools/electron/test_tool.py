@@ -74,6 +74,10 @@ async def test_refusals_happen_before_anything_exists(tools: BrowserTools, tmp_p
     assert state_dir.details["failureCategory"] == "policy-blocked", state_dir.text
     args = await electron(tools, action="launch", appName="X", appArgs=["--", "--inspect"])
     assert args.details["failureCategory"] == "validation-error", args.text
+    for arg in ("/etc/passwd", "--folder-uri=file:///etc", "../../etc", "file://evil.host/x"):
+        opened = await electron(tools, action="launch", appName="X", appArgs=[arg])
+        assert opened.details["failureCategory"] == "policy-blocked", (arg, opened.text)
+        assert opened.details["policy"]["rule"] == "file-root"
     unknown = await electron(tools, action="cleanup", launchId="electron-nope")
     assert unknown.details["failureCategory"] == "validation-error", unknown.text
     assert tools.runtime.log.state.app_launches == {}
