@@ -61,9 +61,10 @@ def _path_in(text: str) -> str | None:
     """The local path an argument (or a switch value) names, if it looks like one."""
     if text.lower().startswith(("file:", "view-source:", "filesystem:")):
         try:
-            return local_file_path(text) or text
+            path = local_file_path(text)
         except UnpinnedFileUrl:
-            return text  # judged as given: it cannot pass
+            path = None
+        return path or "\0"  # an unpinnable file URL cannot pass the judge
     if text.startswith(("/", "~", "./", "../")) or text in (".", ".."):
         return text
     return None
@@ -83,8 +84,8 @@ def check_path_args(rt: Runtime, args: list[str]) -> None:
             judge_path(raw, PathUse.READ_FILE, roots)
         except PathRefused as exc:
             raise PolicyBlocked(
-                f"appArgs {token!r} names {raw}, outside the file roots ({exc.reason}); apps "
-                f"may only be given paths in {roots.describe()}.",
+                f"appArgs {token!r} names a local file outside the file roots ({exc.reason}); "
+                f"apps may only be given paths in {roots.describe()}.",
                 rule="file-root",
                 subject=token,
                 allow_with=f"{ROOTS_KEY} / {FILE_ROOTS_ENV}",
