@@ -150,10 +150,15 @@ def app_tree(pid: int, start: int | None, proc: Path = PROC) -> list[int]:
     return sorted(ours)
 
 
-async def stop_tree(pid: int, start: int | None, grace_s: float = TERM_GRACE_S) -> list[int]:
-    """SIGTERM the app's tree, SIGKILL what remains after `grace_s`; returns what is still
-    alive afterwards (empty on success)."""
-    for sig, wait_s in ((signal.SIGTERM, grace_s), (signal.SIGKILL, grace_s)):
+async def stop_tree(
+    pid: int,
+    start: int | None,
+    term_wait_s: float = TERM_GRACE_S,
+    kill_wait_s: float = TERM_GRACE_S,
+) -> list[int]:
+    """SIGTERM the app's tree and wait up to `term_wait_s` for it to exit, then SIGKILL what
+    remains; returns what is still alive afterwards (empty on success)."""
+    for sig, wait_s in ((signal.SIGTERM, term_wait_s), (signal.SIGKILL, kill_wait_s)):
         tree = await asyncio.to_thread(app_tree, pid, start)
         if not tree:
             return []

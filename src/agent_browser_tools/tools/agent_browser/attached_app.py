@@ -11,6 +11,7 @@ app or its port went away during the command: both as `tab-drift`, with recovery
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 
 from agent_browser_tools.engine import apps
 from agent_browser_tools.results.categories import FailureCategory
@@ -42,11 +43,16 @@ def launch_of(state: ConversationState, key: SessionKey | None) -> AppLaunch | N
 
 
 async def loss(launch: AppLaunch) -> str | None:
-    """Why the launch's app is no longer attachable (None: it is)."""
-    if launch.pid is None or not await asyncio.to_thread(
-        apps.is_alive, launch.pid, launch.pid_start
-    ):
-        return f"its app process (pid {launch.pid}) is no longer running"
+    """Why the launch's app is no longer the recorded attachment (None: it still is): the
+    pid with its start time, the profile on its command line, the port the profile
+    advertises and that port answering must all match (after a restart too)."""
+    pid = launch.pid
+    if pid is None or not await asyncio.to_thread(apps.is_alive, pid, launch.pid_start):
+        return f"its app process (pid {pid}) is no longer running"
+    if not apps.names_profile(pid, launch.profile_dir):
+        return f"pid {pid} no longer runs with the launch's profile"
+    if launch.port is not None and apps.read_port(Path(launch.profile_dir)) != launch.port:
+        return f"its profile no longer advertises debug port {launch.port}"
     if launch.port is not None and not await apps.port_open(launch.port):
         return f"its debug port {launch.port} is closed"
     return None

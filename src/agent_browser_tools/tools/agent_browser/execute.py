@@ -83,7 +83,6 @@ async def run(
             obs = observe(call.plan, spawned.envelope)
             secret_fields.annotate(obs, found)
             effects = await followups.read_back(call, obs, spawned)
-            await attached_app.after_answer(call, obs, effects)
             images = artifacts.collect(call, obs, spawned)
             recorded_files.scrub(obs, rt.secrets)
             await record.complete(call, obs, effects, spawned)

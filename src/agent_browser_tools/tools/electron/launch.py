@@ -201,14 +201,14 @@ async def _abandon(rt: Runtime, launch: AppLaunch) -> None:
         if current.pid is None:
             teardown.remove_unstarted(rt, current)
         else:
-            await teardown.teardown(rt, current, rules.ACTION_DEFAULT_MS)
+            await teardown.teardown(rt, current, rt.settings.session_close_timeout_ms)
 
 
 async def _failed(
     rt: Runtime, launch: AppLaunch, plan: dict[str, Any], exc: LaunchFailed
 ) -> ToolResult:
     current = rt.log.state.app_launches.get(launch.launch_id, launch)
-    cleaned = await teardown.teardown(rt, current, rules.ACTION_DEFAULT_MS)
+    cleaned = await teardown.teardown(rt, current, rt.settings.session_close_timeout_ms)
     obs = present.failed(exc.category, f"launch of {launch.app_name} failed: {exc}")
     if not cleaned.complete:
         obs.next_actions += present.recovery(current)

@@ -18,7 +18,7 @@ from agent_browser_tools.runtime import Runtime
 from agent_browser_tools.state.models import AppLaunch
 from agent_browser_tools.tools import agent_browser
 from agent_browser_tools.tools.agent_browser import Hooks
-from agent_browser_tools.tools.electron import present, records, rules, teardown
+from agent_browser_tools.tools.electron import present, records, teardown
 from agent_browser_tools.tools.electron.resolve import Refusal
 from agent_browser_tools.tools.electron.schema import NAME, ElectronInput
 
@@ -108,7 +108,7 @@ async def probe(rt: Runtime, inp: ElectronInput) -> ToolResult:
     if launch.state != "running" or not live.reusable(launch):
         return _drift(launch, live.problems(launch) or [f"the launch is {launch.state}"], compiled)
     results = []
-    timeout = inp.timeoutMs or rules.ACTION_DEFAULT_MS
+    timeout = inp.timeoutMs or rt.settings.process_timeout_ms
     for read in PROBE_READS:
         params = {"args": ["--session", session, *read], "timeoutMs": timeout}
         result = await agent_browser.run(rt, params, hooks=Hooks(tool=NAME))
@@ -162,7 +162,7 @@ def _probed(
 
 async def cleanup(rt: Runtime, inp: ElectronInput) -> ToolResult:
     chosen = _one_active(rt, inp, "clean up")
-    budget = inp.timeoutMs or rules.ACTION_DEFAULT_MS
+    budget = inp.timeoutMs or rt.settings.session_close_timeout_ms
     compiled = {
         "action": "cleanup",
         "launchIds": [r.launch_id for r in chosen],

@@ -19,8 +19,6 @@ LIST_DEFAULT = 50
 LIST_CAP = 200
 LAUNCH_DEFAULT_MS = 15_000
 LAUNCH_CAP_MS = 120_000
-ACTION_DEFAULT_MS = 35_000
-"""status/probe reads and the cleanup close use the normal subprocess budget (contract)."""
 
 LIFECYCLE_SWITCHES = frozenset(
     {

@@ -105,12 +105,15 @@ async def close_session(rt: Runtime, launch: AppLaunch, timeout_ms: int) -> bool
     return True
 
 
-async def teardown(rt: Runtime, launch: AppLaunch, close_timeout_ms: int) -> Outcome:
-    """Clean up `launch` as far as possible and journal the record's new state."""
+async def teardown(rt: Runtime, launch: AppLaunch, budget_ms: int) -> Outcome:
+    """Clean up `launch` as far as possible and journal the record's new state.
+
+    `budget_ms` applies separately to the session close and to the app's exit after SIGTERM
+    (then SIGKILL gets a short grace); there is no combined deadline (contract)."""
     outcome = Outcome(launch.launch_id)
-    outcome.session_closed = await close_session(rt, launch, close_timeout_ms)
+    outcome.session_closed = await close_session(rt, launch, budget_ms)
     if launch.pid is not None:
-        outcome.left_pids = await apps.stop_tree(launch.pid, launch.pid_start)
+        outcome.left_pids = await apps.stop_tree(launch.pid, launch.pid_start, budget_ms / 1000)
     if launch.port is not None:
         outcome.port_closed = await _port_closes(launch.port)
     directory = records.launch_dir(rt, launch.launch_id)

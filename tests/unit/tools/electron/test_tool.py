@@ -166,3 +166,52 @@ async def test_a_launch_cancelled_before_its_spawn_leaves_nothing(
     (record,) = tools.runtime.log.state.app_launches.values()
     assert (record.state, record.pid, record.note) == ("cleaned", None, "never started")
     assert not (tmp_path / "state" / "electron" / record.launch_id).exists()
+
+
+async def test_a_restored_record_whose_evidence_does_not_match_is_not_reused(
+    tmp_path: Path,
+) -> None:
+    """After a restart the pid is alive with its start time, but it is not the app (its
+    command line names no profile of ours): probe and direct calls refuse as tab-drift."""
+    impostor = subprocess.Popen(["sleep", "60"], start_new_session=True)
+    profile = tmp_path / "state" / "electron" / "electron-r1" / "profile"
+    profile.mkdir(parents=True)
+    (profile / "DevToolsActivePort").write_text("45678\n/devtools/browser/x\n")
+    record = AppLaunch(
+        launch_id="electron-r1",
+        app_name="Restored",
+        executable="/opt/app/app",
+        profile_dir=str(profile),
+        session=SessionKey(session="el-r1"),
+        state="running",
+        pid=impostor.pid,
+        pid_start=apps.start_ticks(impostor.pid),
+        port=45678,
+    )
+    first = _tools(tmp_path, AGENT_BROWSER_TOOLS_ALLOW_ELECTRON="1")
+    first.runtime.log.record_app(record)
+    await first.call("agent_browser_tools", {"enable": ["electron"]})
+    first.close_on_exit = False
+    await first.aclose()
+    restored = BrowserTools(
+        settings=first.settings,
+        cwd=tmp_path,
+        conversation_id=first.conversation_id,
+        close_on_exit=False,
+    )
+    try:
+        status = await electron(restored, action="status")
+        (row,) = status.details["electron"]["statuses"]
+        assert row["processAlive"] and not row["reusable"], row
+        probed = await electron(restored, action="probe")
+        assert probed.details["failureCategory"] == "tab-drift", probed.text
+        assert "no longer names the launch's profile" in probed.text
+        direct = await restored.call(
+            "agent_browser", {"args": ["--session", "el-r1", "get", "url"]}
+        )
+        assert direct.details["failureCategory"] == "tab-drift", direct.text
+        assert "no longer runs with the launch's profile" in direct.text
+    finally:
+        await restored.aclose()
+        impostor.kill()
+        impostor.wait(timeout=10)
