@@ -103,6 +103,7 @@ async def run_launch(rt: Runtime, inp: ElectronInput) -> ToolResult:
         launch, targets = await _start(rt, app, launch, inp, budget)
         attached = await _attach(rt, launch)
         handoff = await _handoff(rt, launch, inp.handoff or "snapshot")
+        await _still_attached(launch)
     except LaunchFailed as exc:
         return await _failed(rt, launch, plan, exc)
     except BaseException:
@@ -192,6 +193,14 @@ async def _handoff(rt: Runtime, launch: AppLaunch, handoff: str) -> ToolResult |
     params = {"args": ["--session", launch.session.session, *steps]}
     result: ToolResult = await agent_browser.run(rt, params, hooks=Hooks(tool=NAME))
     return result
+
+
+async def _still_attached(launch: AppLaunch) -> None:
+    """Post-command check: the app and its endpoint must have survived attach and handoff."""
+    problems = (await records.inspect(launch, targets=False)).problems(launch)
+    if problems:
+        reason = f"the app was lost right after attaching: {'; '.join(problems)}"
+        raise LaunchFailed(reason, FailureCategory.TAB_DRIFT, {"problems": problems})
 
 
 async def _abandon(rt: Runtime, launch: AppLaunch) -> None:

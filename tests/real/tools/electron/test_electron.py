@@ -244,3 +244,23 @@ async def test_a_launch_cancelled_after_its_spawn_is_cleaned_up(
     assert not Path(record.profile_dir).parent.exists()
     assert await asyncio.to_thread(new_processes_left, before) == []
     assert await asyncio.to_thread(left_after_exit, before, engine_env.socket_dir) == []
+
+
+async def test_a_launch_whose_target_type_never_appears_fails_and_cleans_up(
+    tools: BrowserTools, engine_env: EngineEnv, tmp_path: Path
+) -> None:
+    """The stand-in shows only a `page` target, so a `webview` launch is never ready."""
+    before = baseline()
+    app = standin_app(tmp_path)
+    failed = await electron(
+        tools, action="launch", appPath=str(app), targetType="webview", timeoutMs=2000
+    )
+    assert failed.details["failureCategory"] == "timeout", failed.text
+    electron_details = failed.details["electron"]
+    assert [t["type"] for t in electron_details["failure"]["targets"]] == ["page"]
+    assert set(electron_details["failure"]["outputTails"]) == {"stdout", "stderr"}
+    assert electron_details["cleanup"]["complete"], electron_details["cleanup"]
+    assert electron_details["launch"]["state"] == "cleaned"
+    await assert_all_gone(electron_details["launch"])
+    assert await asyncio.to_thread(new_processes_left, before) == []
+    assert await asyncio.to_thread(left_after_exit, before, engine_env.socket_dir) == []
