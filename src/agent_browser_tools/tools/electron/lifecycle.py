@@ -46,8 +46,12 @@ def _one_active(rt: Runtime, inp: ElectronInput, verb: str) -> list[AppLaunch]:
 
 
 async def status(rt: Runtime, inp: ElectronInput) -> ToolResult:
-    launches = list(rt.log.state.app_launches.values()) if inp.all else None
-    chosen = launches if launches is not None else _one_active(rt, inp, "inspect")
+    if inp.launchId is not None:
+        chosen = [_known(rt, inp.launchId)]
+    elif inp.all:  # cleaned ones too: history stays inspectable
+        chosen = sorted(rt.log.state.app_launches.values(), key=lambda r: r.created_at)
+    else:
+        chosen = records.active(rt)
     rows, lines = [], []
     obs = present.ok(SuccessCategory.INSPECTION)
     for launch in chosen:
