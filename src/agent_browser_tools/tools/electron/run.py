@@ -148,7 +148,7 @@ async def list_apps(rt: Runtime, inp: ElectronInput) -> ToolResult:
     if not apps:
         lines.append("No Electron apps found in the scanned install roots.")
     electron = {"apps": apps, "truncated": found.truncated, "scannedDirs": found.scanned_dirs}
-    return present.finish(obs, electron, compiled, [head + ":", *lines])
+    return present.finish(obs, electron, compiled, [f"{head}:" if apps else "", *lines])
 
 
 __all__ = ["NAME", "ElectronInput", "run"]

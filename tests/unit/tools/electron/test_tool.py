@@ -215,3 +215,14 @@ async def test_a_restored_record_whose_evidence_does_not_match_is_not_reused(
         await restored.aclose()
         impostor.kill()
         impostor.wait(timeout=10)
+
+
+async def test_windows_answers_unsupported_discovery(
+    tools: BrowserTools, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from agent_browser_tools.tools.electron import discovery
+
+    monkeypatch.setattr(discovery, "supported", lambda platform="win32": False)
+    listed = await electron(tools, action="list")
+    assert listed.is_error and listed.details["electron"] == {"apps": [], "supported": False}
+    assert "unsupported on Windows" in listed.text
