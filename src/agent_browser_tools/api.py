@@ -33,6 +33,7 @@ from agent_browser_tools.state.journal import ConversationLog
 from agent_browser_tools.state.sqlite_journal import SqliteJournal
 from agent_browser_tools.tools.agent_browser import close_own_dir, close_owned
 from agent_browser_tools.tools.catalog import build_toolkit
+from agent_browser_tools.tools.electron import cleanup_owned as cleanup_owned_apps
 from agent_browser_tools.tools.registry import ToolSpec
 
 SpecFlavor = Literal["generic", "openai", "anthropic"]
@@ -162,11 +163,14 @@ class BrowserTools:
         return out
 
     async def aclose(self) -> None:
-        """Close the managed browsers this conversation launched (if configured to), every
-        browser of its own socket dir on a shared server, then remove that dir if it is empty."""
+        """Close the managed browsers this conversation launched (if configured to) and clean
+        up the desktop apps it launched, every browser of its own socket dir on a shared
+        server, then remove that dir if it is empty."""
         try:
             closing: set[str] | None = set()
             if self.close_on_exit:
+                if self.runtime.log.state.app_launches:
+                    await cleanup_owned_apps(self.runtime)
                 closed = await close_owned(self.runtime)
                 closing = {label.rsplit("/", 1)[-1] for label in closed}
                 if self.shared_server:

@@ -52,7 +52,12 @@ QA = (
     "failed requests, optional screenshot; by URL or on the current page."
 )
 
-ELECTRON = "Launch, probe and clean up Electron desktop apps in an isolated profile."
+ELECTRON = (
+    "Electron desktop apps in a private temporary profile: list installed apps, launch one "
+    "(exactly one of appPath/appName/bundleId/executablePath; attaches a session el-... for "
+    "agent_browser --session), status, probe, and always cleanup the returned launchId. "
+    "list/launch need the operator's [policy] allow_electron; a lost app fails as tab-drift."
+)
 
 SOURCE = (
     "Find candidate source files for a UI element: give selector (checked with is visible / "

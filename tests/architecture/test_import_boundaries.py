@@ -107,6 +107,7 @@ def test_tool_packages_are_the_expected_ones() -> None:
         "tools.action",
         "tools.agent_browser",
         "tools.code",
+        "tools.electron",
         "tools.network_source",
         "tools.qa",
         "tools.source",
@@ -129,8 +130,11 @@ def test_only_the_runner_spawns_the_engine() -> None:
         if "subprocess.run(" in text or "subprocess_exec(" in text or "Popen(" in text:
             spawners.append(str(path.relative_to(PACKAGE_ROOT)))
     # The sandbox worker and credential commands are not the engine; they spawn their own.
+    # `engine/apps.py` starts the desktop apps `agent_browser_electron` launches (they must
+    # outlive the call, which `run_engine` never lets a child do).
     assert set(spawners) <= {
         "engine/runner.py",
+        "engine/apps.py",
         "sandbox/bridge.py",
         "tools/web_search/config.py",
     }, spawners

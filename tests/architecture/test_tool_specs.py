@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from agent_browser_tools import playbook
-from agent_browser_tools.tools import capabilities, planned
+from agent_browser_tools.tools import capabilities
 from agent_browser_tools.tools.catalog import declared
 from agent_browser_tools.tools.registry import compact_schema
 
@@ -110,10 +110,8 @@ def test_guidance_names_the_declared_capabilities() -> None:
     assert named == list(capabilities.CAPABILITIES)
 
 
-def test_planned_tools_say_why_they_are_unavailable() -> None:
-    for spec in planned.SPECS:
-        assert spec.handler is None and spec.unavailable_reason
+def test_every_declared_tool_is_implemented() -> None:
+    """No declaration without a handler: enabling a tool must never answer "not implemented"."""
     for spec in declared():
         assert spec.title and spec.summary and spec.description
-        if spec not in planned.SPECS:
-            assert spec.handler is not None and spec.unavailable_reason is None
+        assert spec.handler is not None and spec.unavailable_reason is None, spec.name

@@ -69,3 +69,20 @@ def gone(pid: int) -> bool:
     except OSError:
         return True
     return state in ("Z", "X")
+
+
+def new_processes_left(before: Baseline, timeout: float = EXIT_WAIT_S) -> list[ProcInfo]:
+    """Daemons and browsers started since `before` anywhere on the machine that are still
+    alive after `timeout` seconds: for processes the wrapper starts without a socket dir (a
+    launched desktop app). Meaningful only under the real-browser lock, where nothing else
+    starts browsers."""
+    deadline = time.monotonic() + timeout
+    while True:
+        left = [
+            p
+            for p in scan_browser_processes()
+            if p.key not in before and p.state != "Z" and p.kind != "crashpad"
+        ]
+        if not left or time.monotonic() > deadline:
+            return left
+        time.sleep(0.25)

@@ -18,6 +18,7 @@ LISTEN = "0A"
 PROC = Path("/proc")
 BROWSER_MARKERS = ("chrom", "agent-browser", "headless_shell", "msedge", "brave")
 """Command-line fragments of the processes whose listening ports are guarded."""
+DEBUG_PORT_FLAG = b"--remote-debugging-port"
 
 
 def browser_ports(proc: Path = PROC) -> frozenset[int]:
@@ -60,11 +61,15 @@ def _pids(proc: Path) -> list[Path]:
 
 def _is_browser(entry: Path) -> bool:
     try:
-        command = (entry / "cmdline").read_bytes().split(b"\0", 1)[0].decode(errors="replace")
+        argv = (entry / "cmdline").read_bytes().split(b"\0")
     except OSError:
         return False
-    name = os.path.basename(command).lower()
-    return any(marker in name for marker in BROWSER_MARKERS)
+    name = os.path.basename(argv[0].decode(errors="replace")).lower()
+    if any(marker in name for marker in BROWSER_MARKERS):
+        return True
+    # A Chromium-based app started with a debug port (an Electron app that
+    # `agent_browser_electron` launched) serves the same DevTools endpoint under its own name.
+    return any(arg.startswith(DEBUG_PORT_FLAG) for arg in argv[1:])
 
 
 def _socket_inodes(entry: Path) -> list[str]:

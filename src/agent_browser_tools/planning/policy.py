@@ -22,6 +22,10 @@ ALLOW_FLAGS_ENV = ENV_PREFIX + "ALLOW_MODEL_FLAGS"
 ALLOW_FLAG_OPTION = "--allow-model-flag"
 ALLOW_FLAGS_KEY = "[policy] allow_model_flags"
 MAX_TIMEOUT_ENV = ENV_PREFIX + "MAX_TIMEOUT_MS"
+ALLOW_ELECTRON_ENV = ENV_PREFIX + "ALLOW_ELECTRON"
+ALLOW_ELECTRON_KEY = "[policy] allow_electron"
+_ON = frozenset({"1", "true", "yes", "on"})
+_OFF = frozenset({"", "0", "false", "no", "off"})
 DEFAULT_MAX_TIMEOUT_MS = 600_000
 """Longest `timeoutMs` a call may ask for unless the operator sets another bound (10 min)."""
 
@@ -53,6 +57,11 @@ class ModelPolicy:
     isolated_conversations: bool = False
     """Several conversations share this server: the engine's per-user stores are off limits."""
     max_timeout_ms: int = DEFAULT_MAX_TIMEOUT_MS
+    allow_electron: bool = False
+    """The model may discover and launch desktop (Electron) apps through
+    `agent_browser_electron`. Off by default: launching a host program is a step past the
+    browser the operator configured, so the operator turns it on (`[policy] allow_electron`,
+    `AGENT_BROWSER_TOOLS_ALLOW_ELECTRON=1`)."""
 
     @classmethod
     def from_settings(
@@ -69,7 +78,21 @@ class ModelPolicy:
             allowed_flags=frozenset(canonical_flag(name) for name in names),
             isolated_conversations=isolated_conversations,
             max_timeout_ms=_max_timeout(settings, section),
+            allow_electron=_allow_electron(settings, section),
         )
+
+
+@dataclass(frozen=True)
+class WrapperGrant:
+    """One operator-only command the wrapper itself runs, with exactly these operands.
+
+    A tool the operator enabled (desktop apps: `allow_electron`) attaches to the browser it
+    launched with `connect <its own port>`; the grant lets that one argv through and nothing
+    else, so no model-written argv (and no batch row) can ride on it. Only wrapper code builds
+    grants: tool inputs never carry one."""
+
+    command: str
+    operands: tuple[str, ...]
 
 
 def canonical_flag(name: str) -> str:
@@ -108,6 +131,18 @@ def _max_timeout(settings: Settings, section: Mapping[str, Any]) -> int:
     return value
 
 
+def _allow_electron(settings: Settings, section: Mapping[str, Any]) -> bool:
+    raw = settings.env.get(ALLOW_ELECTRON_ENV)
+    if raw is not None:
+        if raw.strip().lower() in _ON | _OFF:
+            return raw.strip().lower() in _ON
+        raise SettingsError(f"{ALLOW_ELECTRON_ENV}={raw!r} must be 1 or 0; fix or unset it.")
+    value = section.get("allow_electron", False)
+    if not isinstance(value, bool):
+        raise SettingsError(f"config {ALLOW_ELECTRON_KEY} must be true or false; fix it.")
+    return value
+
+
 def calls_of(
     checked: CheckedArgv,
 ) -> Iterator[tuple[str, list[tuple[str, str | None]], CommandMatch | None]]:
@@ -128,12 +163,16 @@ def calls_of(
         yield f"batch row {index}: ", row_globals, match
 
 
-def check_model_policy(checked: CheckedArgv, policy: ModelPolicy) -> None:
-    """Raise `PolicyBlocked` for an operator-only flag or command, or a shared store."""
+def check_model_policy(
+    checked: CheckedArgv, policy: ModelPolicy, grant: WrapperGrant | None = None
+) -> None:
+    """Raise `PolicyBlocked` for an operator-only flag or command, or a shared store.
+
+    `grant` lets the wrapper's own call (never a batch row) run its one granted command."""
     for where, globals_, match in calls_of(checked):
         for name, _value in globals_:
             _check_flag(where, name, policy)
-        if match is not None:
+        if match is not None and not _granted(where, match, grant):
             _check_command(where, match, policy)
     _check_unknown_commands(checked)
 
@@ -193,6 +232,17 @@ def _check_flag(where: str, name: str, policy: ModelPolicy) -> None:
         rule="operator-flag",
         subject=flag.name,
         allow_with=f"{ALLOW_FLAG_OPTION}={flag.name}",
+    )
+
+
+def _granted(where: str, match: CommandMatch, grant: WrapperGrant | None) -> bool:
+    return (
+        grant is not None
+        and where == ""
+        and match.spec.name == grant.command
+        and tuple(match.operands) == grant.operands
+        and not match.flags
+        and not match.unknown_flags
     )
 
 

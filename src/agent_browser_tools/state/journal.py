@@ -14,6 +14,8 @@ from agent_browser_tools import taxonomy
 from agent_browser_tools.redaction import REDACTED, redact_text, redact_url
 from agent_browser_tools.state.models import (
     ActivationEvent,
+    AppLaunch,
+    AppLaunchEvent,
     CompletionEvent,
     ConversationState,
     Effect,
@@ -67,6 +69,12 @@ class ConversationLog:
     def record_activation(self, capabilities: tuple[str, ...]) -> None:
         """Journal the advanced tools enabled in this conversation (they survive a restart)."""
         event = ActivationEvent(seq=self._next_seq(), capabilities=capabilities)
+        self.journal.append(event)
+        self.state = apply_event(self.state, event)
+
+    def record_app(self, launch: AppLaunch) -> None:
+        """Journal a desktop app launch record as it is now (it survives a restart)."""
+        event = AppLaunchEvent(seq=self._next_seq(), launch=launch)
         self.journal.append(event)
         self.state = apply_event(self.state, event)
 

@@ -211,8 +211,44 @@ class ActivationEvent(_Frozen):
     capabilities: tuple[str, ...]
 
 
+AppLaunchState = Literal["launching", "running", "cleaned", "cleanup-failed"]
+
+
+class AppLaunch(_Frozen):
+    """A desktop app the wrapper launched (`agent_browser_electron`): what it owns.
+
+    Journaled before the spawn (`launching`, with the private profile it will use) and again
+    when anything about it changes, so a restarted server knows which process tree, debug
+    port and profile are its own and can verify them before reuse or cleanup."""
+
+    launch_id: str
+    app_name: str
+    executable: str
+    profile_dir: str
+    session: SessionKey
+    state: AppLaunchState = "launching"
+    pid: int | None = None
+    pid_start: int | None = None
+    """The process start time (`/proc` ticks): a reused pid never matches it."""
+    port: int | None = None
+    target_type: str = "page"
+    created_at: float = 0.0
+    ended_at: float | None = None
+    note: str | None = None
+    """The last lifecycle message (why cleanup failed, what was left)."""
+
+
+class AppLaunchEvent(_Frozen):
+    """A launch record as it is now (replaces the previous record of the same id)."""
+
+    kind: Literal["app-launch"] = "app-launch"
+    seq: int
+    launch: AppLaunch
+
+
 JournalEvent = Annotated[
-    IntentEvent | CompletionEvent | ActivationEvent, Field(discriminator="kind")
+    IntentEvent | CompletionEvent | ActivationEvent | AppLaunchEvent,
+    Field(discriminator="kind"),
 ]
 
 
@@ -229,6 +265,9 @@ class ConversationState(_Frozen):
     """Sessions of calls whose completion was never journaled (set when a journal is loaded):
     such a call may have launched a browser."""
     activated_tools: tuple[str, ...] = ()
+    app_launches: dict[str, AppLaunch] = Field(default_factory=dict)
+    """Desktop apps launched by this conversation, by launch id (cleaned ones included: they
+    stay inspectable as history)."""
     last_seq: int = 0
 
     def session(self, key: SessionKey) -> SessionPageState:

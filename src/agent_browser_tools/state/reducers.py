@@ -16,6 +16,7 @@ from collections.abc import Iterable, Mapping
 
 from agent_browser_tools.state.models import (
     ActivationEvent,
+    AppLaunchEvent,
     BrowserClosed,
     CompletionEvent,
     ConversationState,
@@ -59,6 +60,9 @@ def apply_event(state: ConversationState, event: JournalEvent) -> ConversationSt
         return state.model_copy(
             update={"activated_tools": event.capabilities, "last_seq": event.seq}
         )
+    if isinstance(event, AppLaunchEvent):
+        launches = {**state.app_launches, event.launch.launch_id: event.launch}
+        return state.model_copy(update={"app_launches": launches, "last_seq": event.seq})
     if isinstance(event, IntentEvent):
         pending = dict(state.pending_intents)
         pending[event.call_id] = event

@@ -20,8 +20,8 @@ from agent_browser_tools.planning.inputs import FORMER_FIELDS
 from agent_browser_tools.results import response
 from agent_browser_tools.results.categories import FailureCategory, SuccessCategory
 from agent_browser_tools.results.tool_result import ToolResult
-from agent_browser_tools.tools import planned
 from agent_browser_tools.tools.action.spec import SPEC as ACTION
+from agent_browser_tools.tools.electron.spec import SPEC as ELECTRON
 from agent_browser_tools.tools.network_source.spec import SPEC as NETWORK_SOURCE
 from agent_browser_tools.tools.qa.spec import SPEC as QA
 from agent_browser_tools.tools.registry import Toolkit, ToolSpec
@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 
 NAME = "agent_browser_tools"
 
-ADVANCED: tuple[ToolSpec, ...] = (ACTION, QA, planned.ELECTRON, SOURCE, NETWORK_SOURCE)
+ADVANCED: tuple[ToolSpec, ...] = (ACTION, QA, ELECTRON, SOURCE, NETWORK_SOURCE)
 """The tools `enable` can turn on, in listing order."""
 
 CAPABILITIES: tuple[str, ...] = tuple(s.capability for s in ADVANCED if s.capability)

@@ -16,10 +16,10 @@ def _row(port: int, state: str, inode: int) -> str:
     return " ".join([*fields, str(inode), "1", "0"]) + "\n"
 
 
-def _process(proc: Path, pid: int, argv0: str, inodes: list[int]) -> None:
+def _process(proc: Path, pid: int, argv0: str, inodes: list[int], flag: str = "--flag") -> None:
     entry = proc / str(pid)
     (entry / "fd").mkdir(parents=True)
-    (entry / "cmdline").write_bytes(argv0.encode() + b"\0--flag\0")
+    (entry / "cmdline").write_bytes(argv0.encode() + b"\0" + flag.encode() + b"\0")
     for fd, inode in enumerate(inodes):
         os.symlink(f"socket:[{inode}]", entry / "fd" / str(fd))
     os.symlink("/dev/null", entry / "fd" / "99")
@@ -33,13 +33,16 @@ def test_ports_of_browsers_and_engine_daemons_only(tmp_path: Path) -> None:
         _row(33261, "0A", 12),
         _row(8000, "0A", 13),
         _row(5000, "01", 14),
+        _row(40555, "0A", 15),
     ]
     (proc / "net" / "tcp").write_text(HEADER + "".join(rows))
     (proc / "net" / "tcp6").write_text(HEADER)
     _process(proc, 10, "/usr/lib/chromium/chromium", [11])
     _process(proc, 11, "/venv/bin/agent-browser-linux-x64", [12, 14])
     _process(proc, 12, "/usr/bin/python3", [13])
-    assert browser_ports(proc) == {41683, 33261}
+    # An Electron app under its own name, launched with a debug port (agent_browser_electron).
+    _process(proc, 13, "/usr/share/code/code", [15], flag="--remote-debugging-port=0")
+    assert browser_ports(proc) == {41683, 33261, 40555}
 
 
 def test_no_proc_means_no_ports(tmp_path: Path) -> None:

@@ -33,6 +33,7 @@ from agent_browser_tools.runtime import Runtime
 from agent_browser_tools.state.models import TargetUnknown
 from agent_browser_tools.tools.agent_browser import (
     artifacts,
+    attached_app,
     browser_loss,
     drift_guard,
     endpoint_guard,
@@ -127,12 +128,15 @@ def _rejected(params: Mapping[str, Any] | AgentBrowserInput, refused: Refused) -
 
 
 async def _guard(call: DirectCall) -> ToolResult | None:
-    """Stale refs, unknown targets, aliased output destinations, a browser's own debug ports
-    and refs whose element changed since the model's snapshot (one re-read) fail before
-    dispatch. The managed browser is owned from here on: the checks below may already start
-    it."""
+    """Stale refs, unknown targets, aliased output destinations, a browser's own debug ports,
+    a launched desktop app that is gone, and refs whose element changed since the model's
+    snapshot (one re-read) fail before dispatch. The managed browser is owned from here on:
+    the checks below may already start it."""
     record.own_at_spawn(call)
     await browser_loss.check_before_dispatch(call)
+    app_lost = await attached_app.refusal(call)
+    if app_lost is not None:
+        return await finish.refused(call, app_lost)
     try:
         endpoint_guard.check_urls(call.plan)
         await endpoint_guard.check_page(call)

@@ -15,6 +15,7 @@ from agent_browser_tools.results.snapshot.views import SnapshotFlags
 
 if TYPE_CHECKING:
     from agent_browser_tools.planning.plan import ExecutionPlan
+    from agent_browser_tools.planning.policy import WrapperGrant
     from agent_browser_tools.results.observation import Observation
     from agent_browser_tools.runtime import Runtime
 
@@ -32,3 +33,5 @@ class Hooks:
     details: Mapping[str, Any] = field(default_factory=dict)
     snapshot: SnapshotFlags | None = None
     """Wrapper-side snapshot flags (`--search`, `--filter`, `--viewport`, `--diff`)."""
+    grant: WrapperGrant | None = None
+    """The one operator-only command this wrapper-built call may run (see `WrapperGrant`)."""

@@ -24,7 +24,7 @@ from agent_browser_tools.state.models import (
     RefsInvalidated,
     RefsRecorded,
 )
-from agent_browser_tools.tools.agent_browser import browser_loss
+from agent_browser_tools.tools.agent_browser import attached_app, browser_loss
 from agent_browser_tools.tools.agent_browser.call import DirectCall, Spawned
 from agent_browser_tools.tools.agent_browser.observe import add_recovery
 from agent_browser_tools.tools.agent_browser.sessions import headed_handoff, settle_fresh
@@ -160,13 +160,14 @@ def own_at_spawn(call: DirectCall) -> None:
 async def complete(
     call: DirectCall, obs: Observation, effects: list[Effect], spawned: Spawned
 ) -> None:
-    """A browser lost under the call, ownership, fresh-launch outcome, headed handoff,
-    journal completion, then recovery."""
+    """A browser (or a launched desktop app) lost under the call, ownership, fresh-launch
+    outcome, headed handoff, journal completion, then recovery."""
     rt, plan, key = call.rt, call.plan, call.key
     browser_loss.after_answer(call, obs, effects, spawned.restarted)
     retired = page_state_warning(plan, spawned.envelope)
     if retired is not None:
         obs.warnings.append(retired)
+    await attached_app.after_answer(call, obs, effects)
     effects += browser_loss.daemon_seen(call)
     managed = key is not None and obs.success and plan.session.used_implicit_session
     if managed and key is not None and rt.log.state.managed_session != key.session:

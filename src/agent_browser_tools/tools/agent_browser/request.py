@@ -17,7 +17,12 @@ from agent_browser_tools.planning.argv_rules import ArgvRejected
 from agent_browser_tools.planning.file_policy import confine
 from agent_browser_tools.planning.inputs import AgentBrowserInput, explain_validation_error
 from agent_browser_tools.planning.plan import ExecutionPlan, build_plan
-from agent_browser_tools.planning.policy import PolicyBlocked, check_model_policy, check_timeout
+from agent_browser_tools.planning.policy import (
+    PolicyBlocked,
+    WrapperGrant,
+    check_model_policy,
+    check_timeout,
+)
 from agent_browser_tools.planning.secret_slots import check_secret_slots
 from agent_browser_tools.planning.session_scope import acts_on_whole_dir, check_session_names
 from agent_browser_tools.planning.sessions import native_session_default
@@ -82,22 +87,24 @@ def _wrapper_flags(inp: AgentBrowserInput, hooks: Hooks) -> tuple[AgentBrowserIn
     post = hooks.post
     if network is not None and post is None:
         post = network_filter.make_post(network, clean)
-    updated = Hooks(hooks.tool, post, details, snapshot=snapshot)
+    updated = Hooks(hooks.tool, post, details, snapshot=snapshot, grant=hooks.grant)
     return inp.model_copy(update={"args": clean}), updated
 
 
-def plan_request(rt: Runtime, inp: AgentBrowserInput, nonce: str) -> ExecutionPlan:
+def plan_request(
+    rt: Runtime, inp: AgentBrowserInput, nonce: str, grant: WrapperGrant | None = None
+) -> ExecutionPlan:
     """The pure plan for `inp` against the conversation's current state.
 
     Raises `ArgvRejected` for a broken argv rule, `PolicyBlocked` for what the operator's
-    policy does not let the model ask for.
+    policy does not let the model ask for (`grant`: the wrapper's own granted command).
     """
     try:
         _ = rt.sockets  # the conversation's socket dir must be private before anything runs
     except PrivateDirError as exc:
         raise ArgvRejected(f"refused before running: {exc}") from None
     plan = _build(rt, inp, nonce)
-    check_model_policy(plan.checked, rt.policy)
+    check_model_policy(plan.checked, rt.policy, grant)
     check_session_names(plan.checked)
     check_secret_slots(plan.checked)
     check_timeout(inp.timeoutMs, rt.policy)
@@ -149,7 +156,7 @@ async def planned_under_lock(
     """
     nonce = _nonce(rt)
     try:
-        plan = plan_request(rt, request.inp, nonce)
+        plan = plan_request(rt, request.inp, nonce, request.hooks.grant)
     except ArgvRejected as exc:
         raise Refused(str(exc)) from None
     except PolicyBlocked as exc:
@@ -164,7 +171,7 @@ async def planned_under_lock(
             whole_dir=acts_on_whole_dir(plan),
         ):
             try:
-                fresh = plan_request(rt, request.inp, nonce)
+                fresh = plan_request(rt, request.inp, nonce, request.hooks.grant)
             except ArgvRejected as exc:
                 raise Refused(str(exc)) from None
             except PolicyBlocked as exc:
