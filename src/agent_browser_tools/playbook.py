@@ -38,7 +38,8 @@ WEB_SEARCH = (
 AGENT_BROWSER_TOOLS = (
     "Discover and enable advanced browser tools: {} lists them with the full guidance; "
     '{"enable": ["action", "qa"]} turns capabilities on (action: locator/select actions, qa: '
-    "page checks with a verdict)."
+    "page checks with a verdict, electron: desktop apps, source: source files behind a UI "
+    "element, network: failed requests traced to source)."
 )
 
 # Advanced tools (names and capabilities are declared in each tool's `spec.py`).
@@ -148,7 +149,13 @@ FULL_GUIDANCE = """# Browser tools: full guidance
   timeoutMs for legitimately slow pages.
 - When a timeout leaves the page unknown, run the `verify-page-target-after-timeout` action
   (`get url` then `snapshot -i`) before acting again. Never repeat a timed-out mutation blindly.
+- A batch stopped by the watchdog reports each step (details.timeoutPartialProgress); its
+  `retry-remaining-batch-steps` action runs only the steps that did not finish.
 - Wrong tab or page: `tab list`, `tab tN`, `get url`, then `snapshot -i`.
+- "The browser is gone" (details.browserLost): the session's browser stopped (killed, crashed,
+  idle timeout); nothing was sent. Follow `reopen-recorded-url`, then `snapshot -i`.
+- --confirm-actions, --debug and --no-auto-dialog belong on the session's first call: the
+  wrapper repeats them on every later call; adding one later needs sessionMode "fresh".
 
 ## Forms, dialogs, downloads
 - Native selects: `select @eN value`. Custom comboboxes: click, re-snapshot, pick the option.
