@@ -9,6 +9,7 @@ before anything is spawned, naming the operator setting that would allow it.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -24,6 +25,9 @@ ALLOW_FLAGS_KEY = "[policy] allow_model_flags"
 MAX_TIMEOUT_ENV = ENV_PREFIX + "MAX_TIMEOUT_MS"
 ALLOW_ELECTRON_ENV = ENV_PREFIX + "ALLOW_ELECTRON"
 ALLOW_ELECTRON_KEY = "[policy] allow_electron"
+ELECTRON_APP_DIRS_KEY = "[policy] electron_app_dirs"
+ELECTRON_APP_DIRS_ENV = ENV_PREFIX + "ELECTRON_APP_DIRS"
+ELECTRON_APP_SWITCHES_KEY = "[policy] electron_app_switches"
 _ON = frozenset({"1", "true", "yes", "on"})
 _OFF = frozenset({"", "0", "false", "no", "off"})
 DEFAULT_MAX_TIMEOUT_MS = 600_000
@@ -62,6 +66,11 @@ class ModelPolicy:
     `agent_browser_electron`. Off by default: launching a host program is a step past the
     browser the operator configured, so the operator turns it on (`[policy] allow_electron`,
     `AGENT_BROWSER_TOOLS_ALLOW_ELECTRON=1`)."""
+    electron_app_dirs: tuple[str, ...] = ()
+    """Dirs the operator vouches for as holding apps (besides the host install roots): the
+    only places a launch may start a program from inside the model's file roots."""
+    electron_app_switches: frozenset[str] = frozenset()
+    """App switches the model may pass besides the appearance/locale allow-list."""
 
     @classmethod
     def from_settings(
@@ -79,6 +88,13 @@ class ModelPolicy:
             isolated_conversations=isolated_conversations,
             max_timeout_ms=_max_timeout(settings, section),
             allow_electron=_allow_electron(settings, section),
+            electron_app_dirs=(
+                *_string_list(section.get("electron_app_dirs", ()), ELECTRON_APP_DIRS_KEY),
+                *(d for d in settings.env.get(ELECTRON_APP_DIRS_ENV, "").split(os.pathsep) if d),
+            ),
+            electron_app_switches=frozenset(
+                _string_list(section.get("electron_app_switches", ()), ELECTRON_APP_SWITCHES_KEY)
+            ),
         )
 
 

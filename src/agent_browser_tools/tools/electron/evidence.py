@@ -67,7 +67,7 @@ class App:
 
 def _package_main(package: Path) -> bool:
     try:
-        data = json.loads(package.read_text(encoding="utf-8")[:1_000_000])
+        data = json.loads(_head(package))
     except (OSError, ValueError):
         return False
     return isinstance(data, dict) and isinstance(data.get("main"), str) and bool(data["main"])
@@ -216,10 +216,19 @@ def _bundle_executable(bundle: Path) -> Path:
 def _display_name(root: Path, executable: Path) -> str:
     for package in (root / "resources" / "app" / "package.json",):
         try:
-            data = json.loads(package.read_text(encoding="utf-8")[:1_000_000])
+            data = json.loads(_head(package))
         except (OSError, ValueError):
             continue
         for key in ("productName", "name"):
             if isinstance(data, dict) and isinstance(data.get(key), str) and data[key]:
                 return str(data[key])
     return root.stem if root.suffix == ".app" else executable.name
+
+
+PACKAGE_BYTES = 1_000_000
+"""A `package.json` is small; a bigger file is read only this far (and then fails to parse)."""
+
+
+def _head(path: Path) -> str:
+    with path.open("rb") as handle:
+        return handle.read(PACKAGE_BYTES).decode("utf-8", errors="replace")

@@ -89,7 +89,7 @@ def compiled(app: App, launch: AppLaunch, inp: ElectronInput, budget_ms: int) ->
 
 async def run_launch(rt: Runtime, inp: ElectronInput) -> ToolResult:
     """Resolve, check, then launch (`resolve` raises the refusals; see the module docstring)."""
-    rules.check_app_args(inp.appArgs or [])
+    rules.check_app_args(inp.appArgs or [], rt.policy.electron_app_switches)
     resolve.check_path_args(rt, list(inp.appArgs or []))
     app = await resolve.app_for(rt, inp)
     refusal = rules.policy_refusal(inp.allow, inp.deny, app.subjects())

@@ -1,9 +1,10 @@
 """Which app a launch names, refused unless the path is allowed and the app is Electron.
 
-A path the model gives (`appPath`, `executablePath`) must lie in the conversation's file
-roots or in a host install root that discovery scans (`/usr/lib`, `/opt`, `/Applications`,
-...), and never in a forbidden place (the server's state dir, the engine's dirs): judged by
-`planning.file_access` exactly like any other model-supplied path, symlinks and `..` included.
+A path the model gives (`appPath`, `executablePath`) must lie in a host install root that
+discovery scans (`/usr/lib`, `/opt`, `/Applications`, ...) or a dir the operator vouches for,
+never where the model can write, and never in a forbidden place (the server's state dir, the
+engine's dirs): judged by `planning.file_access` like any other model-supplied path, symlinks
+and `..` included (see `judge`).
 Names and bundle ids resolve only through discovery, so they can only reach found apps.
 Paths inside `appArgs` (what the app is told to open) must be in the file roots.
 """
@@ -15,10 +16,10 @@ import dataclasses
 import sys
 from pathlib import Path
 
-from agent_browser_tools.planning.file_access import PathRefused, judge_path
+from agent_browser_tools.planning.file_access import FileRoots, PathRefused, judge_path
 from agent_browser_tools.planning.file_config import FILE_ROOTS_ENV, ROOTS_KEY
 from agent_browser_tools.planning.file_urls import UnpinnedFileUrl, local_file_path
-from agent_browser_tools.planning.policy import PolicyBlocked
+from agent_browser_tools.planning.policy import ELECTRON_APP_DIRS_KEY, PolicyBlocked
 from agent_browser_tools.runtime import Runtime
 from agent_browser_tools.taxonomy import PathUse
 from agent_browser_tools.tools.electron import discovery
@@ -41,20 +42,43 @@ def home(rt: Runtime) -> Path:
 
 
 def judge(rt: Runtime, raw: str) -> Path:
-    """The absolute path of `raw` if launching from it is allowed; raises `PolicyBlocked`."""
-    roots = rt.file_roots
+    """The absolute path of `raw` if launching from it is allowed; raises `PolicyBlocked`.
+
+    Programs start only from the host install roots discovery scans and the dirs the operator
+    vouches for (`[policy] electron_app_dirs`), and never from inside the model's file roots
+    unless such a dir says so: there the model can write (`outputPath`, downloads), so any
+    executable next to a `resources/app.asar` it wrote would pass the Electron evidence."""
+    model_roots = rt.file_roots
+    vouched = tuple(Path(d).expanduser() for d in rt.policy.electron_app_dirs)
     installs = discovery.launch_roots(discovery.host_roots(home(rt)))
-    widened = dataclasses.replace(roots, roots=(*roots.roots, *installs))
+    app_roots = dataclasses.replace(model_roots, roots=(*installs, *vouched), unrestricted=False)
     try:
-        return judge_path(raw, PathUse.READ_FILE, widened)
+        path = judge_path(raw, PathUse.READ_FILE, app_roots)
     except PathRefused as exc:
-        raise PolicyBlocked(
-            f"{raw} is not a place this server launches apps from ({exc.reason}): apps run "
-            f"from host install roots or the file roots ({roots.describe()}).",
-            rule="file-root",
-            subject=raw,
-            allow_with=f"{ROOTS_KEY} / {FILE_ROOTS_ENV}",
-        ) from None
+        raise _not_an_app_dir(raw, exc.reason) from None
+    in_vouched = any(path.is_relative_to(d.resolve()) for d in vouched)
+    if not in_vouched and _writable_by_model(path, model_roots):
+        raise _not_an_app_dir(raw, "it is inside the workspace the model can write to")
+    return path
+
+
+def _writable_by_model(path: Path, roots: FileRoots) -> bool:
+    try:
+        judge_path(str(path), PathUse.WRITE_FILE, roots)
+    except PathRefused:
+        return False
+    return True
+
+
+def _not_an_app_dir(raw: str, reason: str) -> PolicyBlocked:
+    return PolicyBlocked(
+        f"{raw} is not a place this server launches apps from ({reason}): apps run from host "
+        "install roots (/usr/lib, /opt, /snap, ~/.local/share, /Applications) or dirs the "
+        "operator lists.",
+        rule="file-root",
+        subject=raw,
+        allow_with=ELECTRON_APP_DIRS_KEY,
+    )
 
 
 def _path_in(text: str) -> str | None:

@@ -37,22 +37,28 @@ LIFECYCLE_SWITCHES = frozenset(
 )
 """Switches the launch sets itself: the private profile and the one debug endpoint it owns."""
 
-OPERATOR_SWITCHES = frozenset(
+MODEL_SWITCHES = frozenset(
     {
-        "load-extension",
-        "disable-extensions-except",
-        "proxy-server",
-        "proxy-pac-url",
-        "host-resolver-rules",
-        "host-rules",
-        "js-flags",
-        "enable-logging",
+        "lang",
+        "force-device-scale-factor",
+        "window-size",
+        "window-position",
+        "start-maximized",
+        "start-fullscreen",
+        "disable-gpu",
+        "disable-gpu-compositing",
+        "force-dark-mode",
+        "force-color-profile",
+        "high-dpi-support",
+        "no-first-run",
     }
 )
-"""Switches that change what the app loads or reaches: the operator's, as for the browser."""
-
-OPERATOR_SUFFIXES = ("-prefix", "-launcher", "-path", "-dir", "-file")
-"""Switch names ending so name a program to run or a place on disk to write."""
+"""The only switches the model may pass (an allow-list, not a deny-list): appearance and
+locale. Chromium and Electron apps read hundreds of switches, and many load code, write files
+or lower defences (`--utility-cmd-prefix`, `--log-net-log=PATH`, `--disable-web-security`,
+VS Code's `--extensionDevelopmentPath`); no deny-list keeps up with them. Plain arguments are
+refused too: an Electron runtime runs the script it is given. The operator adds switch names
+with `[policy] electron_app_switches`."""
 
 FIELDS_BY_ACTION: dict[str, frozenset[str]] = {
     "list": frozenset({"query", "maxResults"}),
@@ -109,9 +115,10 @@ def switch_name(token: str) -> str | None:
     return token.lstrip("-").split("=", 1)[0].lower()
 
 
-def check_app_args(args: Sequence[str]) -> None:
+def check_app_args(args: Sequence[str], extra_switches: Iterable[str] = ()) -> None:
     """Raise `ElectronRejected` for a bare `--` or a lifecycle switch, `PolicyBlocked` for a
-    switch that runs programs, writes files or changes what the app reaches."""
+    plain argument or a switch outside `MODEL_SWITCHES` and the operator's `extra_switches`."""
+    allowed = MODEL_SWITCHES | {name.lstrip("-").lower() for name in extra_switches}
     for token in args:
         if token == "--":
             raise ElectronRejected(
@@ -121,21 +128,24 @@ def check_app_args(args: Sequence[str]) -> None:
         if "\0" in token:
             raise ElectronRejected("appArgs cannot contain NUL bytes.")
         name = switch_name(token)
-        if name is None:
-            continue
         if name in LIFECYCLE_SWITCHES:
             raise ElectronRejected(
                 f"appArgs cannot set {token.split('=', 1)[0]}: the launch owns the profile "
                 "(a private temporary user-data-dir) and the one debug endpoint it attaches to."
             )
-        if name in OPERATOR_SWITCHES or name.endswith(OPERATOR_SUFFIXES):
+        if name is None or name not in allowed:
+            what = (
+                "a plain argument (a file or script for the app to open)"
+                if name is None
+                else (f"switch {token.split('=', 1)[0]}")
+            )
             raise PolicyBlocked(
-                f"appArgs switch {token.split('=', 1)[0]} names a program to run, a place on "
-                "disk, or what the app loads or reaches, which the operator decides, not the "
-                "model. Leave it out.",
+                f"appArgs {what} is not one the model may pass: apps only get appearance and "
+                f"locale switches ({', '.join('--' + n for n in sorted(MODEL_SWITCHES))}). "
+                "Leave it out; the operator can allow a switch by name.",
                 rule="operator-flag",
                 subject=token.split("=", 1)[0],
-                allow_with=None,
+                allow_with="[policy] electron_app_switches",
             )
 
 

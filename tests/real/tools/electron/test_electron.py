@@ -34,14 +34,16 @@ ALLOW = {"AGENT_BROWSER_TOOLS_ALLOW_ELECTRON": "1"}
 
 
 def standin_app(workspace: Path) -> Path:
-    """A copy of the stand-in app inside the conversation's workspace (a file root)."""
+    """A copy of the stand-in app in `apps/` of the workspace, a dir the operator vouches for
+    (`open_tools`): launches never start programs elsewhere in the model's file roots."""
     target = workspace / "apps" / "standin"
     shutil.copytree(FIXTURE_APP, target)
     return target
 
 
 def open_tools(engine_env: EngineEnv, tmp_path: Path, **kwargs: Any) -> BrowserTools:
-    settings = tools_settings(engine_env, tmp_path / "state", **ALLOW)
+    vouched = {"AGENT_BROWSER_TOOLS_ELECTRON_APP_DIRS": str(tmp_path / "apps")}
+    settings = tools_settings(engine_env, tmp_path / "state", **ALLOW, **vouched)
     return BrowserTools(settings=settings, cwd=tmp_path, **kwargs)
 
 

@@ -56,8 +56,26 @@ def test_switches_that_run_programs_or_write_anywhere_are_policy_blocked(token: 
     assert caught.value.rule == "operator-flag"
 
 
-def test_plain_arguments_and_harmless_switches_pass() -> None:
-    check_app_args(["--lang=en-US", "--disable-gpu", "--window-size=800,600", "notes.md", "-"])
+def test_appearance_switches_pass_and_the_operator_can_allow_more() -> None:
+    check_app_args(["--lang=en-US", "--disable-gpu", "--window-size=800,600"])
+    check_app_args(["--enable-features=X"], extra_switches=["--enable-features"])
+
+
+@pytest.mark.parametrize(
+    "arg",
+    [
+        "notes.md",  # an Electron runtime runs the script it is given
+        "-",
+        "--enable-features=X",
+        "--no-sandbox",
+        "--register-pepper-plugins=/x.so;application/x",
+        "--renderer-startup-dialog",
+        "--gpu-launcher=sh",
+    ],
+)
+def test_anything_else_is_the_operators(arg: str) -> None:
+    with pytest.raises(PolicyBlocked):
+        check_app_args([arg])
 
 
 def test_deny_wins_over_allow_and_matching_is_case_insensitive() -> None:

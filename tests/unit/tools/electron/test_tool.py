@@ -33,7 +33,11 @@ def _tools(tmp_path: Path, **env: str) -> BrowserTools:
 
 @pytest_asyncio.fixture
 async def tools(tmp_path: Path) -> AsyncIterator[BrowserTools]:
-    conversation = _tools(tmp_path, AGENT_BROWSER_TOOLS_ALLOW_ELECTRON="1")
+    conversation = _tools(
+        tmp_path,
+        AGENT_BROWSER_TOOLS_ALLOW_ELECTRON="1",
+        AGENT_BROWSER_TOOLS_ELECTRON_APP_DIRS=str(tmp_path / "apps"),
+    )
     await conversation.call("agent_browser_tools", {"enable": ["electron"]})
     try:
         yield conversation
@@ -74,14 +78,43 @@ async def test_refusals_happen_before_anything_exists(tools: BrowserTools, tmp_p
     assert state_dir.details["failureCategory"] == "policy-blocked", state_dir.text
     args = await electron(tools, action="launch", appName="X", appArgs=["--", "--inspect"])
     assert args.details["failureCategory"] == "validation-error", args.text
-    for arg in ("/etc/passwd", "--folder-uri=file:///etc", "../../etc", "file://evil.host/x"):
+    for arg in (
+        "/etc/passwd",
+        "--folder-uri=file:///etc",
+        "../../etc",
+        "file://evil.host/x",
+        "src/../../../../etc/shadow",
+        "--log-net-log=a/../../x",
+        "--utility-cmd-prefix=sh",
+        "--disable-web-security",
+        "--extensionDevelopmentPath=/tmp/x",
+    ):
         opened = await electron(tools, action="launch", appName="X", appArgs=[arg])
         assert opened.details["failureCategory"] == "policy-blocked", (arg, opened.text)
-        assert opened.details["policy"]["rule"] == "file-root"
+        assert opened.details["policy"]["rule"] == "operator-flag"
     unknown = await electron(tools, action="cleanup", launchId="electron-nope")
     assert unknown.details["failureCategory"] == "validation-error", unknown.text
     assert tools.runtime.log.state.app_launches == {}
     assert not (tmp_path / "state" / "electron").exists()
+
+
+async def test_an_executable_in_the_workspace_with_forged_evidence_never_starts(
+    tools: BrowserTools, tmp_path: Path
+) -> None:
+    """The model can write `resources/app.asar` next to any executable of the workspace (an
+    `outputPath`, a download): the workspace is no place to start programs from."""
+    tool = tmp_path / "scripts"
+    (tool / "resources").mkdir(parents=True)
+    script = tool / "build.sh"
+    script.write_text("#!/bin/sh\ntouch ran\n")
+    script.chmod(0o755)
+    forged = await electron(tools, action="list", outputPath="scripts/resources/app.asar")
+    assert not forged.is_error, forged.text
+    launched = await electron(tools, action="launch", executablePath=str(script))
+    assert launched.details["failureCategory"] == "policy-blocked", launched.text
+    assert launched.details["policy"]["allowWith"] == "[policy] electron_app_dirs"
+    assert not (tmp_path / "ran").exists() and not (tool / "ran").exists()
+    assert tools.runtime.log.state.app_launches == {}
 
 
 async def test_status_of_nothing_and_list_bounds(tools: BrowserTools) -> None:
