@@ -86,8 +86,8 @@ def derive_needles(url: str) -> list[str]:
     for count in (3, 2, 1):
         if len(named) > count:
             candidates.append("/" + "/".join(named[-count:]))
-    if re.search(r"[a-z]", host, re.I) and "." in host:
-        candidates.append(host)  # an absolute URL literal names its API host
+    # A bare host is no needle: it matches every file that mentions the site (saved cookies,
+    # HARs, configs), not the code that made this request.
     needles: list[str] = []
     for needle in candidates:
         if len(needle) < MIN_NEEDLE_CHARS or needle in _GENERIC or needle in needles:

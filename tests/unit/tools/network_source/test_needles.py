@@ -19,7 +19,6 @@ def test_an_absolute_url_gives_host_path_then_path_then_its_last_segments() -> N
         "/v1/orders/missing",
         "/orders/missing",
         "/missing",
-        "api.example.com",
     ]
 
 
@@ -53,7 +52,12 @@ def test_a_token_like_path_segment_ends_the_path() -> None:
     url = "https://h.example.com/reset/aB3dE5gH7jK9mN1pQ3sT5vX7zA9cE1gI/confirm"
     needles = derive_needles(url)
     assert all("aB3dE5" not in n for n in needles), needles
-    assert needles == ["h.example.com/reset", "/reset", "h.example.com"]
+    assert needles == ["h.example.com/reset", "/reset"]
+
+
+def test_a_bare_host_is_never_a_needle() -> None:
+    """It would match saved cookies and HARs of the site, not the code that made the call."""
+    assert "github.com" not in derive_needles("https://github.com/x")
 
 
 def test_an_id_segment_adds_the_path_before_it() -> None:
