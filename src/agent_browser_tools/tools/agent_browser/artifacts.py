@@ -199,7 +199,10 @@ def _images(
                 "geometry": {"status": "unknown", "reason": "no viewport samples were taken"},
             }
         )
-        if entry.get("sizeBytes", 0) <= inline_max:
+        # Only a plain screenshot is sent inline (the contract): a diff image or a contact
+        # sheet is evidence on disk, not a view of the page the model should read as one.
+        plain = entry["kind"] == ArtifactKind.IMAGE.value
+        if plain and entry.get("sizeBytes", 0) <= inline_max:
             data = base64.b64encode(path.read_bytes()).decode("ascii")
             blocks.append(ImageBlock(data=data, mime_type=mime, path=entry["path"]))
     if observations:

@@ -124,3 +124,29 @@ async def test_an_artifact_dir_that_cannot_be_made_fails_before_dispatch(
     (action,) = result.details["nextActions"]
     assert action["id"] == "verify-artifact-path" and action["params"] == {"args": args}
     assert fake_engine.calls() == [], "nothing reached the engine"
+
+
+PNG_1X1 = bytes.fromhex(
+    "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
+    "1f15c4890000000d49444154789c6360000002000154a24f5b0000000049454e44ae426082"
+)
+
+
+async def test_a_diff_image_is_verified_but_not_sent_inline(
+    fake_engine: FakeEngine, tmp_path: Path
+) -> None:
+    """Only a plain screenshot is a view of the page; a diff picture stays evidence on disk."""
+    tools = _tools(fake_engine, tmp_path)
+    diff = tmp_path / "diff.png"
+    fake_engine.on(
+        {"command": ["diff", "screenshot"]},
+        envelope={"data": {"diffPath": str(diff), "match": False}},
+    )
+    diff.write_bytes(PNG_1X1)  # a real PNG, written within the call's verification window
+    result = await _call(
+        tools, {"args": ["diff", "screenshot", "--baseline", "base.png", "--output", "diff.png"]}
+    )
+    assert result.details["artifacts"][0]["state"] == "verified", result.text
+    assert result.details["imageObservations"][0]["pixels"] == {"width": 1, "height": 1}
+    assert not result.images, "no inline image for a diff"
+    assert result.details["command"] == "diff screenshot"
