@@ -21,6 +21,7 @@ from agent_browser_tools.results.observation import Observation
 from agent_browser_tools.results.output_file import resolve_output_path
 from agent_browser_tools.results.tool_result import ImageBlock
 from agent_browser_tools.taxonomy import ArtifactKind
+from agent_browser_tools.tools.agent_browser import geometry
 from agent_browser_tools.tools.agent_browser.call import DirectCall, Spawned
 
 CAPTURE_BY_FLAG = (("--full", "full-page"), ("-f", "full-page"))
@@ -128,14 +129,45 @@ def _capture(plan: ExecutionPlan) -> str:
     return "viewport"
 
 
-def collect(call: DirectCall, obs: Observation, spawned: Spawned) -> list[ImageBlock]:
+def wants_geometry(plan: ExecutionPlan) -> bool:
+    """A plain viewport or full-page screenshot: its geometry can be measured (`geometry`)."""
+    if plan.is_batch or plan.match is None:
+        return False
+    kinds = {r.kind for r in art.requests_for(plan.match)}
+    return ArtifactKind.IMAGE in kinds and _capture(plan) in geometry.MEASURED_CAPTURES
+
+
+async def sample_before(call: DirectCall) -> None:
+    """The first geometry sample, just before a screenshot is dispatched (on a browser that
+    runs: sampling a session that has none would launch one just to measure a blank page)."""
+    key = call.key
+    if key is None or not wants_geometry(call.plan):
+        return
+    entry = call.rt.log.state.session(key)
+    if entry.active and not entry.closed:
+        call.geometry_samples.append(await geometry.sample(call))
+
+
+async def collect(call: DirectCall, obs: Observation, spawned: Spawned) -> list[ImageBlock]:
     """Verify the call's artifacts on disk, set their categories, return inline images."""
     entries = verify(call.plan, spawned.envelope, spawned.raw, call.rt.cwd)
-    return attach(call.plan, obs, entries, call.rt.settings.inline_image_max_bytes)
+    if call.geometry_samples and obs.success:
+        call.geometry_samples.append(await geometry.sample(call))
+    return attach(
+        call.plan,
+        obs,
+        entries,
+        call.rt.settings.inline_image_max_bytes,
+        samples=tuple(call.geometry_samples),
+    )
 
 
 def attach(
-    plan: ExecutionPlan, obs: Observation, entries: list[dict[str, Any]], inline_max: int
+    plan: ExecutionPlan,
+    obs: Observation,
+    entries: list[dict[str, Any]],
+    inline_max: int,
+    samples: tuple[dict[str, Any] | None, ...] = (),
 ) -> list[ImageBlock]:
     """Set artifact fields and categories on `obs`; return inline image blocks."""
     if not entries:
@@ -168,11 +200,15 @@ def attach(
         obs.success_category = SuccessCategory.ARTIFACT_UNVERIFIED
     else:
         obs.success_category = SuccessCategory.ARTIFACT_SAVED
-    return _images(plan, obs, entries, inline_max)
+    return _images(plan, obs, entries, inline_max, samples)
 
 
 def _images(
-    plan: ExecutionPlan, obs: Observation, entries: list[dict[str, Any]], inline_max: int
+    plan: ExecutionPlan,
+    obs: Observation,
+    entries: list[dict[str, Any]],
+    inline_max: int,
+    samples: tuple[dict[str, Any] | None, ...],
 ) -> list[ImageBlock]:
     blocks: list[ImageBlock] = []
     observations: list[dict[str, Any]] = []
@@ -184,19 +220,18 @@ def _images(
         if info is None:
             continue
         mime, width, height = info
+        # Only a plain screenshot captures the page; diff images and contact sheets are
+        # derived pictures with no viewport/full-page/element meaning.
+        plain_shot = not plan.is_batch and entry["kind"] == ArtifactKind.IMAGE.value
+        capture = _capture(plan) if plain_shot else "unknown"
+        before, after = (*samples, None, None)[:2]
         observations.append(
             {
                 "path": entry["path"],
                 "mimeType": mime,
                 "pixels": {"width": width, "height": height},
-                # Only a plain screenshot captures the page; diff images and contact sheets
-                # are derived pictures with no viewport/full-page/element meaning.
-                "capture": (
-                    _capture(plan)
-                    if not plan.is_batch and entry["kind"] == ArtifactKind.IMAGE.value
-                    else "unknown"
-                ),
-                "geometry": {"status": "unknown", "reason": "no viewport samples were taken"},
+                "capture": capture,
+                "geometry": geometry.measure(capture, width, height, before, after),
             }
         )
         # Only a plain screenshot is sent inline (the contract): a diff image or a contact

@@ -43,6 +43,8 @@ class DirectCall:
     """Checkbox states (engine ids) the identity re-read saw, for `check`/`uncheck`."""
     warnings: list[str] = field(default_factory=list)
     """What stages before the dispatch found that the result must say (`drift_guard`)."""
+    geometry_samples: list[dict[str, Any] | None] = field(default_factory=list)
+    """Page geometry read before (and after) a plain screenshot (`geometry`)."""
     browser_lost: dict[str, Any] = field(default_factory=dict)
     """How the session's browser was found lost (`browser_loss`), for `details.browserLost`."""
 

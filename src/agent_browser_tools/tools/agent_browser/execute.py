@@ -84,7 +84,7 @@ async def run(
             obs = observe(call.plan, spawned.envelope)
             secret_fields.annotate(obs, found)
             effects = await followups.read_back(call, obs, spawned)
-            images = artifacts.collect(call, obs, spawned)
+            images = await artifacts.collect(call, obs, spawned)
             recorded_files.scrub(obs, rt.secrets)
             await record.complete(call, obs, effects, spawned)
             await _recover_selector_miss(call, obs)
@@ -155,6 +155,7 @@ async def _guard(call: DirectCall) -> ToolResult | None:
     changed = await identity.verify(call)
     if changed is not None:
         return await finish.refused(call, guards.stale_refusal(call.plan, changed))
+    await artifacts.sample_before(call)
     return None
 
 

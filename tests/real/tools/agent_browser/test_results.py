@@ -38,6 +38,23 @@ async def test_screenshot_gives_an_inline_image_and_a_verified_artifact(
     assert observation["pixels"]["width"] > 100 and observation["capture"] == "viewport"
 
 
+async def test_a_viewport_screenshot_has_measured_geometry_that_maps_a_known_box(
+    browser_tools: BrowserTools, fixture_site: FixtureServer, tmp_path: Path
+) -> None:
+    """`#box` sits at document (100, 1200); scrolled by 1000 px, the measured crop starts at
+    y = 1000, so the box's viewport position plus the crop origin gives its document place."""
+    await ab(browser_tools, "open", fixture_site.url("/geometry.html"))
+    assert not (await ab(browser_tools, "scroll", "down", "1000")).is_error
+    shot = await ab(browser_tools, "screenshot", str(tmp_path / "view.png"))
+    (observation,) = shot.details["imageObservations"]
+    geometry = observation["geometry"]
+    assert geometry["status"] == "measured", geometry
+    crop, scale = geometry["crop"], geometry["pixelsPerCssPixel"]
+    assert crop["y"] == 1000 and crop["width"] * scale["x"] == observation["pixels"]["width"]
+    box = (await ab(browser_tools, "get", "box", "#box")).details["data"]
+    assert (crop["x"] + box["x"], crop["y"] + box["y"]) == (100, 1200)
+
+
 async def test_a_screenshot_into_a_new_nested_folder_is_saved_and_typed_by_its_bytes(
     browser_tools: BrowserTools, fixture_site: FixtureServer, tmp_path: Path
 ) -> None:
