@@ -77,6 +77,7 @@ FOUNDATIONS_MAY_IMPORT: dict[str, tuple[str, ...]] = {
     "playbook": ("taxonomy",),
     "settings": (),
     "private_fs": (),
+    "workspace_files": (),
     "launch_options": ("settings",),
 }
 

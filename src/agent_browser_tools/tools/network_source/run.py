@@ -57,7 +57,13 @@ def _post(max_files: int) -> PostHook:
         needles = analyze.needles_for(failed)
         search = workspace.SearchOutcome()
         if needles:
-            search = await asyncio.to_thread(workspace.search, rt.cwd, needles, max_files=max_files)
+            search = await asyncio.to_thread(
+                workspace.search,
+                rt.cwd,
+                needles,
+                max_files=max_files,
+                excluded=rt.file_roots.forbidden,
+            )
         found = lookup.build(rows, failed, search, searched=bool(needles))
         obs.extra["networkSourceLookup"] = found
         head = f"Network source lookup ({found['status']}): {found['summary']}"

@@ -6,13 +6,15 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from agent_browser_tools.workspace_files import DEFAULT_MAX_FILES, MAX_FILES_CAP
+
 NAME = "agent_browser_network_source"
 ALLOWED = (
     "requestId, filter or url (at least one), session, namespace, maxWorkspaceFiles, "
     "outputPath, timeoutMs and sessionMode"
 )
-DEFAULT_WORKSPACE_FILES = 2_000
-MAX_WORKSPACE_FILES = 5_000
+DEFAULT_WORKSPACE_FILES = DEFAULT_MAX_FILES
+MAX_WORKSPACE_FILES = MAX_FILES_CAP
 
 
 class NetworkSourceInput(BaseModel):

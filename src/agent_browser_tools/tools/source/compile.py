@@ -17,7 +17,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from agent_browser_tools.redaction import redact_argv
-from agent_browser_tools.tools.source.workspace import MAX_FILES_CAP
+from agent_browser_tools.workspace_files import MAX_FILES_CAP
 
 NAME = "agent_browser_source"
 ALLOWED = (

@@ -18,6 +18,7 @@ from urllib.parse import urlsplit
 from agent_browser_tools.redaction import redact_text, redact_url
 from agent_browser_tools.tools.source import workspace
 from agent_browser_tools.tools.source.react import HOOK_MISSING, NO_RENDERER, Inspection
+from agent_browser_tools.workspace_files import is_skipped_dir, is_wanted_file
 
 HTML_HINT_CHARS = 120
 EVIDENCE_LINE_CHARS = 220
@@ -211,16 +212,17 @@ def _react_source(root: Path, inspection: Inspection) -> dict[str, Any]:
 def served_workspace_file(root: Path, url: str) -> str | None:
     """The workspace file a dev server served at `url` (`/src/App.tsx` -> `src/App.tsx`).
 
-    Only a plain relative path to an existing source file outside skipped dirs and symlinks
-    counts: a bundle path such as `/dist/app.js` is build output, not the code to edit."""
+    Only a plain relative path to an existing source file the workspace search would read
+    counts (no skipped or hidden dir, no dotfile, no symlink): a bundle path such as
+    `/dist/app.js` is build output, not the code to edit."""
     try:
         path = urlsplit(url).path
     except ValueError:
         return None
     parts = PurePosixPath(path).parts[1:] if path.startswith("/") else ()
-    if not parts or any(p in ("..", ".") or p in workspace.SKIPPED_DIRS for p in parts):
+    if not parts or any(is_skipped_dir(p) for p in parts[:-1]):
         return None
-    if not parts[-1].endswith(workspace.SOURCE_SUFFIXES):
+    if not is_wanted_file(parts[-1], workspace.SOURCE_SUFFIXES):
         return None
     current = root
     for part in parts:

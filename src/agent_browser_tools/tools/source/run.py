@@ -74,8 +74,13 @@ def _post(compiled: CompiledSource, inp: SourceInput) -> PostHook:
         fibers = _read_batch(ev, compiled, by_role)
         await _inspect(rt, plan, compiled, ev, fibers)
         needles = _needles(compiled, ev)
-        max_files = workspace.clamp_max_files(inp.maxWorkspaceFiles)
-        ev.scan = await asyncio.to_thread(workspace.scan, ev.root, needles, max_files=max_files)
+        ev.scan = await asyncio.to_thread(
+            workspace.scan,
+            ev.root,
+            needles,
+            max_files=inp.maxWorkspaceFiles,
+            excluded=rt.file_roots.forbidden,
+        )
         found = lookup.build(ev)
         obs.extra["sourceLookup"] = found
         _verdict(obs, compiled, by_role, found)

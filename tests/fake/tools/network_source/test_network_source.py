@@ -161,3 +161,29 @@ async def test_authorization_headers_userinfo_and_query_tokens_never_come_back(
     assert found["status"] == "failed-requests-found"
     assert found["failedRequests"][0]["url"].startswith("https://alice:%5BREDACTED%5D@")
     await tools.aclose()
+
+
+async def test_the_state_dir_and_dotfiles_in_the_workspace_are_never_searched(
+    fake_engine: FakeEngine, tmp_path: Path, workspace: Path
+) -> None:
+    """Attack: the operator put the server's state dir inside the execution dir, and a planted
+    file there (and a `.env`, and a hidden dir) carries the literal; only the source is read."""
+    state = workspace / "abt-state"
+    settings = fake_settings(fake_engine, tmp_path, AGENT_BROWSER_TOOLS_STATE_DIR=str(state))
+    tools = BrowserTools(settings=settings, conversation_id=CONVERSATION, cwd=workspace)
+    enabled = await tools.call("agent_browser_tools", {"enable": ["network"]})
+    assert not enabled.is_error, enabled.text
+    planted = 'fetch("/api/v1/orders/missing") // SECRET-STATE\n'
+    (state / "spill").mkdir(parents=True, exist_ok=True)
+    (state / "spill" / "page.ts").write_text(planted, encoding="utf-8")
+    (workspace / ".env").write_text(planted, encoding="utf-8")
+    (workspace / ".hidden").mkdir()
+    (workspace / ".hidden" / "x.ts").write_text(planted, encoding="utf-8")
+    await _open(tools, fake_engine)
+    fake_engine.on({"command": ["batch"]}, json=_rows())
+    result = await tools.call(NAME, {"requestId": "7.2"})
+    found = result.details["networkSourceLookup"]
+    assert [c.get("file") for c in found["candidates"]] == ["src/api.ts"]
+    assert any("server's own" in note for note in found["limitations"])
+    assert "SECRET-STATE" not in result.text + json.dumps(result.details)
+    await tools.aclose()

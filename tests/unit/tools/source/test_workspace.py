@@ -1,23 +1,19 @@
-"""The bounded workspace search of `agent_browser_source` (pure filesystem, no engine).
-
-Each bound is an attack surface: a page can make the model ask for any component name, so the
-walk must stay in the execution dir, skip dependency/build trees, never follow a symlink out,
-and stop at its file, byte and match budgets.
+"""The workspace search of `agent_browser_source` (pure filesystem, no engine): what it
+matches and ranks, and the budgets it gives the shared walk (`.ts/.tsx/.js/.jsx`, the first
+256 KiB of a file, `maxWorkspaceFiles`). How the walk stays inside the workspace (symlinks,
+special files, skipped dirs, the server's own state) is tested in `test_workspace_files.py`.
 """
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
 
-from agent_browser_tools.tools.source import workspace
 from agent_browser_tools.tools.source.workspace import (
     MAX_FILE_BYTES,
     MAX_MATCHES,
     attribute_needle,
-    clamp_max_files,
     class_needle,
     component_needles,
     scan,
@@ -33,8 +29,10 @@ def write(root: Path, relative: str, text: str) -> Path:
     return path
 
 
-def found(root: Path, name: str = "SaveButton", **kwargs: int) -> list[tuple[str, int, str]]:
-    result = scan(root.resolve(), component_needles(name), **kwargs)
+def found(
+    root: Path, name: str = "SaveButton", max_files: int | None = None
+) -> list[tuple[str, int, str]]:
+    result = scan(root.resolve(), component_needles(name), max_files=max_files)
     return [(m.file, m.line, m.needle.kind) for m in result.matches]
 
 
@@ -72,51 +70,6 @@ def test_only_ts_tsx_js_jsx_files_are_read(tmp_path: Path) -> None:
     for suffix in ("ts", "tsx", "js", "jsx", "mjs", "py", "md", "html", "json"):
         write(tmp_path, f"f.{suffix}", "function SaveButton() {}\n")
     assert sorted(f for f, _, _ in found(tmp_path)) == ["f.js", "f.jsx", "f.ts", "f.tsx"]
-
-
-@pytest.mark.parametrize("skipped", sorted(workspace.SKIPPED_DIRS))
-def test_build_and_dependency_dirs_are_skipped(tmp_path: Path, skipped: str) -> None:
-    write(tmp_path, f"{skipped}/pkg/SaveButton.js", "function SaveButton() {}\n")
-    write(tmp_path, f"src/{skipped}/deep.js", "function SaveButton() {}\n")
-    write(tmp_path, "src/keep.js", "function SaveButton() {}\n")
-    assert found(tmp_path) == [("src/keep.js", 1, "definition")]
-
-
-def test_symlinked_dir_out_of_the_workspace_is_not_followed(tmp_path: Path) -> None:
-    outside = tmp_path / "outside"
-    write(outside, "secret/SaveButton.tsx", "function SaveButton() {}\n")
-    root = tmp_path / "ws"
-    write(root, "src/app.tsx", "export const App = 1;\n")
-    os.symlink(outside / "secret", root / "src" / "linked")
-    result = scan(root.resolve(), component_needles("SaveButton"))
-    assert result.matches == []
-    assert result.symlinks_skipped == 1
-    assert "1 symlink(s) were not followed." in result.limitations()
-
-
-def test_symlinked_file_out_of_the_workspace_is_not_read(tmp_path: Path) -> None:
-    outside = write(tmp_path / "outside", "SaveButton.tsx", "function SaveButton() {}\n")
-    root = tmp_path / "ws"
-    root.mkdir()
-    os.symlink(outside, root / "SaveButton.tsx")
-    result = scan(root.resolve(), component_needles("SaveButton"))
-    assert result.matches == [] and result.files_read == 0 and result.symlinks_skipped == 1
-
-
-def test_a_symlink_swapped_in_after_listing_is_not_read(tmp_path: Path) -> None:
-    """The final open refuses symlinks (O_NOFOLLOW), so a race cannot read outside."""
-    outside = write(tmp_path / "outside", "x.tsx", "function SaveButton() {}\n")
-    link = tmp_path / "ws" / "a.tsx"
-    link.parent.mkdir()
-    os.symlink(outside, link)
-    assert workspace._read(link, workspace.Scan(root=tmp_path)) is None
-
-
-def test_max_files_default_and_cap() -> None:
-    assert clamp_max_files(None) == 2_000
-    assert clamp_max_files(4_000) == 4_000
-    assert clamp_max_files(50_000) == workspace.MAX_FILES_CAP == 5_000
-    assert clamp_max_files(0) == 1
 
 
 def test_the_file_budget_stops_the_walk(tmp_path: Path) -> None:
