@@ -24,6 +24,10 @@ TEXT_SUFFIXES = (
     ".astro", ".html", ".htm", ".py", ".rb", ".go", ".rs", ".java", ".kt", ".swift",
     ".php", ".cs", ".dart", ".json", ".graphql", ".gql", ".yaml", ".yml", ".toml",
 )  # fmt: skip
+DATA_SUFFIXES = (".json", ".yaml", ".yml", ".toml")
+"""Data, not code: saved browser state, HARs and configs hold cookie values and tokens that
+redaction does not recognise, so a hit there gives its place but never the line."""
+DATA_LINE = "(a data file: the line is not shown)"
 MAX_FILE_BYTES = 512 * 1024
 MAX_RAW_HITS = 200
 MAX_MATCHES = 10
@@ -105,7 +109,8 @@ def _scan(rel: str, text: str, needles: Sequence[Needle]) -> list[Match]:
         for needle in present:
             at = line.find(needle.text)
             if at >= 0:
-                shown = _trim(line, at, len(needle.text))
+                data = rel.lower().endswith(DATA_SUFFIXES)
+                shown = DATA_LINE if data else _trim(line, at, len(needle.text))
                 hits.append(Match(rel, number, at + 1, shown, needle))
                 break
     return hits

@@ -8,7 +8,12 @@ from pathlib import Path
 import pytest
 
 from agent_browser_tools.tools.network_source import workspace
-from agent_browser_tools.tools.network_source.workspace import MAX_MATCHES, Needle, search
+from agent_browser_tools.tools.network_source.workspace import (
+    DATA_LINE,
+    MAX_MATCHES,
+    Needle,
+    search,
+)
 
 LITERAL = "/api/v1/orders/missing"
 NEEDLES = [Needle(LITERAL, 0, 0), Needle("/orders/missing", 1, 0)]
@@ -119,3 +124,14 @@ def test_no_needles_reads_nothing(tmp_path: Path) -> None:
     _write(tmp_path, "src/api.ts", f'fetch("{LITERAL}")\n')
     outcome = search(tmp_path, [], max_files=10)
     assert outcome.matches == [] and outcome.files_scanned == 0
+
+
+def test_a_hit_in_a_data_file_gives_its_place_but_never_the_line(tmp_path: Path) -> None:
+    """A saved browser state names the API's path next to cookie values redaction misses."""
+    (tmp_path / "state.json").write_text(
+        '{"cookies": [{"name": "sid", "value": "s3cr3t-cookie-value", "path": "/api/v1/orders"}]}'
+    )
+    outcome = search(tmp_path, [Needle("/api/v1/orders", 0, 0)], max_files=100)
+    (match,) = outcome.matches
+    assert (match.file, match.line) == ("state.json", 1)
+    assert "s3cr3t" not in match.text and match.text == DATA_LINE
