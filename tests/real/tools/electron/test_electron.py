@@ -211,11 +211,15 @@ async def test_plain_chromium_and_sh_are_refused_and_start_nothing(
     before = baseline()
     shell = tmp_path / "sh"
     shutil.copy2("/bin/sh", shell)
+    vouched = tmp_path / "apps" / "sh"  # a dir the operator vouches for: the evidence decides
+    vouched.parent.mkdir()
+    shutil.copy2("/bin/sh", vouched)
     refused = {
         "/bin/sh": "policy-blocked",  # not in a file root nor an install root
         "/usr/bin/chromium": "policy-blocked",
         "/usr/lib/chromium/chromium": "validation-error",  # install root, no evidence
-        str(shell): "validation-error",  # in the workspace, no evidence
+        str(vouched): "validation-error",  # vouched dir, no evidence
+        str(shell): "policy-blocked",  # the workspace is no place to start programs from
     }
     for path, category in refused.items():
         result = await electron(tools, action="launch", executablePath=path)
