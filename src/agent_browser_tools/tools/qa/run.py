@@ -249,8 +249,11 @@ def apply_verdict(
     obs.summary = verdict.summary
     if obs.success and verdict.passed:
         return
+    # A watchdog stop stays a timeout even when steps before it finished (the partial
+    # progress and its retry of the rest are the executor's).
     kept = obs.failure_category in KEPT_CATEGORIES and (
-        not steps or obs.failure_category is FailureCategory.ARTIFACT_MISSING
+        not steps
+        or obs.failure_category in (FailureCategory.ARTIFACT_MISSING, FailureCategory.TIMEOUT)
     )
     obs.success = False
     obs.success_category = None
