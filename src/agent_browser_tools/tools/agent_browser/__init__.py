@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     )
     from agent_browser_tools.tools.agent_browser.finish import finish as result_from_observation
     from agent_browser_tools.tools.agent_browser.helpers import current_page_url, helper_call
-    from agent_browser_tools.tools.agent_browser.hooks import Hooks, PostHook
+    from agent_browser_tools.tools.agent_browser.hooks import Hooks, PostHook, compiled_call
     from agent_browser_tools.tools.agent_browser.sessions import close_own_dir, close_owned
 
 __all__ = [
@@ -31,6 +31,7 @@ __all__ = [
     "PostHook",
     "close_own_dir",
     "close_owned",
+    "compiled_call",
     "current_page_url",
     "handle",
     "helper_call",
@@ -53,6 +54,7 @@ _HOMES = {
     "helper_call": ("helpers", "helper_call"),
     "Hooks": ("hooks", "Hooks"),
     "PostHook": ("hooks", "PostHook"),
+    "compiled_call": ("hooks", "compiled_call"),
     "close_own_dir": ("sessions", "close_own_dir"),
     "close_owned": ("sessions", "close_owned"),
 }

@@ -7,7 +7,7 @@ lets it add its own metadata and verdicts without re-implementing any of that.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -35,3 +35,21 @@ class Hooks:
     """Wrapper-side snapshot flags (`--search`, `--filter`, `--viewport`, `--diff`)."""
     grant: WrapperGrant | None = None
     """The one operator-only command this wrapper-built call may run (see `WrapperGrant`)."""
+
+
+def compiled_call(
+    args: Sequence[str],
+    stdin: str | None,
+    *,
+    session_mode: str,
+    timeout_ms: int | None,
+    output_path: str | None,
+) -> dict[str, Any]:
+    """The `agent_browser` params an advanced tool runs its compiled plan with: the caller's
+    session mode, and `timeoutMs` / `outputPath` only when the caller gave them."""
+    call: dict[str, Any] = {"args": list(args), "stdin": stdin, "sessionMode": session_mode}
+    if timeout_ms is not None:
+        call["timeoutMs"] = timeout_ms
+    if output_path is not None:
+        call["outputPath"] = output_path
+    return call

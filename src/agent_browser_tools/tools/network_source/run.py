@@ -11,7 +11,6 @@ where the agent left it.
 from __future__ import annotations
 
 import asyncio
-from typing import Any
 
 from agent_browser_tools.planning.plan import ExecutionPlan
 from agent_browser_tools.results import next_actions as na
@@ -33,15 +32,13 @@ async def run(rt: Runtime, inp: NetworkSourceInput) -> ToolResult:
         compiled = compile_lookup(inp)
     except NetworkSourceRejected as exc:
         return response.rejected(f"{NAME} input rejected: {exc}. {NAME} accepts {ALLOWED}.")
-    call: dict[str, Any] = {
-        "args": compiled.args,
-        "stdin": compiled.stdin,
-        "sessionMode": inp.sessionMode,
-    }
-    if inp.timeoutMs is not None:
-        call["timeoutMs"] = inp.timeoutMs
-    if inp.outputPath is not None:
-        call["outputPath"] = inp.outputPath
+    call = agent_browser.compiled_call(
+        compiled.args,
+        compiled.stdin,
+        session_mode=inp.sessionMode,
+        timeout_ms=inp.timeoutMs,
+        output_path=inp.outputPath,
+    )
     hooks = Hooks(tool=NAME, post=_post(inp.maxWorkspaceFiles), details=compiled.details())
     result: ToolResult = await agent_browser.run(rt, call, hooks=hooks)
     return result

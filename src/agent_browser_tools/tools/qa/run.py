@@ -67,15 +67,13 @@ async def run(rt: Runtime, inp: QaInput) -> ToolResult:
         compiled = compile_qa(inp)
     except QaRejected as exc:
         return response.rejected(f"{NAME} input rejected: {exc}. {NAME} accepts {ALLOWED}.")
-    call: dict[str, Any] = {
-        "args": list(BATCH_ARGS),
-        "stdin": compiled.stdin,
-        "sessionMode": inp.sessionMode,
-    }
-    if inp.timeoutMs is not None:
-        call["timeoutMs"] = inp.timeoutMs
-    if inp.outputPath is not None:
-        call["outputPath"] = inp.outputPath
+    call = agent_browser.compiled_call(
+        list(BATCH_ARGS),
+        compiled.stdin,
+        session_mode=inp.sessionMode,
+        timeout_ms=inp.timeoutMs,
+        output_path=inp.outputPath,
+    )
     rerun = inp.model_dump(exclude_none=True)
     hooks = Hooks(tool=NAME, post=_post(compiled, rerun), details=compiled.details())
     if not compiled.attached:

@@ -50,15 +50,13 @@ async def run(rt: Runtime, inp: SourceInput) -> ToolResult:
         compiled = compile_source(inp)
     except SourceRejected as exc:
         return response.rejected(f"{NAME} input rejected: {exc}. {NAME} accepts {ALLOWED}.")
-    call: dict[str, Any] = {
-        "args": list(BATCH_ARGS),
-        "stdin": compiled.stdin,
-        "sessionMode": inp.sessionMode,
-    }
-    if inp.timeoutMs is not None:
-        call["timeoutMs"] = inp.timeoutMs
-    if inp.outputPath is not None:
-        call["outputPath"] = inp.outputPath
+    call = agent_browser.compiled_call(
+        list(BATCH_ARGS),
+        compiled.stdin,
+        session_mode=inp.sessionMode,
+        timeout_ms=inp.timeoutMs,
+        output_path=inp.outputPath,
+    )
     hooks = Hooks(tool=NAME, post=_post(compiled, inp), details=compiled.details())
     result: ToolResult = await agent_browser.run(rt, call, hooks=hooks)
     return result
