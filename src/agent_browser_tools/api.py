@@ -39,6 +39,14 @@ from agent_browser_tools.tools.registry import ToolSpec
 SpecFlavor = Literal["generic", "openai", "anthropic"]
 
 
+def _file_access(settings: Settings, extra: Iterable[Path], unrestricted: bool) -> FileAccess:
+    """The configured file access plus the host's own roots and choice (`serve` flags)."""
+    access = FileAccess.from_settings(settings)
+    return replace(
+        access, roots=(*access.roots, *extra), unrestricted=access.unrestricted or unrestricted
+    )
+
+
 class BrowserTools:
     """The tools of one conversation, callable in-process."""
 
@@ -72,6 +80,7 @@ class BrowserTools:
         self.settings = settings or Settings.load(cwd=cwd)
         self.check_settings(self.settings)
         self._cwd_chosen = cwd is not None or self.settings.execution_dir is not None
+        self._default_cwd = cwd or self.settings.execution_dir or Path.cwd()
         cwd = cwd or self.settings.execution_dir
         if cwd is not None and not cwd.is_dir():
             raise ValueError(
@@ -82,12 +91,7 @@ class BrowserTools:
         self.journal = SqliteJournal(self.settings.state_dir, conversation) if persist else None
         log = ConversationLog(self.journal)
         policy = ModelPolicy.from_settings(self.settings, isolated_conversations=shared_server)
-        access = FileAccess.from_settings(self.settings)
-        access = replace(
-            access,
-            roots=(*access.roots, *file_roots),
-            unrestricted=access.unrestricted or unrestricted_files,
-        )
+        access = _file_access(self.settings, file_roots, unrestricted_files)
         self.runtime = Runtime(
             self.settings,
             conversation_id=conversation,
@@ -123,10 +127,12 @@ class BrowserTools:
         effect."""
         roots = tuple(Path(path) for uri in uris if (path := root_uri_path(uri)) is not None)
         self.runtime.client_roots = roots
-        if not self._cwd_chosen and roots and roots[0].is_dir():
+        if not self._cwd_chosen and not self.shared_server:
             # The client's first root is its project: relative paths mean files there. Only
-            # when neither the host nor the operator chose a dir, and only while offered.
-            self.runtime.cwd = roots[0]
+            # when neither the host nor the operator chose a dir, only while it is offered,
+            # and not on a shared (HTTP) server, where a client's paths are not this host's.
+            first = roots[0] if roots and roots[0].is_dir() else None
+            self.runtime.cwd = first or self._default_cwd
         return roots
 
     async def call(self, tool: str, params: Mapping[str, Any]) -> ToolResult:

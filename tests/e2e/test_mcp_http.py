@@ -221,4 +221,6 @@ async def test_client_roots_are_file_roots(
     for name in ("client-root", "sibling"):
         (tmp_path / name).mkdir()
     async with http_client(url, roots=[tmp_path / "client-root"]) as client:
-        await scenarios.client_roots_confine_files(client, fixture_site, tmp_path)
+        await scenarios.client_roots_confine_files(
+            client, fixture_site, tmp_path, root_is_cwd=False
+        )

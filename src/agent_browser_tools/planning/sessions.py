@@ -114,7 +114,11 @@ def plan_session(
         key = SessionKey(session=explicit, namespace=namespace)
         if owner == "managed":
             _reject_ignored_launch_flags(launch, state, key, explicit)
-        return SessionPlan(key, (), False, owner, launch)
+        # The caller's own launch flags are the caller's business, but a daemon setting it
+        # gave once is repeated: without it the engine replaces the daemon (and its pending
+        # confirmations) under the offered `confirm <id>`.
+        kept = _relaunch_guard(launch, state, key, daemon_only=owner == "caller")
+        return SessionPlan(key, kept, False, owner, launch)
     if native_default is not None:
         key = SessionKey(session=native_default, namespace=namespace)
         return SessionPlan(key, (), False, "caller", launch)
@@ -145,7 +149,7 @@ def plan_session(
 
 
 def _relaunch_guard(
-    launch: tuple[str, ...], state: ConversationState, key: SessionKey
+    launch: tuple[str, ...], state: ConversationState, key: SessionKey, *, daemon_only: bool = False
 ) -> tuple[str, ...]:
     """Repeat the managed browser's recorded launch flags and daemon settings that a
     follow-up omits.
@@ -164,6 +168,9 @@ def _relaunch_guard(
         if "[REDACTED]" in flag:
             continue  # a secret value is never journaled, so it cannot be repeated
         name, sep, value = flag.partition("=")
+        spec = taxonomy.global_flag(name)
+        if daemon_only and (spec is None or not spec.daemon_setting):
+            continue
         if name not in given:
             tokens += [name, value] if sep else [name]
     return tuple(tokens)

@@ -171,7 +171,7 @@ def apply_effect(entry: SessionPageState, effect: Effect) -> SessionPageState:
                 "active": True,
                 "closed": False,
                 "ownership": effect.ownership,
-                "launch_flags": effect.launch_flags or entry.launch_flags,
+                "launch_flags": _merged_flags(entry, effect.launch_flags),
             }
         )
     if isinstance(effect, SessionClosed):
@@ -181,6 +181,17 @@ def apply_effect(entry: SessionPageState, effect: Effect) -> SessionPageState:
     if isinstance(effect, DaemonObserved):
         return entry.model_copy(update={"daemon_pid": effect.pid, "daemon_browser": effect.browser})
     return entry
+
+
+def _merged_flags(entry: SessionPageState, given: tuple[str, ...]) -> tuple[str, ...]:
+    """A running browser keeps every launch flag and daemon setting it started with; a call
+    that repeats some of them must not make the others look unset (they would be dropped
+    from the next call, and the engine would replace the daemon)."""
+    if not entry.active:
+        return given or entry.launch_flags
+    names = {flag.partition("=")[0] for flag in given}
+    kept = tuple(f for f in entry.launch_flags if f.partition("=")[0] not in names)
+    return (*kept, *given)
 
 
 def _observed(entry: SessionPageState, effect: TargetObserved) -> SessionPageState:

@@ -331,6 +331,21 @@ def test_a_recorded_daemon_setting_follows_every_call_of_the_session() -> None:
         _plan(["--confirm-actions", "fill", "get", "url"], state=state)
 
 
+def test_an_explicit_session_keeps_its_daemon_settings_but_not_its_launch_flags() -> None:
+    """The offered `confirm <id>` on a named session must not replace its daemon."""
+    state = ConversationState(
+        sessions={
+            "mine": SessionPageState(
+                ownership="caller",
+                active=True,
+                launch_flags=("--user-agent=UA", "--confirm-actions=click"),
+            )
+        }
+    )
+    plan = _plan(["--session", "mine", "confirm", "c1"], state=state)
+    assert plan.session.inject == ("--confirm-actions", "click")
+
+
 def test_launch_flag_with_an_explicit_session_is_the_callers_business() -> None:
     plan = _plan(["--session", "other", "--headed", "open", "https://x.test"], state=_state())
     assert plan.session.ownership == "caller"

@@ -440,3 +440,20 @@ def test_apply_event_ignores_completions_of_other_sessions() -> None:
     )
     assert after.session(KEY) == state.session(KEY)
     assert after.last_seq == 99
+
+
+def test_a_call_repeating_some_daemon_settings_keeps_the_others() -> None:
+    """`--debug snapshot` on a browser started with `--confirm-actions click --debug` must not
+    make `--confirm-actions` look unset: the next call would drop it and replace the daemon."""
+    from agent_browser_tools.state.models import SessionActivated, SessionPageState
+    from agent_browser_tools.state.reducers import apply_effect
+
+    started = SessionPageState(
+        ownership="managed", active=True, launch_flags=("--confirm-actions=click", "--debug")
+    )
+    after = apply_effect(started, SessionActivated(ownership="managed", launch_flags=("--debug",)))
+    assert set(after.launch_flags) == {"--confirm-actions=click", "--debug"}
+    fresh = apply_effect(
+        SessionPageState(), SessionActivated(ownership="managed", launch_flags=("--debug",))
+    )
+    assert fresh.launch_flags == ("--debug",)

@@ -23,7 +23,9 @@ from agent_browser_tools.results.tool_result import ImageBlock
 from agent_browser_tools.taxonomy import ArtifactKind
 from agent_browser_tools.tools.agent_browser import geometry
 from agent_browser_tools.tools.agent_browser.call import DirectCall, Spawned
+from agent_browser_tools.tools.agent_browser.helpers import helper_args
 
+CONFIRMATION_FLAGS = frozenset({"--confirm-actions", "--action-policy"})
 CAPTURE_BY_FLAG = (("--full", "full-page"), ("-f", "full-page"))
 
 
@@ -139,12 +141,15 @@ def wants_geometry(plan: ExecutionPlan) -> bool:
 
 async def sample_before(call: DirectCall) -> None:
     """The first geometry sample, just before a screenshot is dispatched (on a browser that
-    runs: sampling a session that has none would launch one just to measure a blank page)."""
+    runs: sampling a session that has none would launch one just to measure a blank page;
+    not under a confirmation policy, where a page `eval` could raise its own pending
+    confirmation next to the model's)."""
     key = call.key
     if key is None or not wants_geometry(call.plan):
         return
     entry = call.rt.log.state.session(key)
-    if entry.active and not entry.closed:
+    guarded = set(helper_args(call.plan) or ()) & CONFIRMATION_FLAGS
+    if entry.active and not entry.closed and not guarded:
         call.geometry_samples.append(await geometry.sample(call))
 
 

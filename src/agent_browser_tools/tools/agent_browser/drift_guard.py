@@ -17,16 +17,24 @@ from __future__ import annotations
 from agent_browser_tools.redaction import redact_url
 from agent_browser_tools.state.models import RefsInvalidated, TargetObserved
 from agent_browser_tools.state.stale_refs import allowed_on_unknown_target, normalize_url
+from agent_browser_tools.taxonomy import PageEffect
 from agent_browser_tools.tools.agent_browser.call import DirectCall
 from agent_browser_tools.tools.agent_browser.helpers import current_page_url
 
 
 def _page_dependent(call: DirectCall) -> bool:
-    """The first step reads or acts on the current page (see `allowed_on_unknown_target`)."""
+    """Some step reads or acts on the current page before a navigation replaces it (see
+    `allowed_on_unknown_target`)."""
     plan = call.plan
     matches = plan.row_matches if plan.row_matches is not None else (plan.match,)
-    first = next((m for m in matches if m is not None), None)
-    return first is not None and not allowed_on_unknown_target(first)
+    for match in matches:
+        if match is None:
+            continue
+        if match.spec.page_effect is PageEffect.NAVIGATES:
+            return False
+        if not allowed_on_unknown_target(match):
+            return True
+    return False
 
 
 async def check(call: DirectCall) -> None:

@@ -33,7 +33,7 @@ def helper_args(plan: ExecutionPlan) -> list[str] | None:
     if key is None:
         return None
     inject = plan.session.inject
-    repeated = tuple(inject[2:]) if inject[:1] == ("--session",) else ()
+    repeated = tuple(inject[2:]) if inject[:1] == ("--session",) else tuple(inject)
     own: list[str] = []
     for flag in plan.session.launch_flags:
         name, sep, value = flag.partition("=")

@@ -6,13 +6,11 @@ aggregate; the redacted roll-up goes to `data`; recovery is attached as exact ne
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from agent_browser_tools.engine.envelope import BatchRow, EngineFailure, Envelope, OutputMode
 from agent_browser_tools.planning.plan import ExecutionPlan
-from agent_browser_tools.planning.timeouts import requested_total_ms, retry_budget
 from agent_browser_tools.redaction import (
     argv_secrets,
     redact_argv,
@@ -34,9 +32,8 @@ from agent_browser_tools.state.stale_refs import ref_ids
 from agent_browser_tools.taxonomy import (
     CommandMatch,
     PageEffect,
-    resolve_command,
-    split_global_flags,
 )
+from agent_browser_tools.tools.agent_browser import timeout_recovery
 
 
 def observe(plan: ExecutionPlan, envelope: Envelope) -> Observation:
@@ -303,7 +300,7 @@ def add_recovery(
     prefix = na.session_prefix(plan.session.key, not plan.session.used_implicit_session)
     category = obs.failure_category
     if not obs.success and category is FailureCategory.TIMEOUT:
-        _timeout_recovery(plan, obs, prefix, target_unknown, max_timeout_ms)
+        timeout_recovery.add(plan, obs, prefix, target_unknown, max_timeout_ms)
     if (
         not obs.success
         and category is FailureCategory.TIMEOUT
@@ -411,81 +408,3 @@ def _mutates(match: CommandMatch) -> bool:
         PageEffect.MAY_NAVIGATE,
         PageEffect.HISTORY,
     ) or (spec.page_change_summary and not spec.read_only)
-
-
-def _retry_safe(plan: ExecutionPlan) -> bool:
-    """Read-only commands (or a batch of only read-only rows) with nothing secret in their
-    argv: repeating them cannot act twice or echo a secret back into a next action."""
-    if plan.is_batch:
-        rows = plan.checked.batch.rows if plan.checked.batch is not None else ()
-        matches = plan.row_matches or ()
-        return (
-            bool(matches)
-            and all(m is not None and m.spec.read_only for m in matches)
-            and all(redact_argv(row) == list(row) for row in rows)
-        )
-    return (
-        plan.match is not None
-        and plan.match.spec.read_only
-        and redact_argv(plan.args) == list(plan.args)
-    )
-
-
-def _timeout_recovery(
-    plan: ExecutionPlan,
-    obs: Observation,
-    prefix: list[str],
-    target_unknown: bool,
-    max_timeout_ms: int,
-) -> None:
-    """Look first when the page is unknown; then retry only what did not finish."""
-    if target_unknown:
-        obs.next_actions = [a for a in obs.next_actions if "snapshot" not in a.params["args"]]
-        obs.next_actions.append(na.verify_page_target(prefix, "verify-page-target-after-timeout"))
-    progress = obs.extra.get("timeoutPartialProgress")
-    if progress is not None:
-        _retry_remaining_steps(plan, obs, progress, max_timeout_ms)
-    elif not target_unknown and _retry_safe(plan):
-        _retry_after_timeout(plan, obs, max_timeout_ms)
-
-
-def _retry_remaining_steps(
-    plan: ExecutionPlan, obs: Observation, progress: Mapping[str, Any], max_timeout_ms: int
-) -> None:
-    """A stopped batch: retry from the step the watchdog stopped, never the finished ones."""
-    rows = [list(row) for row in progress.get("remainingRows", ())]
-    matches = [resolve_command(split_global_flags(row)[1]) if row else None for row in rows]
-    budget = retry_budget(plan.timeout.timeout_ms, requested_total_ms(matches), max_timeout_ms)
-    params: dict[str, Any] = {"args": list(plan.args), "stdin": json.dumps(rows)}
-    if budget is not None:
-        params["timeoutMs"] = budget
-    done = progress.get("completedSteps", 0)
-    obs.next_actions.append(
-        na.NextAction(
-            id="retry-remaining-batch-steps",
-            reason=f"Steps 1-{done} finished; run the rest, from the step the watchdog stopped.",
-            safety="Check the page first when the stopped step may have acted.",
-            params=params,
-        )
-    )
-
-
-def _retry_after_timeout(plan: ExecutionPlan, obs: Observation, max_timeout_ms: int) -> None:
-    """Offer a retry whose budget covers what the call asked for, or say why none can."""
-    spent = plan.timeout.timeout_ms
-    matches = plan.row_matches if plan.is_batch else (plan.match,)
-    requested = requested_total_ms(matches or ())
-    budget = retry_budget(spent, requested, max_timeout_ms)
-    if budget is not None:
-        obs.next_actions.append(na.retry_with_longer_timeout(plan.args, plan.stdin, budget))
-    elif requested is not None:
-        obs.warnings.append(
-            f"This call asks the engine to wait {requested} ms; this server allows at most "
-            f"timeoutMs {max_timeout_ms}, so no retry of it can finish. Split the wait into "
-            f"shorter calls, each below {max_timeout_ms} ms."
-        )
-    else:
-        obs.warnings.append(
-            f"timeoutMs {spent} is already this server's limit ({max_timeout_ms} ms), so a "
-            "retry cannot get more time. Split the work into shorter calls."
-        )

@@ -90,11 +90,10 @@ def page_state_warning(plan: ExecutionPlan, envelope: Envelope) -> str | None:
 def effects_of(plan: ExecutionPlan, envelope: Envelope, probe: Probe | None) -> list[Effect]:
     """The state changes the engine's answer (and the probe) prove (pure)."""
     if plan.output_mode is OutputMode.TEXT:
-        return (
-            []
-            if plan.checked.inspection
-            else text_mode_effects(plan.match, plan.checked.command_tokens)
-        )
+        if plan.checked.inspection:
+            return []
+        text = text_mode_effects(plan.match, plan.checked.command_tokens)
+        return text if plan.is_batch else _retired(plan, envelope, text)
     if not plan.is_batch:
         return _retired(plan, envelope, _single_effects(plan, envelope, probe))
     owner, launch = plan.session.ownership, plan.session.launch_flags

@@ -65,8 +65,8 @@ batch's answer only at its end, so a killed batch says nothing about its steps).
 def split(plan: ExecutionPlan, entry: SessionPageState) -> list[Segment] | None:
     """The segments of a stdin batch, or None when it runs as one engine call (pure)."""
     batch = plan.checked.batch
-    if batch is None or batch.source != "stdin":
-        return None
+    if batch is None or batch.source != "stdin" or plan.output_mode is not OutputMode.JSON:
+        return None  # native text cannot be read back per segment
     snapshot = entry.ref_snapshot
     known = snapshot.refs if snapshot is not None else {}
     starts: list[int] = [0]
@@ -134,7 +134,7 @@ async def run(call: DirectCall, segments: list[Segment]) -> tuple[RawOutcome, En
             raw.stdout_path.unlink(missing_ok=True)  # raw, unredacted output: never kept
         raws.append(raw)
         envelopes.append(envelope)
-        if not envelope.success or envelope.rows is None:
+        if _stops(plan, envelope):
             break
     planned = plan.checked.batch.rows if plan.checked.batch is not None else ()
     sent = tuple(tuple(row) for row in refmap.rows_to_engine(planned, call.ref_table))
@@ -176,6 +176,15 @@ def partial_progress(
         "pageReached": page,
         "remainingRows": [list(row) for row in planned[stopped.start :]],
     }
+
+
+def _stops(plan: ExecutionPlan, envelope: Envelope) -> bool:
+    """A process failure or a timeout ends the batch; a failed row ends it only under
+    `--bail`, as in one engine call (without it the engine runs every row)."""
+    if envelope.rows is None or envelope.failure is EngineFailure.TIMEOUT:
+        return True
+    bail = plan.match is not None and plan.match.has_flag("--bail")
+    return bail and not envelope.success
 
 
 # Segment answers stay in engine ids like a single call's; `execute._spawn` shows them.

@@ -166,7 +166,13 @@ async def test_the_clients_first_root_is_the_execution_dir_unless_one_was_chosen
     free.set_client_roots([project.as_uri(), other.as_uri()])
     assert free.runtime.cwd == project
     free.set_client_roots([(tmp_path / "gone").as_uri()])
-    assert free.runtime.cwd == project, "a root that is not a dir here moves nothing"
+    assert free.runtime.cwd == Path.cwd(), "a withdrawn root is no longer the execution dir"
+    shared = BrowserTools(
+        settings=fake_settings(fake_engine, tmp_path), persist=False, shared_server=True
+    )
+    shared.set_client_roots([project.as_uri()])
+    assert shared.runtime.cwd == Path.cwd(), "a remote client's path is not this host's"
+    await shared.aclose()
     chosen = BrowserTools(settings=fake_settings(fake_engine, tmp_path), cwd=other, persist=False)
     chosen.set_client_roots([project.as_uri()])
     assert chosen.runtime.cwd == other

@@ -36,15 +36,17 @@ async def test_a_snapshot_after_the_recording_in_one_batch_keeps_its_refs(
 ) -> None:
     tools = _tools(fake_engine, tmp_path, "retire-batch")
     _open_rule(fake_engine)
-    rows = [
-        {"command": ["record", "start", "t.webm"], "success": True, "result": {}, "error": None},
-        {"command": ["snapshot", "-i"], "success": True, "result": SNAPSHOT["data"], "error": None},
-    ]
-    fake_engine.on({"command": ["batch"]}, json=rows)
+    record = {"command": ["record", "start", "t.webm"], "success": True, "result": {}}
+    snap = {"command": ["snapshot", "-i"], "success": True, "result": SNAPSHOT["data"]}
+    # The recording is a slow step: it runs as its own engine call, the snapshot as the next.
+    fake_engine.on({"command": ["batch"]}, json=[{**record, "error": None}], times=1)
+    fake_engine.on({"command": ["batch"]}, json=[{**snap, "error": None}], times=1)
     await _call(tools, {"args": ["open", PAGE]})
     stdin = json.dumps([["record", "start", "t.webm"], ["snapshot", "-i"]])
     batch = await _call(tools, {"args": ["batch"], "stdin": stdin})
     assert any(w.startswith("Page state:") for w in batch.details["warnings"]), batch.text
     entry = next(iter(tools.runtime.log.state.sessions.values()))
     assert entry.ref_snapshot is not None and "e1" in entry.ref_snapshot.refs
+    assert len(batch.details["batchSteps"]) == 2
+    assert sum(1 for argv in fake_engine.argvs() if "batch" in argv) == 2
     await tools.aclose()

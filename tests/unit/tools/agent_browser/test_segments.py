@@ -112,3 +112,9 @@ def test_partial_progress_names_done_stopped_and_unrun_steps() -> None:
     assert progress["remainingRows"] == [["wait", "2000"], ["get", "url"]]
     longer = partial_progress(rows, answered[:1], Segment(1, rows[1:3]))
     assert [s["status"] for s in longer["steps"]] == ["done", "unknown", "unknown", "not-run"]
+
+
+def test_a_native_text_batch_is_never_split() -> None:
+    rows = [["get", "title"], ["wait", "2000"], ["get", "url"]]
+    parts = split(plan(["batch", "--json", "false"], STATE, rows=rows), ENTRY)
+    assert parts is None, "text output cannot be read back per segment"

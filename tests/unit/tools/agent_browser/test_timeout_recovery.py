@@ -1,0 +1,46 @@
+"""Recovery after the watchdog stopped a batch (pure): never a blind repeat of an action."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agent_browser_tools.planning.policy import DEFAULT_MAX_TIMEOUT_MS
+from agent_browser_tools.results.categories import FailureCategory
+from agent_browser_tools.results.observation import Observation
+from agent_browser_tools.tools.agent_browser import timeout_recovery
+from tests.support.plans import FORM, managed, page, plan
+
+STATE = managed(page(FORM, refs_from=FORM))
+
+
+def _stopped(rows: list[list[str]], stopped_at: int) -> Observation:
+    steps: list[dict[str, Any]] = [
+        {"step": i + 1, "command": " ".join(r), "status": "done"} for i, r in enumerate(rows)
+    ]
+    steps[stopped_at]["status"] = "timed-out"
+    for later in steps[stopped_at + 1 :]:
+        later["status"] = "not-run"
+    obs = Observation(success=False, failure_category=FailureCategory.TIMEOUT, error="stopped")
+    obs.extra["timeoutPartialProgress"] = {
+        "completedSteps": stopped_at,
+        "timedOutStep": stopped_at + 1,
+        "steps": steps,
+        "remainingRows": rows[stopped_at:],
+    }
+    return obs
+
+
+def test_a_stopped_wait_is_retried_from_where_it_stopped() -> None:
+    rows = [["open", FORM], ["wait", "3000"], ["get", "url"]]
+    obs = _stopped(rows, 1)
+    timeout_recovery.add(plan(["batch"], STATE, rows=rows), obs, [], False, DEFAULT_MAX_TIMEOUT_MS)
+    (retry,) = [a for a in obs.next_actions if a.id == "retry-remaining-batch-steps"]
+    assert '"open"' not in str(retry.params["stdin"]) and retry.params["timeoutMs"] > 3000
+
+
+def test_a_stopped_click_is_never_offered_again() -> None:
+    rows = [["get", "title"], ["click", "@e13"], ["get", "url"]]
+    obs = _stopped(rows, 1)
+    timeout_recovery.add(plan(["batch"], STATE, rows=rows), obs, [], False, DEFAULT_MAX_TIMEOUT_MS)
+    assert all(a.id != "retry-remaining-batch-steps" for a in obs.next_actions)
+    assert any("may have acted" in w for w in obs.warnings)
