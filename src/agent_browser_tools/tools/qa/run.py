@@ -248,10 +248,11 @@ def apply_verdict(
     if obs.success and verdict.passed:
         return
     # A watchdog stop stays a timeout even when steps before it finished (the partial
-    # progress and its retry of the rest are the executor's).
+    # progress and its retry of the rest are the executor's); an expectation's own wait
+    # timing out is a failed check (`qa-failure`).
+    stopped = "timeoutPartialProgress" in obs.extra
     kept = obs.failure_category in KEPT_CATEGORIES and (
-        not steps
-        or obs.failure_category in (FailureCategory.ARTIFACT_MISSING, FailureCategory.TIMEOUT)
+        not steps or obs.failure_category is FailureCategory.ARTIFACT_MISSING or stopped
     )
     obs.success = False
     obs.success_category = None
