@@ -167,13 +167,19 @@ def _relaunch_guard(
     for flag in entry.launch_flags:
         if "[REDACTED]" in flag:
             continue  # a secret value is never journaled, so it cannot be repeated
-        name, sep, value = flag.partition("=")
+        name = flag.partition("=")[0]
         spec = taxonomy.global_flag(name)
         if daemon_only and (spec is None or not spec.daemon_setting):
             continue
         if name not in given:
-            tokens += [name, value] if sep else [name]
+            tokens += flag_tokens(flag)
     return tuple(tokens)
+
+
+def flag_tokens(flag: str) -> list[str]:
+    """A recorded flag (`--name` or `--name=value`) as the argv tokens that set it again."""
+    name, sep, value = flag.partition("=")
+    return [name, value] if sep else [name]
 
 
 def _reject_ignored_launch_flags(

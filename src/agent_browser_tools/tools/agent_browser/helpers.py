@@ -15,6 +15,7 @@ from typing import Any
 from agent_browser_tools.engine.envelope import Envelope, OutputMode, parse_outcome
 from agent_browser_tools.planning.plan import ExecutionPlan
 from agent_browser_tools.planning.session_scope import acts_on_whole_dir
+from agent_browser_tools.planning.sessions import flag_tokens
 from agent_browser_tools.runtime import Runtime
 from agent_browser_tools.state.models import SessionKey
 
@@ -34,10 +35,7 @@ def helper_args(plan: ExecutionPlan) -> list[str] | None:
         return None
     inject = plan.session.inject
     repeated = tuple(inject[2:]) if inject[:1] == ("--session",) else tuple(inject)
-    own: list[str] = []
-    for flag in plan.session.launch_flags:
-        name, sep, value = flag.partition("=")
-        own += [name, value] if sep else [name]
+    own = [token for flag in plan.session.launch_flags for token in flag_tokens(flag)]
     return session_args(key, (*repeated, *own))
 
 
