@@ -72,6 +72,28 @@ class RefInvalidation(_Frozen):
     reason: RefInvalidationReason
     summary: str
 
+    def contract_details(self) -> dict[str, str]:
+        """`refSnapshotInvalidation` as the contract shapes it.
+
+        The contract knows two reasons; the finer ones this wrapper records stay visible as
+        `cause`, so a client written against the contract still reads a reason it knows.
+        """
+        if self.reason in CONTRACT_REASONS:
+            return {"reason": self.reason, "summary": self.summary}
+        return {
+            "reason": CONTRACT_REASON_FOR[self.reason],
+            "cause": self.reason,
+            "summary": self.summary,
+        }
+
+
+CONTRACT_REASONS = ("no-active-page", "page-transition")
+CONTRACT_REASON_FOR: dict[str, str] = {
+    "refs-unread": "page-transition",
+    "browser-closed": "no-active-page",
+    "browser-lost": "no-active-page",
+}
+
 
 Ownership = Literal["managed", "caller"]
 

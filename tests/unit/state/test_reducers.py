@@ -7,7 +7,7 @@ a change in a command's page effect shows up here as a state change, not only in
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, get_args
 
 import pytest
 from pydantic import TypeAdapter
@@ -28,6 +28,8 @@ from agent_browser_tools.state.models import (
     JournalEvent,
     NamespaceClosed,
     RefInfo,
+    RefInvalidation,
+    RefInvalidationReason,
     SessionKey,
     TargetUnknown,
 )
@@ -457,3 +459,11 @@ def test_a_call_repeating_some_daemon_settings_keeps_the_others() -> None:
         SessionPageState(), SessionActivated(ownership="managed", launch_flags=("--debug",))
     )
     assert fresh.launch_flags == ("--debug",)
+
+
+@pytest.mark.parametrize("reason", get_args(RefInvalidationReason))
+def test_every_invalidation_reason_is_reported_as_one_the_contract_knows(reason: str) -> None:
+    details = RefInvalidation.model_validate({"reason": reason, "summary": "s"}).contract_details()
+    assert details["reason"] in ("no-active-page", "page-transition")
+    assert details.get("cause", details["reason"]) == reason
+    assert details["summary"] == "s"

@@ -193,7 +193,7 @@ def _state_details(rt: Runtime, plan: ExecutionPlan, details: dict[str, Any]) ->
             "target": {"url": entry.ref_snapshot.target_url},
         }
     if entry.ref_invalidation is not None:
-        details["refSnapshotInvalidation"] = entry.ref_invalidation.model_dump()
+        details["refSnapshotInvalidation"] = entry.ref_invalidation.contract_details()
     if entry.target_unknown:
         details["sessionTabTargetUnknown"] = True
     elif entry.target is not None:
