@@ -139,7 +139,7 @@ def _tail(
         lines.append("Next actions:")
         for action in obs.next_actions:
             entry = action.to_dict()
-            params = json.dumps(entry["params"], ensure_ascii=False)
+            params = json.dumps(entry.get("params", entry.get("artifactPath")), ensure_ascii=False)
             lines.append(f"- {entry['id']} ({entry['tool']}): {params} - {entry['reason']}")
     if not obs.success:
         lines.append(category_line(False, obs.failure_category))
