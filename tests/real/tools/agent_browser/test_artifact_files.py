@@ -133,3 +133,28 @@ async def test_a_spilled_snapshot_is_a_manifest_row_and_verified(
     assert (row["retentionState"], row["storageScope"]) == ("live", "persistent-session")
     (entry,) = snap.details["artifactVerification"]["artifacts"]
     assert entry["state"] == "verified" and entry["storageScope"] == "persistent-session"
+
+
+@pytest.mark.parametrize(
+    ("start", "stop", "kind"),
+    [
+        (("trace", "start"), ("trace", "stop", "rec/run.trace"), "trace"),
+        (("profiler", "start"), ("profiler", "stop", "rec/run.cpuprofile"), "profile"),
+        (("network", "har", "start"), ("network", "har", "stop", "rec/run.har"), "har"),
+    ],
+)
+async def test_recorded_files_are_typed_by_their_bytes(
+    browser_tools: BrowserTools,
+    fixture_site: FixtureServer,
+    start: tuple[str, ...],
+    stop: tuple[str, ...],
+    kind: str,
+) -> None:
+    """Traces, CPU profiles and HARs are JSON whatever their suffix says."""
+    await ab(browser_tools, "open", fixture_site.url("/page-a.html"))
+    assert not (await ab(browser_tools, *start)).is_error
+    saved = await ab(browser_tools, *stop)
+    entry = _only(saved)
+    assert (entry["kind"], entry["state"]) == (kind, "verified"), saved.text
+    assert entry["mediaType"] == "application/json"
+    assert entry["extension"] == Path(stop[-1]).suffix
