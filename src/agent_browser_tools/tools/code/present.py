@@ -101,7 +101,9 @@ def _failure_lines(host: CodeCellHost) -> list[str]:
         command = " ".join(row["args"]) or "(invalid request)"
         lines.append(f"- call {row['call']} `{command}`: {row['failureCategory']} - {error}")
         for action in row.get("nextActions", []):
-            params = json.dumps(action.get("params", {}), ensure_ascii=False)
+            params = json.dumps(
+                action.get("params", action.get("artifactPath", {})), ensure_ascii=False
+            )
             lines.append(f"  next: {action.get('id')} ({action.get('tool')}): {params}")
     hidden = host.failed_count - len(failures)
     if hidden > 0:
