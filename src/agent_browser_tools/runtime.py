@@ -41,6 +41,7 @@ from agent_browser_tools.planning.file_access import FileRoots
 from agent_browser_tools.planning.policy import ModelPolicy
 from agent_browser_tools.planning.sessions import managed_base_name
 from agent_browser_tools.private_fs import ensure_private_dir, write_private_file
+from agent_browser_tools.results.artifact_manifest import ArtifactManifest
 from agent_browser_tools.results.tool_result import TextBlock, ToolResult
 from agent_browser_tools.settings import Settings
 from agent_browser_tools.state.journal import ConversationLog
@@ -91,6 +92,8 @@ class Runtime:
         self._locks: dict[Path, IdentityLocks] = {}
         self._calls = itertools.count(1)
         self.owned_sessions: set[SessionKey] = self._resumed_ownership()
+        self.artifact_manifest = ArtifactManifest()
+        """This conversation's recent artifact rows (bounded metadata; files are never removed)."""
 
     def _resumed_ownership(self) -> set[SessionKey]:
         """Managed browsers a resumed conversation owns: active ones, and the managed session

@@ -1,11 +1,16 @@
 """Artifact verification: a file the engine says it saved is checked on disk before anyone
 relies on it.
 
-Each artifact gets an entry `{kind, path, absolutePath?, requestedPath?, mediaType?, command,
-state, status, exists, sizeBytes?, updatedAtMs?, limitation?}` where `state` is `verified`,
-`missing`, `unverified` (present but not written by this command: its mtime is outside the
-command window, 2 s tolerance; or empty) or `pending` (a recording, until `record stop`).
-A missing non-pending artifact fails the call closed (`artifact-missing`). Destinations are
+Each artifact gets an entry `{kind, artifactType, path, absolutePath, extension?, requestedPath?,
+tempPath?, mediaType?, command, cwd, session?, namespace?, state, status, exists, sizeBytes?,
+updatedAtMs?, limitation?}` where `state` is `verified`, `missing`, `unverified` (present but
+not written by this command: its mtime is outside the command window, 2 s tolerance; or
+empty; or only in the engine's temp dir) or `pending` (a recording, until `record stop`).
+`mediaType` comes from the file's header (`media`), never its suffix. A screenshot the engine
+saved somewhere other than the requested path keeps the requested `path`, names the engine's
+file in `tempPath`, and is copied to the requested path when that file was not written
+(`status: repaired-from-temp`). A missing non-pending artifact fails the call closed
+(`artifact-missing`). Destinations are
 compared canonically (existing ancestry resolved, Unicode-normalized, case-folded where the
 filesystem folds case) so aliases are caught.
 """
@@ -13,7 +18,8 @@ filesystem folds case) so aliases are caught.
 from __future__ import annotations
 
 import os
-import struct
+import re
+import shutil
 import sys
 import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
@@ -21,13 +27,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from agent_browser_tools.results.media import media_type
 from agent_browser_tools.taxonomy import ArtifactKind, CommandMatch
 
 MTIME_TOLERANCE_S = 2.0
-HEADER_BYTES = 16
-"""Enough of a file's start to recognise the formats below (never a full-file validation)."""
 IMAGE_KINDS = frozenset({ArtifactKind.IMAGE, ArtifactKind.DIFF_IMAGE, ArtifactKind.CONTACT_SHEET})
 _CASE_FOLDING = sys.platform in ("darwin", "win32")
+_NON_FILE = re.compile(r"^(data|blob|https?|javascript|mailto):", re.IGNORECASE)
+"""Reported values that are URLs, never local files (not verified on disk)."""
 
 
 @dataclass(frozen=True)
@@ -40,6 +47,8 @@ class ArtifactRequest:
     pending: bool
     command: str
     step: int | None = None
+    gating_flag: str | None = None
+    """The flag that makes the command write a file at all (`wait --download [path]`)."""
 
 
 def requests_for(match: CommandMatch | None, step: int | None = None) -> list[ArtifactRequest]:
@@ -53,6 +62,7 @@ def requests_for(match: CommandMatch | None, step: int | None = None) -> list[Ar
             pending=slot.pending_until is not None,
             command=match.spec.name,
             step=step,
+            gating_flag=slot.path_flag if slot.only_with_flag else None,
         )
         for slot, path in match.artifact_requests()
     ]
@@ -110,26 +120,55 @@ def _reported_path(data: Any, fields: Sequence[str]) -> str | None:
     if isinstance(data, Mapping):
         for name in fields:
             value = data.get(name)
-            if isinstance(value, str) and value:
+            if isinstance(value, str) and value and not _NON_FILE.match(value):
                 return value
     return None
 
 
-def verify_entry(
-    request: ArtifactRequest, data: Any, *, cwd: Path, window: tuple[float, float]
-) -> dict[str, Any] | None:
-    """Check one artifact after the command ran; None when the command produced none
-    (e.g. `screenshot --if-changed` reporting `changed: false`)."""
-    if isinstance(data, Mapping) and data.get("changed") is False:
-        return None
-    path = _reported_path(data, request.data_fields) or request.requested
-    if path is None:
-        return None
-    entry: dict[str, Any] = {"kind": request.kind.value, "path": path, "command": request.command}
-    if request.requested and request.requested != path:
+def _base_entry(
+    request: ArtifactRequest, path: str, cwd: Path, identity: Mapping[str, str] | None
+) -> dict[str, Any]:
+    """The fields every entry has: what, where asked and resolved, and for which browser."""
+    target = resolve(path, cwd)
+    entry: dict[str, Any] = {
+        "kind": request.kind.value,
+        "artifactType": request.kind.value,
+        "path": path,
+        "absolutePath": str(target),
+        "command": request.command,
+    }
+    if target.suffix:
+        entry["extension"] = target.suffix.lower()
+    if request.requested:
         entry["requestedPath"] = request.requested
+    if request.gating_flag:
+        entry["subcommand"] = request.gating_flag
     if request.step is not None:
         entry["step"] = request.step
+    entry["cwd"] = str(cwd)
+    entry.update(identity or {})
+    return entry
+
+
+def verify_entry(
+    request: ArtifactRequest,
+    data: Any,
+    *,
+    cwd: Path,
+    window: tuple[float, float],
+    identity: Mapping[str, str] | None = None,
+) -> dict[str, Any] | None:
+    """Check one artifact after the command ran; None when the command produced none
+    (e.g. `screenshot --if-changed` reporting `changed: false`). `identity` is the browser's
+    `session` / `namespace`."""
+    if isinstance(data, Mapping) and data.get("changed") is False:
+        return None
+    reported = _reported_path(data, request.data_fields)
+    path = reported or request.requested
+    if path is None:
+        return None
+    temp = _differing_screenshot_report(request, reported, cwd)
+    entry = _base_entry(request, request.requested or path if temp else path, cwd, identity)
     if request.pending:
         entry.update(
             state="pending",
@@ -139,8 +178,64 @@ def verify_entry(
             limitation="Recording in progress: the file is checked on disk after `record stop`.",
         )
         return entry
-    target = resolve(path, cwd)
-    entry["absolutePath"] = str(target)
+    target = Path(entry["absolutePath"])
+    if temp is None:
+        _check_on_disk(entry, target, window)
+        return entry
+    entry["tempPath"] = temp
+    temp_file = resolve(temp, cwd)
+    copied = repair_from_temp(target, temp_file, window)
+    _check_on_disk(entry, target, window)
+    if copied is True and entry["state"] == "verified":
+        entry["status"] = "repaired-from-temp"
+    elif isinstance(copied, str) and entry["state"] != "verified" and _fresh(temp_file, window):
+        entry.update(
+            state="unverified",
+            status="upstream-temp-only",
+            limitation=f"The engine saved the image at {temp}, not at the requested path; "
+            f"{copied}.",
+        )
+    return entry
+
+
+def _differing_screenshot_report(
+    request: ArtifactRequest, reported: str | None, cwd: Path
+) -> str | None:
+    """The engine's own path for a screenshot asked to go elsewhere (it wrote a temp file)."""
+    if request.kind is not ArtifactKind.IMAGE or not request.requested or not reported:
+        return None
+    if canonical(reported, cwd) == canonical(request.requested, cwd):
+        return None
+    return reported
+
+
+def repair_from_temp(requested: Path, temp: Path, window: tuple[float, float]) -> bool | str:
+    """Copy the engine's fresh temp screenshot to the requested path when the requested file
+    was not written. True: copied; False: the requested file was written anyway; a string:
+    why it could not be repaired."""
+    if _fresh(requested, window):
+        return False
+    if not _fresh(temp, window):
+        return "the engine's temp output is not a fresh file either"
+    try:
+        shutil.copyfile(temp, requested)
+    except OSError as exc:
+        return f"copying it there failed ({exc.strerror or exc})"
+    return True
+
+
+def _fresh(path: Path, window: tuple[float, float]) -> bool:
+    try:
+        info = path.stat()
+    except OSError:
+        return False
+    start, end = window
+    inside = start - MTIME_TOLERANCE_S <= info.st_mtime <= end + MTIME_TOLERANCE_S
+    return inside and info.st_size > 0
+
+
+def _check_on_disk(entry: dict[str, Any], target: Path, window: tuple[float, float]) -> None:
+    """Existence, size, mtime against the command window, and the header's media type."""
     media = media_type(target)
     if media:
         entry["mediaType"] = media
@@ -153,7 +248,7 @@ def verify_entry(
             exists=False,
             limitation="The engine reported this file but it is not on disk.",
         )
-        return entry
+        return
     entry.update(exists=True, sizeBytes=info.st_size, updatedAtMs=int(info.st_mtime * 1000))
     start, end = window
     fresh = start - MTIME_TOLERANCE_S <= info.st_mtime <= end + MTIME_TOLERANCE_S
@@ -167,29 +262,6 @@ def verify_entry(
         entry.update(state="unverified", status="empty", limitation="The file is empty.")
     else:
         entry.update(state="verified", status="saved")
-    return entry
-
-
-def media_type(path: Path) -> str | None:
-    """The media type a file's first bytes show (PNG, JPEG, GIF, WebP, PDF), never its suffix:
-    a `.png` the engine wrote as JPEG, or a text file named `.png`, must not be called PNG.
-    None when unknown, unreadable or truncated."""
-    try:
-        with path.open("rb") as handle:
-            head = handle.read(HEADER_BYTES)
-    except OSError:
-        return None
-    if head.startswith(b"\x89PNG\r\n\x1a\n"):
-        return "image/png"
-    if head.startswith(b"\xff\xd8\xff"):
-        return "image/jpeg"
-    if head[:6] in (b"GIF87a", b"GIF89a"):
-        return "image/gif"
-    if head[:4] == b"RIFF" and head[8:12] == b"WEBP":
-        return "image/webp"
-    if head.startswith(b"%PDF-"):
-        return "application/pdf"
-    return None
 
 
 def summarize(entries: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
@@ -206,36 +278,3 @@ def summarize(entries: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         "unverifiedCount": count("unverified"),
         "artifacts": [dict(e) for e in entries],
     }
-
-
-def image_dimensions(path: Path) -> tuple[str, int, int] | None:
-    """(mime type, width, height) from a PNG/JPEG/WebP header, without decoding pixels."""
-    try:
-        with path.open("rb") as handle:
-            head = handle.read(64 * 1024)
-    except OSError:
-        return None
-    if head.startswith(b"\x89PNG\r\n\x1a\n") and len(head) >= 24:
-        width, height = struct.unpack(">II", head[16:24])
-        return "image/png", width, height
-    if head.startswith(b"RIFF") and head[8:12] == b"WEBP" and head[12:16] == b"VP8X":
-        width = int.from_bytes(head[24:27], "little") + 1
-        height = int.from_bytes(head[27:30], "little") + 1
-        return "image/webp", width, height
-    if head.startswith(b"\xff\xd8"):
-        return _jpeg_dimensions(head)
-    return None
-
-
-def _jpeg_dimensions(head: bytes) -> tuple[str, int, int] | None:
-    index = 2
-    while index + 9 < len(head):
-        if head[index] != 0xFF:
-            return None
-        marker = head[index + 1]
-        length = struct.unpack(">H", head[index + 2 : index + 4])[0]
-        if marker in (0xC0, 0xC1, 0xC2):
-            height, width = struct.unpack(">HH", head[index + 5 : index + 9])
-            return "image/jpeg", width, height
-        index += 2 + length
-    return None

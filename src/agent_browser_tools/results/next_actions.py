@@ -25,12 +25,18 @@ class NextAction:
     safety: str | None = None
     tool: str = TOOL
     extra: dict[str, Any] = field(default_factory=dict)
+    artifact_path: str | None = None
+    """The contract's `artifactPath` form: a file to use or check, not a call to make (then
+    `params` is empty and omitted)."""
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"tool": self.tool, "id": self.id, "reason": self.reason}
         if self.safety:
             out["safety"] = self.safety
-        out["params"] = self.params
+        if self.artifact_path is not None:
+            out["artifactPath"] = self.artifact_path
+        if self.params or self.artifact_path is None:
+            out["params"] = self.params
         out.update(self.extra)
         return out
 

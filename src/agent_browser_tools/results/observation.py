@@ -58,6 +58,11 @@ class ObservationExtras(TypedDict, total=False):
     artifacts: Annotated[list[Json], CELL]
     artifactVerification: Annotated[Json, CELL]
     imageObservations: Annotated[list[Json], CELL]
+    imagePath: Annotated[str, CELL]
+    imagePaths: Annotated[list[str], CELL]
+    savedFilePath: Annotated[str, CELL]
+    savedFile: Annotated[Json, CELL]
+    artifactManifest: Annotated[Json, DETAILS]
     outputFile: Annotated[Json, CELL]
     scrubbedFiles: Annotated[list[Json], CELL]
     # secrets: credential fields treated as such (typed values registered, reads redacted)

@@ -19,7 +19,7 @@ from agent_browser_tools.results.snapshot.delta import (
     render_partial,
     snapshot_payload,
 )
-from agent_browser_tools.taxonomy import resolve_command
+from agent_browser_tools.taxonomy import ArtifactKind, resolve_command
 
 _HIDDEN_KEYS = frozenset({"lifecycle", "targetId"})
 _ARTIFACT_CATEGORIES = frozenset(
@@ -126,9 +126,13 @@ def artifact_lines(entries: Sequence[Any]) -> list[str]:
             lines.append(f"Saved {label}: {where} ({entry.get('sizeBytes')} bytes, verified)")
         elif state == "pending":
             lines.append(f"Recording {label} to {where}: pending until `record stop`.")
+        elif entry.get("kind") == ArtifactKind.DIFF_IMAGE.value:
+            lines.append(f"Diff image reported; file not verified ({entry.get('status')}): {where}")
         else:
             why = entry.get("limitation") or entry.get("status")
             lines.append(f"Not verified {label} ({entry.get('status')}): {where} - {why}")
+        if entry.get("tempPath"):
+            lines.append(f"Reported path: {entry['tempPath']}")
     return lines
 
 
@@ -184,8 +188,11 @@ def _batch_lines(steps: Sequence[Mapping[str, Any]]) -> list[str]:
 
 
 def _action_line(action: Mapping[str, Any]) -> str:
-    params = json.dumps(action.get("params", {}), ensure_ascii=False)
-    return f"- {action['id']} ({action.get('tool')}): {params} - {action.get('reason', '')}"
+    if "params" not in action and "artifactPath" in action:
+        target = f"file {action['artifactPath']}"
+    else:
+        target = json.dumps(action.get("params", {}), ensure_ascii=False)
+    return f"- {action['id']} ({action.get('tool')}): {target} - {action.get('reason', '')}"
 
 
 def _success_body(observation: Observation, path: Sequence[str]) -> list[str]:
@@ -209,7 +216,9 @@ def _prose_body(
     if isinstance(steps, list):
         return _batch_lines(steps)
     if not observation.success:
-        return [f"Error: {observation.error}"]
+        # A missing artifact's own line says which file and what kind (`Diff image reported`).
+        entries = observation.extra.get("artifacts")
+        return [f"Error: {observation.error}", *artifact_lines(entries or [])]
     return _success_body(observation, path)
 
 

@@ -350,8 +350,26 @@ _PATH_SUFFIX = re.compile(r"\.(png|jpe?g|webp)$", re.IGNORECASE)
 
 
 def looks_like_path(token: str) -> bool:
-    """The engine's screenshot rule for telling a lone path from a selector."""
+    """The engine's screenshot rule for telling a lone path from a selector, plus the paths it
+    misreads: a hidden-dir path such as `.dogfood/run/foo.png` starts like a class selector,
+    so the engine ignores it and saves to its temp dir. With an unescaped `/` and an image
+    suffix it cannot be a CSS selector, so it is read as the path it is (and made absolute
+    before launch, which the engine then reads as a path)."""
     relative = token.startswith(("./", "../"))
+    if ambiguous_screenshot_path(token):
+        return True
     if not relative and token.startswith((".", "#", "@")):
         return False
     return relative or "/" in token or _PATH_SUFFIX.search(token) is not None
+
+
+def ambiguous_screenshot_path(token: str) -> bool:
+    """A path the engine would take for a selector: `.dir/.../name.png`."""
+    return (
+        token.startswith(".")
+        and not token.startswith(("./", "../"))
+        and "/" in token
+        and "\\" not in token
+        and not any(ch.isspace() for ch in token)
+        and _PATH_SUFFIX.search(token) is not None
+    )

@@ -259,3 +259,21 @@ def test_flag_like_positions_and_global_looking_row_tokens_are_judged(roots: Fil
     assert _blocked(roots, ["batch"], json.dumps(rows)).subject == "/etc/passwd"
     shot = _blocked(roots, ["screenshot", "#a", "/tmp/evil.png", "ok.png"])
     assert shot.subject == "/tmp/evil.png"
+
+
+@pytest.mark.parametrize("batch", [False, True])
+def test_a_hidden_dir_screenshot_path_is_made_absolute_before_launch(
+    roots: FileRoots, batch: bool
+) -> None:
+    """The engine reads a lone `.dogfood/run/foo.png` as a selector and saves to its temp dir;
+    absolute, it is read as the path it is."""
+    wanted = str(roots.cwd / ".dogfood/run/foo.png")
+    if batch:
+        fixed = _confine(roots, ["batch"], json.dumps([["screenshot", ".dogfood/run/foo.png"]]))
+        assert json.loads(fixed.stdin) == [["screenshot", wanted]]
+    else:
+        assert _confine(roots, ["screenshot", ".dogfood/run/foo.png"]).args == [
+            "screenshot",
+            wanted,
+        ]
+    assert _confine(roots, ["screenshot", ".hero"]).args == ["screenshot", ".hero"]

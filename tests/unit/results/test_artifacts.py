@@ -132,3 +132,60 @@ def test_aliases_through_hard_links_dangling_symlinks_and_dot_dot_are_caught(
     assert find_alias([("step 1", "later.png"), ("step 2", "dangling.png")], tmp_path)
     assert find_alias([("step 1", "a.png"), ("step 2", "new/../a.png")], tmp_path)
     assert find_alias([("step 1", "a.png"), ("step 2", "b.png")], tmp_path) is None
+
+
+def test_an_entry_names_its_type_extension_cwd_and_browser(tmp_path: Path) -> None:
+    path = _file(tmp_path, age_s=0.1)
+    entry = verify_entry(
+        SHOT,
+        {"path": str(path)},
+        cwd=tmp_path,
+        window=_window(),
+        identity={"session": "abt-1", "namespace": "ns"},
+    )
+    assert entry is not None
+    assert entry["artifactType"] == entry["kind"] == "image"
+    assert entry["extension"] == ".png" and entry["cwd"] == str(tmp_path)
+    assert entry["session"] == "abt-1" and entry["namespace"] == "ns"
+    assert entry["requestedPath"] == "shot.png" and "tempPath" not in entry
+
+
+def test_a_screenshot_the_engine_saved_in_its_temp_dir_is_copied_where_it_was_asked(
+    tmp_path: Path,
+) -> None:
+    temp = tmp_path / "engine-tmp" / "screenshot-1.png"
+    temp.parent.mkdir()
+    temp.write_bytes(b"\x89PNG\r\n\x1a\n" + b"\0" * 32)
+    entry = verify_entry(SHOT, {"path": str(temp)}, cwd=tmp_path, window=_window())
+    assert entry is not None
+    assert entry["path"] == "shot.png" and entry["tempPath"] == str(temp)
+    assert entry["state"] == "verified" and entry["status"] == "repaired-from-temp"
+    assert (tmp_path / "shot.png").read_bytes() == temp.read_bytes()
+
+
+def test_a_temp_screenshot_that_cannot_be_copied_stays_unverified(tmp_path: Path) -> None:
+    temp = tmp_path / "screenshot-1.png"
+    temp.write_bytes(b"\x89PNG\r\n\x1a\n" + b"\0" * 32)
+    (tmp_path / "taken").write_text("a file where the dir should be")
+    request = ArtifactRequest(ArtifactKind.IMAGE, "taken/shot.png", ("path",), False, "screenshot")
+    entry = verify_entry(request, {"path": str(temp)}, cwd=tmp_path, window=_window())
+    assert entry is not None and entry["state"] == "unverified"
+    assert entry["status"] == "upstream-temp-only" and str(temp) in entry["limitation"]
+
+
+def test_a_screenshot_written_where_asked_is_not_overwritten_from_a_temp_report(
+    tmp_path: Path,
+) -> None:
+    wanted = _file(tmp_path, age_s=0.1, content=b"\x89PNG\r\n\x1a\nreal")
+    temp = tmp_path / "other.png"
+    temp.write_bytes(b"\x89PNG\r\n\x1a\ntemp")
+    entry = verify_entry(SHOT, {"path": str(temp)}, cwd=tmp_path, window=_window())
+    assert entry is not None and entry["status"] == "saved" and entry["tempPath"] == str(temp)
+    assert wanted.read_bytes().endswith(b"real")
+
+
+def test_a_url_payload_is_never_a_local_file(tmp_path: Path) -> None:
+    entry = verify_entry(
+        SHOT, {"path": "data:image/png;base64,AAAA"}, cwd=tmp_path, window=_window()
+    )
+    assert entry is not None and entry["path"] == "shot.png" and entry["state"] == "missing"

@@ -134,3 +134,39 @@ def test_console_and_page_errors_are_counted_and_kept_to_the_latest_rows() -> No
         "1 page error(s)",
         "- TypeError: x is undefined (line 7)",
     ]
+
+
+def test_diff_images_say_saved_or_reported_and_a_temp_report_is_named() -> None:
+    obs = Observation(success=True, success_category=SuccessCategory.ARTIFACT_UNVERIFIED)
+    obs.extra["artifacts"] = [
+        {"kind": "diff-image", "path": "/w/d.png", "state": "verified", "sizeBytes": 9},
+        {"kind": "diff-image", "path": "/w/e.png", "state": "missing", "status": "missing"},
+        {
+            "kind": "image",
+            "path": "/w/shot.png",
+            "state": "verified",
+            "sizeBytes": 5,
+            "tempPath": "/tmp/engine/screenshot-1.png",
+        },
+    ]
+    body, _ = render_prose(obs, ("diff", "screenshot"))
+    assert body.splitlines() == [
+        "Saved diff image: /w/d.png (9 bytes, verified)",
+        "Diff image reported; file not verified (missing): /w/e.png",
+        "Saved image: /w/shot.png (5 bytes, verified)",
+        "Reported path: /tmp/engine/screenshot-1.png",
+    ]
+
+
+def test_an_artifact_path_action_names_the_file_instead_of_a_call() -> None:
+    action = NextAction(id="use-saved-artifact", reason="Use it.", params={}, artifact_path="/w/r")
+    assert action.to_dict() == {
+        "tool": "agent_browser",
+        "id": "use-saved-artifact",
+        "reason": "Use it.",
+        "artifactPath": "/w/r",
+    }
+    obs = Observation(success=True, success_category=SuccessCategory.ARTIFACT_SAVED)
+    obs.next_actions.append(action)
+    _, tail = render_prose(obs, ("pdf",))
+    assert "- use-saved-artifact (agent_browser): file /w/r - Use it." in tail.splitlines()

@@ -372,3 +372,21 @@ def test_sensitive_values() -> None:
     assert _spec("storage local set").sensitive_operands == (1,)
     assert _spec("set credentials").sensitive_operands == (1,)
     assert _spec("clipboard write").sensitive_operands == (0,)
+
+
+@pytest.mark.parametrize(
+    ("token", "is_path"),
+    [
+        (".dogfood/run/foo.png", True),
+        (".cache/shots/a.JPEG", True),
+        (".hero", False),
+        (".a\\/b.png", False),  # an escaped slash is a CSS class, not a path
+        (".dir/name", False),  # no image suffix: left to the engine's own rule
+        ("#x", False),
+        ("@e2", False),
+    ],
+)
+def test_hidden_dir_screenshot_paths_are_paths_not_selectors(token: str, is_path: bool) -> None:
+    requested = _match("screenshot", token).artifact_requests()[0][1]
+    assert (requested == token) is is_path
+    assert (_match("screenshot", token).ref_values() == ()) is is_path

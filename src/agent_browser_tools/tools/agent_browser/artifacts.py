@@ -17,11 +17,12 @@ from agent_browser_tools.planning.plan import ExecutionPlan
 from agent_browser_tools.results import artifacts as art
 from agent_browser_tools.results import next_actions as na
 from agent_browser_tools.results.categories import FailureCategory, SuccessCategory
+from agent_browser_tools.results.media import image_dimensions
 from agent_browser_tools.results.observation import Observation
 from agent_browser_tools.results.output_file import resolve_output_path
 from agent_browser_tools.results.tool_result import ImageBlock
 from agent_browser_tools.taxonomy import ArtifactKind
-from agent_browser_tools.tools.agent_browser import geometry
+from agent_browser_tools.tools.agent_browser import artifact_details, geometry
 from agent_browser_tools.tools.agent_browser.call import DirectCall, Spawned
 from agent_browser_tools.tools.agent_browser.helpers import helper_args
 
@@ -101,20 +102,24 @@ def verify(
 ) -> list[dict[str, Any]]:
     """Entries for every artifact the finished command reported or was asked for."""
     window = (raw.started_at, raw.ended_at)
+    key = plan.session.key
+    identity = {"session": key.session} if key is not None else {}
+    if key is not None and key.namespace is not None:
+        identity["namespace"] = key.namespace
     entries: list[dict[str, Any]] = []
-    if plan.row_matches is not None:
-        rows = envelope.rows or ()
-        for request in planned_requests(plan):
-            index = (request.step or 0) - 1
-            if index < len(rows) and rows[index].success:
-                entry = art.verify_entry(request, rows[index].result, cwd=cwd, window=window)
-                if entry is not None:
-                    entries.append(entry)
-        return entries
-    if not envelope.success:
-        return []
+    rows = envelope.rows or ()
     for request in planned_requests(plan):
-        entry = art.verify_entry(request, envelope.data, cwd=cwd, window=window)
+        if plan.row_matches is None:
+            data, ran = envelope.data, envelope.success
+        else:
+            index = (request.step or 0) - 1
+            ran = index < len(rows) and rows[index].success
+            data = rows[index].result if ran else None
+        entry = (
+            art.verify_entry(request, data, cwd=cwd, window=window, identity=identity)
+            if ran
+            else None
+        )
         if entry is not None:
             entries.append(entry)
     return entries
@@ -180,6 +185,7 @@ def attach(
     summary = art.summarize(entries)
     obs.extra["artifacts"] = entries
     obs.extra["artifactVerification"] = summary
+    artifact_details.apply(obs, entries)
     if summary["missingCount"]:
         missing = [e["path"] for e in entries if e["state"] == "missing"]
         obs.success = False
@@ -221,7 +227,7 @@ def _images(
         if entry["state"] != "verified" or entry["kind"] not in {k.value for k in art.IMAGE_KINDS}:
             continue
         path = Path(entry["absolutePath"])
-        info = art.image_dimensions(path)
+        info = image_dimensions(path)
         if info is None:
             continue
         mime, width, height = info

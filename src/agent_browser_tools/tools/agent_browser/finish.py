@@ -25,6 +25,7 @@ from agent_browser_tools.results.output_file import save as save_output
 from agent_browser_tools.results.present import render_prose
 from agent_browser_tools.results.tool_result import ImageBlock, ToolResult
 from agent_browser_tools.runtime import Runtime
+from agent_browser_tools.tools.agent_browser import manifest_receipts
 from agent_browser_tools.tools.agent_browser.call import DirectCall, Spawned
 
 STDERR_DETAIL_LIMIT = 4_000
@@ -126,6 +127,7 @@ def finish(
         details["spillError"] = bounded.spill_error
     if not obs.success and obs.failure_category is FailureCategory.VALIDATION_ERROR:
         details["validationError"] = obs.error
+    manifest_receipts.attach(rt, details)
     details = scrub.scrub_data(details)
     return response.from_observation(obs, text=bounded.text, details=details, images=images or ())
 

@@ -46,7 +46,9 @@ def add(
 ) -> None:
     """Look first when the page is unknown; then retry only what did not finish."""
     if target_unknown:
-        obs.next_actions = [a for a in obs.next_actions if "snapshot" not in a.params["args"]]
+        obs.next_actions = [
+            a for a in obs.next_actions if "snapshot" not in a.params.get("args", ())
+        ]
         obs.next_actions.append(na.verify_page_target(prefix, "verify-page-target-after-timeout"))
     progress = obs.extra.get("timeoutPartialProgress")
     if progress is not None:

@@ -101,7 +101,9 @@ def _failure_lines(host: CodeCellHost) -> list[str]:
         command = " ".join(row["args"]) or "(invalid request)"
         lines.append(f"- call {row['call']} `{command}`: {row['failureCategory']} - {error}")
         for action in row.get("nextActions", []):
-            params = json.dumps(action.get("params", {}), ensure_ascii=False)
+            params = json.dumps(
+                action.get("params", action.get("artifactPath", {})), ensure_ascii=False
+            )
             lines.append(f"  next: {action.get('id')} ({action.get('tool')}): {params}")
     hidden = host.failed_count - len(failures)
     if hidden > 0:
@@ -139,7 +141,7 @@ def _tail(
         lines.append("Next actions:")
         for action in obs.next_actions:
             entry = action.to_dict()
-            params = json.dumps(entry["params"], ensure_ascii=False)
+            params = json.dumps(entry.get("params", entry.get("artifactPath")), ensure_ascii=False)
             lines.append(f"- {entry['id']} ({entry['tool']}): {params} - {entry['reason']}")
     if not obs.success:
         lines.append(category_line(False, obs.failure_category))

@@ -150,3 +150,70 @@ async def test_a_diff_image_is_verified_but_not_sent_inline(
     assert result.details["imageObservations"][0]["pixels"] == {"width": 1, "height": 1}
     assert not result.images, "no inline image for a diff"
     assert result.details["command"] == "diff screenshot"
+
+
+WEBM_HEAD = b"\x1a\x45\xdf\xa3\x9f\x42\x86\x81\x01\x42\x82\x84webm" + b"\0" * 16
+
+
+async def test_a_contact_sheet_is_pending_while_recording_and_verified_evidence_after_stop(
+    fake_engine: FakeEngine, tmp_path: Path
+) -> None:
+    """On the fake engine: video recording needs ffmpeg, which this machine lacks (the real
+    engine refuses `record start` without it), so the engine's receipts are scripted. The
+    contact sheet is an image artifact: pending while recording, checked on disk after stop,
+    described in imageObservations but not sent inline (only plain screenshots are)."""
+    tools = _tools(fake_engine, tmp_path)
+    video, sheet = tmp_path / "take.webm", tmp_path / "take-sheet.png"
+    receipt = {"path": str(video), "contactSheetPath": str(sheet)}
+    fake_engine.on({"command": ["record", "start"]}, envelope={"data": receipt})
+    started = await _call(tools, {"args": ["record", "start", "take.webm", "--contact-sheet"]})
+    assert started.details["successCategory"] == "artifact-pending", started.text
+    pending = {e["kind"]: e for e in started.details["artifacts"]}
+    assert pending["contact-sheet"]["state"] == "pending"
+    assert pending["contact-sheet"]["willExistOnStop"] is True
+    assert started.details["artifactVerification"]["pendingCount"] == 2
+    fake_engine.on({"command": ["record", "stop"]}, envelope={"data": receipt})
+    video.write_bytes(WEBM_HEAD)
+    sheet.write_bytes(PNG_1X1)
+    stopped = await _call(tools, {"args": ["record", "stop"]})
+    assert stopped.details["successCategory"] == "artifact-saved", stopped.text
+    saved = {e["kind"]: e for e in stopped.details["artifacts"]}
+    assert saved["contact-sheet"]["state"] == "verified"
+    assert saved["contact-sheet"]["mediaType"] == "image/png"
+    assert saved["video"]["mediaType"] == "video/webm"
+    (observation,) = stopped.details["imageObservations"]
+    assert observation["path"] == str(sheet) and observation["capture"] == "unknown"
+    assert not stopped.images and "imagePath" not in stopped.details
+    assert "Saved contact sheet: " + str(sheet) in stopped.text
+
+
+async def test_a_screenshot_the_engine_put_in_its_temp_dir_is_repaired_to_the_asked_path(
+    fake_engine: FakeEngine, tmp_path: Path
+) -> None:
+    """The engine answered with its own temp file instead of the requested path."""
+    tools = _tools(fake_engine, tmp_path)
+    temp = tmp_path / "engine-tmp" / "screenshot-1.png"
+    temp.parent.mkdir()
+    fake_engine.on({"command": ["screenshot"]}, envelope={"data": {"path": str(temp)}})
+    temp.write_bytes(PNG_1X1)
+    result = await _call(tools, {"args": ["screenshot", "evidence/shot.png"]})
+    (entry,) = result.details["artifacts"]
+    wanted = tmp_path / "evidence" / "shot.png"
+    assert entry["path"] == str(wanted) and entry["tempPath"] == str(temp), result.text
+    assert entry["status"] == "repaired-from-temp" and wanted.read_bytes() == PNG_1X1
+    assert result.details["imagePath"] == str(wanted)
+    assert f"Reported path: {temp}" in result.text
+
+
+async def test_a_missing_file_gets_an_artifact_path_action(
+    fake_engine: FakeEngine, tmp_path: Path
+) -> None:
+    absent = tmp_path / "report.pdf"
+    tools = _tools(fake_engine, tmp_path)
+    fake_engine.on({"command": ["pdf"]}, envelope={"data": {"path": str(absent)}})
+    result = await _call(tools, {"args": ["pdf", str(absent)]})
+    assert result.details["failureCategory"] == "artifact-missing"
+    (action,) = [a for a in result.details["nextActions"] if a["id"] == "verify-artifact-path"]
+    assert action["artifactPath"] == str(absent) and "params" not in action
+    assert result.details["savedFilePath"] == str(absent), "a reported path is still named"
+    assert result.details["artifactManifest"]["entries"][0]["retentionState"] == "missing"
