@@ -45,6 +45,7 @@ class ObservationExtras(TypedDict, total=False):
     navigationSummary: Annotated[Json, CELL]
     pageChangeSummary: Annotated[Json, CELL]
     sessionTabTargetUnknown: Annotated[bool, CELL]
+    webMcpCatalog: Annotated[Json, CELL]
     browserLost: Annotated[Json, CELL]
     agentBrowserStarted: Annotated[bool, CELL]
     staleRef: Annotated[Json, CELL]
@@ -59,6 +60,8 @@ class ObservationExtras(TypedDict, total=False):
     artifactVerification: Annotated[Json, CELL]
     imageObservations: Annotated[list[Json], CELL]
     outputFile: Annotated[Json, CELL]
+    recordingPersistenceWarning: Annotated[str, CELL]
+    managedSessionCleanupOnlyReason: Annotated[str, CELL]
     scrubbedFiles: Annotated[list[Json], CELL]
     # secrets: credential fields treated as such (typed values registered, reads redacted)
     redacted: Annotated[Json, CELL]

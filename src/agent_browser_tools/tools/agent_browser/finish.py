@@ -25,6 +25,7 @@ from agent_browser_tools.results.output_file import save as save_output
 from agent_browser_tools.results.present import render_prose
 from agent_browser_tools.results.tool_result import ImageBlock, ToolResult
 from agent_browser_tools.runtime import Runtime
+from agent_browser_tools.tools.agent_browser import recording
 from agent_browser_tools.tools.agent_browser.call import DirectCall, Spawned
 
 STDERR_DETAIL_LIMIT = 4_000
@@ -151,8 +152,10 @@ def _rendered(
 def _save_output(
     rt: Runtime, plan: ExecutionPlan, obs: Observation, output_path: str | None
 ) -> str | None:
-    """Write `outputPath` for a successful result; a failed write fails the result."""
-    if not output_path or not obs.success:
+    """Write `outputPath` for a successful result; a failed write fails the result.
+    Recording results export their receipt whatever the outcome (`recording.receipt`)."""
+    receipt = recording.exports_receipt(plan)
+    if not output_path or not (obs.success or receipt):
         return None
     info: dict[str, Any]
     try:
@@ -170,11 +173,15 @@ def _save_output(
     else:
         artifact_paths = [e["path"] for e in obs.extra.get("artifacts", [])]
         text = rt.secrets.scrub("\n".join(render_prose(obs, plan.path)))
-        data = rt.secrets.scrub_data(obs.data)
+        data = rt.secrets.scrub_data(recording.receipt(plan, obs) if receipt else obs.data)
         info = save_output(target, data, text, artifact_paths, rt.cwd)
+        if receipt and info["status"] == "saved":
+            info["source"] = "recording-receipt"
     obs.extra["outputFile"] = info
     if info["status"] == "saved":
         return f"Output file: {info['path']} ({info['bytes']} bytes)"
+    if not obs.success:
+        return None  # a failed recording keeps its own failure
     obs.success = False
     obs.success_category = None
     obs.failure_category = FailureCategory.VALIDATION_ERROR
