@@ -205,6 +205,9 @@ class CommandSpec:
     """Page code it starts can outlive the call (WebMCP invoke/result/cancel): a `pending`
     answer, or a failed settlement while the target is unknown, leaves the page target unknown
     until `get url` observes it; an immediate probe or snapshot is not proof."""
+    settles_detached_work: bool = False
+    """It settles a detached page call (`webmcp result|cancel <id>`), so it stays allowed while
+    the page target is unknown: that is how the unknown state can end."""
 
     @property
     def name(self) -> str:

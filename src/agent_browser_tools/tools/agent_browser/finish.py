@@ -53,8 +53,10 @@ async def conclude(
 
 
 async def refused(call: DirectCall, obs: Observation) -> ToolResult:
-    """A call the guards stopped before dispatch: the post hook still sees it."""
+    """A call the guards stopped before dispatch: the post hook still sees it, and a pending
+    recording's cleanup action is offered like on any failure."""
     obs.warnings[:0] = call.warnings
+    recording.pending_followups(call, obs)
     if call.browser_lost:
         obs.extra["browserLost"] = dict(call.browser_lost)
     if call.hooks.post is not None:
