@@ -230,3 +230,35 @@ async def test_recording_results_export_a_receipt_even_when_they_fail(
     assert pending.details.get("successCategory") == "artifact-pending", pending.text
     assert saved["artifactVerification"]["pendingCount"] == 1
     await tools.aclose()
+
+
+async def test_a_later_batch_step_failing_while_a_take_is_pending_offers_the_stop(
+    fake_engine: FakeEngine, tmp_path: Path
+) -> None:
+    tools = _tools(fake_engine, tmp_path, "rec-batch-fail")
+    video = str(tmp_path / "b.webm")
+    start = {"command": ["record", "start", video], "success": True, "result": {"path": video}}
+    click = {"command": ["click", "#x"], "success": False, "result": None}
+    # The recording is a slow step: it runs as its own engine call, the click as the next.
+    fake_engine.on({"command": ["batch"]}, json=[{**start, "error": None}], times=1)
+    fake_engine.on({"command": ["batch"]}, json=[{**click, "error": "Element not found"}])
+    rows = [["record", "start", video], ["click", "#x"]]
+    failed = await _call(tools, {"args": ["batch", "--bail"], "stdin": json.dumps(rows)})
+    assert failed.is_error, failed.text
+    (stop,) = [a for a in failed.details["nextActions"] if a["id"] == "stop-pending-recording"]
+    assert stop["params"]["args"] == ["record", "stop"]
+    await tools.aclose()
+
+
+async def test_a_timed_out_start_still_exports_its_receipt(
+    fake_engine: FakeEngine, tmp_path: Path
+) -> None:
+    tools = _tools(fake_engine, tmp_path, "rec-timeout")
+    fake_engine.on({"command": ["record", "start"]}, hang=True)
+    receipt = tmp_path / "timeout-receipt.json"
+    params = {"args": ["record", "start", str(tmp_path / "t.webm")], "timeoutMs": 1_000}
+    slow = await _call(tools, {**params, "outputPath": str(receipt)})
+    assert slow.details["failureCategory"] == "timeout", slow.text
+    saved = json.loads(receipt.read_text())
+    assert saved["attempt"]["timedOut"] is True and saved["success"] is False
+    await tools.aclose()

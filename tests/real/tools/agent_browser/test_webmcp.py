@@ -63,6 +63,7 @@ async def test_an_invocation_retires_refs_and_offers_a_fresh_snapshot(
     invoked = await ab(browser_tools, "webmcp", "invoke", "add_note", "--params", '{"text":"hi"}')
     assert not invoked.is_error, invoked.text
     assert invoked.details["data"]["status"] == "completed"
+    assert invoked.details["pageChangeSummary"]["command"] == "webmcp invoke", invoked.details
     assert invoked.details["refSnapshotInvalidation"]["reason"] == "page-transition"
     assert any(w.startswith("Page state:") for w in invoked.details["warnings"])
     ids = [a["id"] for a in invoked.details["nextActions"]]
