@@ -4,6 +4,8 @@ ref retirement after an invocation, and a detached call that leaves the page tar
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from agent_browser_tools.api import BrowserTools
@@ -108,4 +110,19 @@ async def test_a_failed_cancel_on_an_unknown_target_keeps_it_unknown(
     assert "webmcp_invocation_not_found" in failed.text
     assert failed.details["sessionTabTargetUnknown"] is True
     ids = [a["id"] for a in failed.details["nextActions"]]
+    assert "verify-page-target-after-pending-webmcp" in ids
+
+
+async def test_a_same_batch_snapshot_after_a_pending_call_is_not_trusted(
+    browser_tools: BrowserTools, fixture_site: FixtureServer
+) -> None:
+    """In one batch, a snapshot right after a detached invocation does not settle the page:
+    the target stays unknown and its refs are not kept."""
+    await ab(browser_tools, "open", fixture_site.url("/webmcp.html"))
+    rows = [["webmcp", "invoke", "slow_task", "--detach"], ["snapshot", "-i"]]
+    batch = await ab(browser_tools, "batch", stdin=json.dumps(rows))
+    assert not batch.is_error, batch.text
+    assert batch.details["sessionTabTargetUnknown"] is True
+    assert "refSnapshot" not in batch.details
+    ids = [a["id"] for a in batch.details["nextActions"]]
     assert "verify-page-target-after-pending-webmcp" in ids
