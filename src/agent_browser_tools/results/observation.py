@@ -45,6 +45,7 @@ class ObservationExtras(TypedDict, total=False):
     navigationSummary: Annotated[Json, CELL]
     pageChangeSummary: Annotated[Json, CELL]
     sessionTabTargetUnknown: Annotated[bool, CELL]
+    webMcpCatalog: Annotated[Json, CELL]
     browserLost: Annotated[Json, CELL]
     agentBrowserStarted: Annotated[bool, CELL]
     staleRef: Annotated[Json, CELL]
@@ -64,6 +65,8 @@ class ObservationExtras(TypedDict, total=False):
     savedFile: Annotated[Json, CELL]
     artifactManifest: Annotated[Json, DETAILS]
     outputFile: Annotated[Json, CELL]
+    recordingPersistenceWarning: Annotated[str, CELL]
+    managedSessionCleanupOnlyReason: Annotated[str, CELL]
     scrubbedFiles: Annotated[list[Json], CELL]
     # secrets: credential fields treated as such (typed values registered, reads redacted)
     redacted: Annotated[Json, CELL]

@@ -11,7 +11,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from agent_browser_tools.results import diagnostics
+from agent_browser_tools.results import diagnostics, page_data
 from agent_browser_tools.results.categories import SuccessCategory, category_line
 from agent_browser_tools.results.observation import Observation
 from agent_browser_tools.results.snapshot.delta import (
@@ -21,7 +21,8 @@ from agent_browser_tools.results.snapshot.delta import (
 )
 from agent_browser_tools.taxonomy import ArtifactKind, resolve_command
 
-_HIDDEN_KEYS = frozenset({"lifecycle", "targetId"})
+_HIDDEN_KEYS = frozenset({"lifecycle", "targetId", "webmcp"})
+"""`webmcp` is a page-written catalog: shown only fenced (`untrusted_page_data` context)."""
 _ARTIFACT_CATEGORIES = frozenset(
     {
         SuccessCategory.ARTIFACT_SAVED,
@@ -108,6 +109,9 @@ def command_body(path: Sequence[str], data: Any) -> list[str]:
     for shaped in (_page_body, _tab_and_log_body):
         if (lines := shaped(head, data)) is not None:
             return lines
+    if data.get("untrusted") is True:  # the engine marks page-written data (`webmcp list`)
+        visible = {k: v for k, v in data.items() if k not in _HIDDEN_KEYS}
+        return page_data.fenced("Page-provided data", [page_data.quoted(_compact(visible))])
     if "path" in data and isinstance(data["path"], str):
         return [f"Saved: {data['path']}"]
     visible = {k: v for k, v in data.items() if k not in _HIDDEN_KEYS}
@@ -231,6 +235,9 @@ def _page_lines(observation: Observation) -> list[str]:
         lines.append(f"Page: {nav.get('title') or '(untitled)'} - {nav['url']}{changed}")
     if isinstance(read := observation.extra.get("readExecution"), str):
         lines.append(read)
+    fenced = observation.context.get("untrusted_page_data")
+    if isinstance(fenced, list):
+        lines += [str(line) for line in fenced]
     return lines
 
 

@@ -98,6 +98,20 @@ CONTRACT_REASON_FOR: dict[str, str] = {
 Ownership = Literal["managed", "caller"]
 
 
+class RecordingReservation(_Frozen):
+    """A video take the session is recording: its destination is reserved until the take
+    ends (stop, a restart the engine confirmed, close, or a stop that found none running).
+
+    Journaled, so a resumed conversation still knows the take, offers its exact stop and
+    refuses to reuse its destination; the contact sheet shares the reservation."""
+
+    path: str
+    absolute_path: str
+    cwd: str
+    contact_sheet: str | None = None
+    contact_sheet_absolute: str | None = None
+
+
 class SessionPageState(_Frozen):
     """Everything the wrapper knows about one session's page."""
 
@@ -115,6 +129,9 @@ class SessionPageState(_Frozen):
     closed: bool = False
     """The wrapper closed this browser (conversation end, cleanup); `target` keeps the last
     recorded page so the next call can say what to reopen."""
+    recording: RecordingReservation | None = None
+    """The take in progress, if any (kept when the wrapper closes or loses the browser: the
+    model must still learn the take is over and what became of its file)."""
 
 
 # ----- effects: what one completed call did to state -------------------------------------
@@ -181,6 +198,21 @@ class NamespaceClosed(_Frozen):
     kind: Literal["namespace-closed"] = "namespace-closed"
 
 
+class RecordingOpened(_Frozen):
+    """A take started (or a restart the engine confirmed replaced the previous one)."""
+
+    kind: Literal["recording-opened"] = "recording-opened"
+    reservation: RecordingReservation
+
+
+class RecordingClosed(_Frozen):
+    """The take ended: `stopped`, or retired without a stop (`not-in-progress`: the engine
+    had no recording when asked to stop it)."""
+
+    kind: Literal["recording-closed"] = "recording-closed"
+    outcome: Literal["stopped", "not-in-progress"]
+
+
 class ManagedSessionSelected(_Frozen):
     """The implicit managed slot now points at `session` (first use or a fresh rotation)."""
 
@@ -198,7 +230,9 @@ Effect = Annotated[
     | BrowserClosed
     | DaemonObserved
     | NamespaceClosed
-    | ManagedSessionSelected,
+    | ManagedSessionSelected
+    | RecordingOpened
+    | RecordingClosed,
     Field(discriminator="kind"),
 ]
 

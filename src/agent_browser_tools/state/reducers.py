@@ -27,6 +27,8 @@ from agent_browser_tools.state.models import (
     ManagedSessionSelected,
     NamespaceClosed,
     PageTarget,
+    RecordingClosed,
+    RecordingOpened,
     RefInvalidation,
     RefsInvalidated,
     RefSnapshot,
@@ -180,6 +182,10 @@ def apply_effect(entry: SessionPageState, effect: Effect) -> SessionPageState:
         return _closed_by_wrapper(entry, effect)
     if isinstance(effect, DaemonObserved):
         return entry.model_copy(update={"daemon_pid": effect.pid, "daemon_browser": effect.browser})
+    if isinstance(effect, RecordingOpened):
+        return entry.model_copy(update={"recording": effect.reservation})
+    if isinstance(effect, RecordingClosed):
+        return entry.model_copy(update={"recording": None})
     return entry
 
 
@@ -219,4 +225,5 @@ def _closed_by_wrapper(entry: SessionPageState, effect: BrowserClosed) -> Sessio
         target_unknown=True,
         closed=True,
         ref_invalidation=RefInvalidation(reason=effect.reason, summary=effect.summary),
+        recording=entry.recording,
     )

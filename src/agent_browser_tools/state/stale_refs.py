@@ -227,7 +227,7 @@ def allowed_on_unknown_target(match: CommandMatch) -> bool:
     spec = match.spec
     if spec.session is taxonomy.SessionNeed.SESSIONLESS or spec.path in _TARGET_FREE_PATHS:
         return True
-    if spec.timeout_family is taxonomy.TimeoutFamily.DIALOG:
+    if spec.timeout_family is taxonomy.TimeoutFamily.DIALOG or spec.settles_detached_work:
         return True
     return spec.page_effect in (
         taxonomy.PageEffect.NAVIGATES,

@@ -34,6 +34,7 @@ from agent_browser_tools.taxonomy.vocabulary import (
     ModelAccess,
     PageEffect,
     PathUse,
+    RecordingStep,
     SessionNeed,
     TimeoutFamily,
 )
@@ -51,6 +52,7 @@ __all__ = [
     "ModelAccess",
     "PageEffect",
     "PathUse",
+    "RecordingStep",
     "RefSlots",
     "SessionNeed",
     "TimeoutFamily",

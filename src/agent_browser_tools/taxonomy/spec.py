@@ -16,6 +16,7 @@ from agent_browser_tools.taxonomy.vocabulary import (
     ModelAccess,
     PageEffect,
     PathUse,
+    RecordingStep,
     SessionNeed,
     TimeoutFamily,
 )
@@ -198,6 +199,15 @@ class CommandSpec:
     """It types into or reads a form field's value (credential fields are judged by it)."""
     moves_focus: bool | None = False
     """True: focuses the element of operand 0; None: may move focus anywhere (a `Tab`)."""
+    recording: RecordingStep | None = None
+    """Its place in a video recording's lifecycle (reservation, restart, stop receipts)."""
+    detached_page_work: bool = False
+    """Page code it starts can outlive the call (WebMCP invoke/result/cancel): a `pending`
+    answer, or a failed settlement while the target is unknown, leaves the page target unknown
+    until `get url` observes it; an immediate probe or snapshot is not proof."""
+    settles_detached_work: bool = False
+    """It settles a detached page call (`webmcp result|cancel <id>`), so it stays allowed while
+    the page target is unknown: that is how the unknown state can end."""
 
     @property
     def name(self) -> str:

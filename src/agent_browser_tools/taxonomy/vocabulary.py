@@ -66,6 +66,19 @@ class ArtifactKind(StrEnum):
     STATE = "state"
 
 
+class RecordingStep(StrEnum):
+    """What a command does to the session's video recording (its reservation, see
+    `tools/agent_browser/recording`).
+
+    OPENS: starts a take (`record start`). REOPENS: finalizes the current take and starts a new
+    one (`record restart`). FINALIZES: ends the take and writes its file (`record stop`).
+    """
+
+    OPENS = "opens"
+    REOPENS = "reopens"
+    FINALIZES = "finalizes"
+
+
 class FlagValue(StrEnum):
     """How a flag consumes the token after it.
 

@@ -43,9 +43,11 @@ from agent_browser_tools.tools.agent_browser import (
     identity,
     record,
     recorded_files,
+    recording,
     refmap,
     secret_fields,
     segments,
+    webmcp,
 )
 from agent_browser_tools.tools.agent_browser.call import DirectCall, DirectRequest, Spawned
 from agent_browser_tools.tools.agent_browser.hooks import Hooks
@@ -97,7 +99,8 @@ def _validated(
     rt: Runtime, params: Mapping[str, Any] | AgentBrowserInput, hooks: Hooks | None
 ) -> DirectRequest:
     """The validated request; `{{secret:NAME}}` must name an operator secret (the refusal
-    lists the known names)."""
+    lists the known names). A new call also starts its own WebMCP catalog collection."""
+    webmcp.begin_call()
     request = validate(params, hooks or Hooks())
     if not rt.cwd.is_dir():
         raise Refused(
@@ -146,7 +149,9 @@ async def _guard(call: DirectCall) -> ToolResult | None:
     blocked = guards.refusal(call.plan, call.rt.log.state)
     if blocked is not None:
         return await finish.refused(call, blocked)
-    alias = artifacts.preflight(call.plan, call.rt.cwd, call.output_path)
+    alias = artifacts.preflight(call.plan, call.rt.cwd, call.output_path) or (
+        recording.refusal(call.plan, call.rt.log.state, call.rt.cwd, call.output_path)
+    )
     if alias is not None:
         raise Refused(alias)
     unmade = artifacts.prepare_dirs(call)

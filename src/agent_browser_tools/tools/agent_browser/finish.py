@@ -25,7 +25,7 @@ from agent_browser_tools.results.output_file import save as save_output
 from agent_browser_tools.results.present import render_prose
 from agent_browser_tools.results.tool_result import ImageBlock, ToolResult
 from agent_browser_tools.runtime import Runtime
-from agent_browser_tools.tools.agent_browser import manifest_receipts
+from agent_browser_tools.tools.agent_browser import manifest_receipts, recording
 from agent_browser_tools.tools.agent_browser.call import DirectCall, Spawned
 
 STDERR_DETAIL_LIMIT = 4_000
@@ -53,8 +53,10 @@ async def conclude(
 
 
 async def refused(call: DirectCall, obs: Observation) -> ToolResult:
-    """A call the guards stopped before dispatch: the post hook still sees it."""
+    """A call the guards stopped before dispatch: the post hook still sees it, and a pending
+    recording's cleanup action is offered like on any failure."""
     obs.warnings[:0] = call.warnings
+    recording.pending_followups(call, obs)
     if call.browser_lost:
         obs.extra["browserLost"] = dict(call.browser_lost)
     if call.hooks.post is not None:
@@ -153,8 +155,10 @@ def _rendered(
 def _save_output(
     rt: Runtime, plan: ExecutionPlan, obs: Observation, output_path: str | None
 ) -> str | None:
-    """Write `outputPath` for a successful result; a failed write fails the result."""
-    if not output_path or not obs.success:
+    """Write `outputPath` for a successful result; a failed write fails the result.
+    Recording results export their receipt whatever the outcome (`recording.receipt`)."""
+    receipt = recording.exports_receipt(plan)
+    if not output_path or not (obs.success or receipt):
         return None
     info: dict[str, Any]
     try:
@@ -172,11 +176,15 @@ def _save_output(
     else:
         artifact_paths = [e["path"] for e in obs.extra.get("artifacts", [])]
         text = rt.secrets.scrub("\n".join(render_prose(obs, plan.path)))
-        data = rt.secrets.scrub_data(obs.data)
+        data = rt.secrets.scrub_data(recording.receipt(plan, obs) if receipt else obs.data)
         info = save_output(target, data, text, artifact_paths, rt.cwd)
+        if receipt and info["status"] == "saved":
+            info["source"] = "recording-receipt"
     obs.extra["outputFile"] = info
     if info["status"] == "saved":
         return f"Output file: {info['path']} ({info['bytes']} bytes)"
+    if not obs.success:
+        return None  # a failed recording keeps its own failure
     obs.success = False
     obs.success_category = None
     obs.failure_category = FailureCategory.VALIDATION_ERROR

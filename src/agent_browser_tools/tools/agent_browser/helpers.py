@@ -18,6 +18,7 @@ from agent_browser_tools.planning.session_scope import acts_on_whole_dir
 from agent_browser_tools.planning.sessions import flag_tokens
 from agent_browser_tools.runtime import Runtime
 from agent_browser_tools.state.models import SessionKey
+from agent_browser_tools.tools.agent_browser import webmcp
 
 
 def session_args(key: SessionKey, launch: tuple[str, ...] = ()) -> list[str]:
@@ -54,6 +55,7 @@ async def helper_call(
         whole_dir=acts_on_whole_dir(plan),
     )
     envelope = parse_outcome(raw, OutputMode.JSON)
+    webmcp.note_helper(envelope)  # a page-tool catalog update seen by a helper is the call's
     if raw.stdout_path is not None:
         # The runner's overflow file holds raw, unredacted engine output: never keep it.
         raw.stdout_path.unlink(missing_ok=True)

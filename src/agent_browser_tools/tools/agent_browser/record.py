@@ -24,7 +24,7 @@ from agent_browser_tools.state.models import (
     RefsInvalidated,
     RefsRecorded,
 )
-from agent_browser_tools.tools.agent_browser import attached_app, browser_loss
+from agent_browser_tools.tools.agent_browser import attached_app, browser_loss, recording, webmcp
 from agent_browser_tools.tools.agent_browser.call import DirectCall, Spawned
 from agent_browser_tools.tools.agent_browser.observe import add_recovery
 from agent_browser_tools.tools.agent_browser.sessions import headed_handoff, settle_fresh
@@ -162,6 +162,9 @@ async def complete(
     """A browser (or a launched desktop app) lost under the call, ownership, fresh-launch
     outcome, headed handoff, journal completion, then recovery."""
     rt, plan, key = call.rt, call.plan, call.key
+    was_unknown = key is not None and rt.log.state.session(key).target_unknown
+    webmcp.present(plan, obs, spawned.envelope)
+    effects += recording.after_answer(call, obs, spawned)
     browser_loss.after_answer(call, obs, effects, spawned.restarted)
     retired = page_state_warning(plan, spawned.envelope)
     if retired is not None:
@@ -175,6 +178,7 @@ async def complete(
     await settle_fresh(rt, plan, obs, effects)
     if plan.output_mode is OutputMode.JSON and not plan.is_batch:
         headed_handoff(plan, obs, spawned.envelope.data)
+    effects += webmcp.pending_effects(plan, spawned.envelope, was_unknown)
     if key is not None:
         rt.log.complete(spawned.call_id, key, obs.success, effects)
     unknown = key is not None and rt.log.state.session(key).target_unknown
@@ -185,3 +189,6 @@ async def complete(
         max_timeout_ms=rt.policy.max_timeout_ms,
         network_source_enabled="network" in rt.log.state.activated_tools,
     )
+    if webmcp.leaves_target_unknown(plan, spawned.envelope, was_unknown):
+        webmcp.pending_actions(plan, obs)
+    recording.pending_followups(call, obs)
