@@ -35,6 +35,7 @@ from agent_browser_tools.planning.plan import ExecutionPlan
 from agent_browser_tools.results import artifacts as art
 from agent_browser_tools.results import next_actions as na
 from agent_browser_tools.results.categories import FailureCategory, SuccessCategory
+from agent_browser_tools.results.media import media_type
 from agent_browser_tools.results.observation import Observation
 from agent_browser_tools.results.output_file import resolve_output_path
 from agent_browser_tools.state.journal import MemoryJournal
@@ -179,7 +180,7 @@ def _disk_entry(
         return {**entry, "state": "missing", "status": "missing", "exists": False}
     except OSError:
         return {**entry, "state": "unverified", "status": "inaccessible"}
-    if media := art.media_type(target):
+    if media := media_type(target):
         entry["mediaType"] = media
     return {
         **entry,
