@@ -76,6 +76,17 @@ class RefInvalidation(_Frozen):
 Ownership = Literal["managed", "caller"]
 
 
+RouteMode = Literal["abort", "mock-body", "intercept"]
+
+
+class RouteRule(_Frozen):
+    """One active `network route` the wrapper saw succeed on a session: requests it matches
+    may be held pending or answered without CORS headers (`networkRouteDiagnostics`)."""
+
+    pattern: str
+    mode: RouteMode
+
+
 class SessionPageState(_Frozen):
     """Everything the wrapper knows about one session's page."""
 
@@ -90,6 +101,8 @@ class SessionPageState(_Frozen):
     """The engine daemon last seen serving this session (see `engine.daemons`)."""
     daemon_browser: bool = False
     """That daemon had launched a browser of its own (a live child) when last seen."""
+    routes: tuple[RouteRule, ...] = ()
+    """Active `network route` patterns, in order (cleared by unroute, close, a lost browser)."""
     closed: bool = False
     """The wrapper closed this browser (conversation end, cleanup); `target` keeps the last
     recorded page so the next call can say what to reopen."""
@@ -159,6 +172,13 @@ class NamespaceClosed(_Frozen):
     kind: Literal["namespace-closed"] = "namespace-closed"
 
 
+class RoutesChanged(_Frozen):
+    """`network route` / `unroute` succeeded: the session's active routes are now `routes`."""
+
+    kind: Literal["routes-changed"] = "routes-changed"
+    routes: tuple[RouteRule, ...] = ()
+
+
 class ManagedSessionSelected(_Frozen):
     """The implicit managed slot now points at `session` (first use or a fresh rotation)."""
 
@@ -176,7 +196,8 @@ Effect = Annotated[
     | BrowserClosed
     | DaemonObserved
     | NamespaceClosed
-    | ManagedSessionSelected,
+    | ManagedSessionSelected
+    | RoutesChanged,
     Field(discriminator="kind"),
 ]
 

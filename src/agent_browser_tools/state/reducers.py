@@ -31,6 +31,7 @@ from agent_browser_tools.state.models import (
     RefsInvalidated,
     RefSnapshot,
     RefsRecorded,
+    RoutesChanged,
     SessionActivated,
     SessionClosed,
     SessionPageState,
@@ -180,6 +181,8 @@ def apply_effect(entry: SessionPageState, effect: Effect) -> SessionPageState:
         return _closed_by_wrapper(entry, effect)
     if isinstance(effect, DaemonObserved):
         return entry.model_copy(update={"daemon_pid": effect.pid, "daemon_browser": effect.browser})
+    if isinstance(effect, RoutesChanged):
+        return entry.model_copy(update={"routes": effect.routes})
     return entry
 
 

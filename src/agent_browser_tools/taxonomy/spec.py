@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from agent_browser_tools.taxonomy.vocabulary import (
     ArtifactKind,
+    Diagnostic,
     FlagValue,
     ModelAccess,
     PageEffect,
@@ -198,6 +199,8 @@ class CommandSpec:
     """It types into or reads a form field's value (credential fields are judged by it)."""
     moves_focus: bool | None = False
     """True: focuses the element of operand 0; None: may move focus anywhere (a `Tab`)."""
+    diagnostic: Diagnostic = Diagnostic.NONE
+    """The wrapper's own read of the answer (route tracker, eval/get-text/stream hints)."""
 
     @property
     def name(self) -> str:

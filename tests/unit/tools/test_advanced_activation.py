@@ -5,13 +5,14 @@ inactive one answers with the exact enable call, which then makes the same call 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from agent_browser_tools.api import BrowserTools
 from agent_browser_tools.settings import Settings
 
-ADVANCED = {
+ADVANCED: dict[str, dict[str, Any]] = {
     "agent_browser_action": {"action": "click"},
     "agent_browser_qa": {},
     "agent_browser_electron": {"action": "nope"},
