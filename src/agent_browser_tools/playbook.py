@@ -113,6 +113,8 @@ FULL_GUIDANCE = """# Browser tools: full guidance
 - In a batch, a step that can replace the page (open, click, press, eval, tab ...) blocks later
   ref steps until a `snapshot` step; fills and same-snapshot checkbox/radio/select steps do not.
 - `snapshot --compact` for a denser tree; full `snapshot` only when you need everything.
+- Dense pages: `snapshot -i --search TEXT` or `--filter role=ROLE` show matching refs (the
+  full ref map is kept); `--viewport` adds scroll context, `--diff` a ref-map delta.
 - `snapshot -i --delta` answers with what changed since the previous delta snapshot
   (unchanged, or changed lines and refs); the wrapper still keeps the complete ref map, so
   refs stay usable. `--delta --full` starts a new baseline.
@@ -143,6 +145,8 @@ FULL_GUIDANCE = """# Browser tools: full guidance
 - Results over 16,000 characters are cut; the full observation is in the named file.
 - details.resultCategory is success/failure; failureCategory says why; nextActions are exact
   payloads to send next.
+- Saved files (screenshots, downloads, PDFs, HAR, traces, recordings) are provisional until
+  details.artifactVerification shows every row verified; branch on it before PASS/FAIL.
 
 ## Timeouts and recovery
 - The default watchdog is 35 s; `wait <ms>` and `--timeout` extend it automatically; pass
