@@ -265,7 +265,7 @@ async def run_observation(rt: Runtime, params: Mapping[str, Any]) -> dict[str, A
     Used by code cells: the observation is JSON-safe and carries no rendering, so a cell can
     branch on `success` and `failureCategory` exactly like a direct caller would.
     """
-    result = await run(rt, params)
+    result = await run(rt, params, hooks=Hooks(model_visible=False))
     observation = {k: v for k, v in result.details.items() if k in OBSERVATION_KEYS}
     if not observation.get("timedOut"):
         observation.pop("timedOut", None)
