@@ -70,7 +70,8 @@ class BrowserTools:
     ) -> None:
         """`conversation_id` resumes that conversation from the journal (refs, page targets,
         enabled tools); without one a new conversation starts. `persist=False` keeps state in
-        memory only. `tools` is a host allowlist of tool names.
+        memory only: every dispatch (inner code calls too) still journals its intent first,
+        but nothing survives the process to resume. `tools` is a host allowlist of tools.
 
         `shared_server=True` tells the tools that several conversations share this process
         (the HTTP server): the engine's per-user stores are refused to the model

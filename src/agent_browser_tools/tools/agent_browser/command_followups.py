@@ -30,6 +30,7 @@ async def complete(call: DirectCall, obs: Observation, effects: list[Effect]) ->
         obs.next_actions, stop.params["args"]
     ):
         obs.next_actions.append(stop)
+    command_hints.failed_requests_filter(plan, obs, prefix)
     if key is None:
         return
     active = call.rt.log.state.session(key).routes

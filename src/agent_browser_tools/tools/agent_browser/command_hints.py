@@ -5,6 +5,7 @@ Why each exists:
   `{}` (the engine serializes the function object), which reads like "the page has nothing".
 - `stream enable` on an already streaming session fails upstream with "already enabled"; the
   state the caller asked for holds, so it is an idempotent success with status/disable next.
+- `network requests` with failed rows gets the engine's own `--status` filter as a follow-up.
 - Long-running starts (trace, profiler, record, HAR, stream, react renders, dashboard) keep
   running after the call; the matching stop (taxonomy `paired_stop`) is offered as an exact
   action so the agent does not leave them running or guess the syntax.
@@ -13,10 +14,11 @@ Why each exists:
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from agent_browser_tools.planning.plan import ExecutionPlan
+from agent_browser_tools.results import diagnostics
 from agent_browser_tools.results import next_actions as na
 from agent_browser_tools.results.categories import SuccessCategory
 from agent_browser_tools.results.observation import Observation
@@ -88,6 +90,31 @@ def paired_stop_action(plan: ExecutionPlan, prefix: Sequence[str]) -> na.NextAct
         reason=f"`{' '.join(match.spec.path)}` keeps running after this call; end it with "
         f"`{' '.join(stop)}` when the task is done (add a path where the stop saves a file).",
         params={"args": [*prefix, *stop]},
+    )
+
+
+_FILTER_FLAGS = ("--status", "--filter", "--type", "--method")
+
+
+def failed_requests_filter(plan: ExecutionPlan, obs: Observation, prefix: Sequence[str]) -> None:
+    """`filter-failed-network-requests` when an unfiltered `network requests` listing holds
+    HTTP failures: the engine's own `--status` filter shows just those rows next time."""
+    if _diagnostic(plan) is not Diagnostic.REQUEST_LIST or not obs.success:
+        return
+    match = plan.match
+    if match is None or any(match.has_flag(flag) for flag in _FILTER_FLAGS):
+        return
+    data = obs.data
+    rows = diagnostics.request_rows(data) if isinstance(data, Mapping) else []
+    failed = [r for r in rows if isinstance(r.get("status"), int) and r["status"] >= 400]
+    if not failed:
+        return
+    obs.next_actions.append(
+        na.NextAction(
+            id="filter-failed-network-requests",
+            reason=f"List only the {len(failed)} failed request(s) (HTTP 400-599).",
+            params={"args": [*prefix, "network", "requests", "--status", "400-599"]},
+        )
     )
 
 

@@ -96,9 +96,7 @@ def finish(
     scrub = rt.secrets
     output_line = _save_output(rt, plan, obs, output_path)
     observation = scrub.scrub_data(obs.to_dict())
-    bounded = (
-        _bounded(rt, plan, obs, observation, output_line) if model_visible else Bounded("")
-    )
+    bounded = _bounded(rt, plan, obs, observation, output_line) if model_visible else Bounded("")
     details: dict[str, Any] = {
         "args": scrub.scrub_argv(redact_argv(plan.args)),
         "effectiveArgs": scrub.scrub_argv(redact_argv(plan.effective_args)),

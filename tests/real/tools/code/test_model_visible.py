@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from agent_browser_tools.api import BrowserTools
-from agent_browser_tools.results import bounds
+from agent_browser_tools.results import bounds, present
 from agent_browser_tools.tools.agent_browser import finish
 from tests.support.fixture_server import FixtureServer
 from tests.support.tools import ab
@@ -28,7 +28,7 @@ async def test_inner_calls_skip_rendering_spills_and_image_encoding(
 ) -> None:
     encoded: list[int] = []
     rendered: list[int] = []
-    real_encode, real_render = base64.b64encode, finish.render_prose
+    real_encode, real_render = base64.b64encode, present.render_prose
 
     def counting_encode(data: bytes, *args: object) -> bytes:
         encoded.append(len(data))

@@ -105,3 +105,21 @@ def test_every_long_running_start_offers_its_taxonomy_stop() -> None:
         action = command_hints.paired_stop_action(called, ["--session", "s"])
         assert action is not None and action.id.startswith("stop-"), spec.name
         assert action.params["args"] == ["--session", "s", *spec.paired_stop]
+
+
+def test_failed_requests_get_the_engine_status_filter_once() -> None:
+    rows = [
+        {"url": "http://x.test/api/a", "status": 500, "resourceType": "Fetch"},
+        {"url": "http://x.test/", "status": 200, "resourceType": "Document"},
+    ]
+    listed = Observation(success=True, data={"requests": rows})
+    command_hints.failed_requests_filter(plan(["network", "requests"], managed(page())), listed, [])
+    (action,) = listed.next_actions
+    assert action.id == "filter-failed-network-requests"
+    assert action.params["args"] == ["network", "requests", "--status", "400-599"]
+    filtered = Observation(success=True, data={"requests": rows})
+    already = plan(["network", "requests", "--status", "500"], managed(page()))
+    command_hints.failed_requests_filter(already, filtered, [])
+    clean = Observation(success=True, data={"requests": rows[1:]})
+    command_hints.failed_requests_filter(plan(["network", "requests"], managed(page())), clean, [])
+    assert filtered.next_actions == [] and clean.next_actions == []
