@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from agent_browser_tools import taxonomy
 from agent_browser_tools.results.categories import FailureCategory, SuccessCategory
 from agent_browser_tools.results.observation import Observation
-from agent_browser_tools.state.models import RouteRule, RoutesChanged, SessionClosed
+from agent_browser_tools.state.journal import ConversationLog
+from agent_browser_tools.state.models import RouteRule, RoutesChanged, SessionClosed, SessionKey
 from agent_browser_tools.state.reducers import apply_effect
+from agent_browser_tools.state.sqlite_journal import SqliteJournal
 from agent_browser_tools.tools.agent_browser import command_hints, routes
 from tests.support.plans import managed, page, plan
 
@@ -123,3 +127,17 @@ def test_failed_requests_get_the_engine_status_filter_once() -> None:
     clean = Observation(success=True, data={"requests": rows[1:]})
     command_hints.failed_requests_filter(plan(["network", "requests"], managed(page())), clean, [])
     assert filtered.next_actions == [] and clean.next_actions == []
+
+
+def test_the_route_tracker_survives_a_resume(tmp_path: Path) -> None:
+    key = SessionKey(session="work")
+    first = SqliteJournal(tmp_path, "conv-routes")
+    log = ConversationLog(first)
+    log.intent("c1", "agent_browser", key, ("network", "route", "**/api/*"))
+    log.complete("c1", key, True, [RoutesChanged(routes=(MOCK,))])
+    first.close()
+    again = SqliteJournal(tmp_path, "conv-routes")
+    try:
+        assert ConversationLog(again).state.session(key).routes == (MOCK,)
+    finally:
+        again.close()
