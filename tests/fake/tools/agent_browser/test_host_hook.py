@@ -75,6 +75,24 @@ async def test_helper_probes_do_not_call_it_again(fake_engine: FakeEngine, tmp_p
     await tools.aclose()
 
 
+async def test_the_selector_miss_recovery_snapshot_does_not_call_it(
+    fake_engine: FakeEngine, tmp_path: Path
+) -> None:
+    """A `find` miss makes the wrapper take its own `snapshot -i`: a follow-up, no callback."""
+    fake = _engine(fake_engine)
+    fake.on({"command": ["find"]}, envelope={"success": False, "error": "Element not found: Save"})
+    seen: Seen = []
+    tools = BrowserTools(
+        settings=fake_settings(fake, tmp_path), cwd=tmp_path, before_execute=_recorder(fake, seen)
+    )
+    args = ["find", "role", "button", "click", "--name", "Save"]
+    result = await tools.call("agent_browser", {"args": args})
+    assert result.details["failureCategory"] == "selector-not-found", result.text
+    assert any("snapshot" in argv for argv in fake.argvs())  # the recovery ran
+    assert [ctx.args[0] for _, ctx, _ in seen] == ["find"]
+    await tools.aclose()
+
+
 async def test_a_raising_callback_blocks_the_dispatch_as_policy_blocked(
     fake_engine: FakeEngine, tmp_path: Path
 ) -> None:
