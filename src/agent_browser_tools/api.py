@@ -19,7 +19,7 @@ import uuid
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from agent_browser_tools.engine.isolation import shared_session_names
 from agent_browser_tools.launch_options import operator_launch_env
@@ -31,10 +31,13 @@ from agent_browser_tools.runtime import Runtime
 from agent_browser_tools.settings import Settings
 from agent_browser_tools.state.journal import ConversationLog
 from agent_browser_tools.state.sqlite_journal import SqliteJournal
-from agent_browser_tools.tools.agent_browser import close_own_dir, close_owned
+from agent_browser_tools.tools.agent_browser import close_own_dir, close_owned, host_call
 from agent_browser_tools.tools.catalog import build_toolkit
 from agent_browser_tools.tools.electron import cleanup_owned as cleanup_owned_apps
 from agent_browser_tools.tools.registry import ToolSpec
+
+if TYPE_CHECKING:
+    from agent_browser_tools.tools.agent_browser import BeforeExecute
 
 SpecFlavor = Literal["generic", "openai", "anthropic"]
 
@@ -63,10 +66,12 @@ class BrowserTools:
         shared_sessions: Iterable[str] = (),
         file_roots: Iterable[Path] = (),
         unrestricted_files: bool = False,
+        before_execute: BeforeExecute | None = None,
     ) -> None:
         """`conversation_id` resumes that conversation from the journal (refs, page targets,
         enabled tools); without one a new conversation starts. `persist=False` keeps state in
-        memory only. `tools` is a host allowlist of tool names.
+        memory only: every dispatch (inner code calls too) still journals its intent first,
+        but nothing survives the process to resume. `tools` is a host allowlist of tools.
 
         `shared_server=True` tells the tools that several conversations share this process
         (the HTTP server): the engine's per-user stores are refused to the model
@@ -76,7 +81,9 @@ class BrowserTools:
         of `[isolation] shared_sessions` / `AGENT_BROWSER_TOOLS_SHARED_SESSIONS`.
         `file_roots` adds operator file roots to the configured ones (`serve --file-root`);
         `unrestricted_files` opens the whole filesystem except the server's and the engine's
-        own dirs."""
+        own dirs. `before_execute(tool_call_id, ctx)` (sync or async) is awaited before each
+        engine dispatch, inner code calls included; raising blocks it (see `host_hook`)."""
+        self.before_execute = before_execute
         self.settings = settings or Settings.load(cwd=cwd)
         self.check_settings(self.settings)
         self._cwd_chosen = cwd is not None or self.settings.execution_dir is not None
@@ -135,9 +142,13 @@ class BrowserTools:
             self.runtime.cwd = first or self._default_cwd
         return roots
 
-    async def call(self, tool: str, params: Mapping[str, Any]) -> ToolResult:
-        """Run one tool call; problems come back as `validation-error` results, never raise."""
-        return await self.toolkit.call(self.runtime, tool, params)
+    async def call(
+        self, tool: str, params: Mapping[str, Any], *, tool_call_id: str | None = None
+    ) -> ToolResult:
+        """Run one tool call; problems come back as `validation-error` results, never raise.
+        `tool_call_id` (the host's id for this call) reaches `before_execute`."""
+        with host_call(tool_call_id or uuid.uuid4().hex, tool, self.before_execute):
+            return await self.toolkit.call(self.runtime, tool, params)
 
     def listed_tools(self) -> list[ToolSpec]:
         """The tools the model should see now (always-on plus enabled, within the allowlist)."""
@@ -201,8 +212,10 @@ class SyncBrowserTools:
         self._runner = asyncio.Runner()
         self._tools = BrowserTools(**kwargs)
 
-    def call(self, tool: str, params: Mapping[str, Any]) -> ToolResult:
-        return self._runner.run(self._tools.call(tool, params))
+    def call(
+        self, tool: str, params: Mapping[str, Any], *, tool_call_id: str | None = None
+    ) -> ToolResult:
+        return self._runner.run(self._tools.call(tool, params, tool_call_id=tool_call_id))
 
     def tool_specs(self, flavor: SpecFlavor = "generic") -> list[dict[str, Any]]:
         return self._tools.tool_specs(flavor)

@@ -113,6 +113,8 @@ FULL_GUIDANCE = """# Browser tools: full guidance
 - In a batch, a step that can replace the page (open, click, press, eval, tab ...) blocks later
   ref steps until a `snapshot` step; fills and same-snapshot checkbox/radio/select steps do not.
 - `snapshot --compact` for a denser tree; full `snapshot` only when you need everything.
+- Dense pages: `snapshot -i --search TEXT` or `--filter role=ROLE` show matching refs (the
+  full ref map is kept); `--viewport` adds scroll context, `--diff` a ref-map delta.
 - `snapshot -i --delta` answers with what changed since the previous delta snapshot
   (unchanged, or changed lines and refs); the wrapper still keeps the complete ref map, so
   refs stay usable. `--delta --full` starts a new baseline.
@@ -143,6 +145,8 @@ FULL_GUIDANCE = """# Browser tools: full guidance
 - Results over 16,000 characters are cut; the full observation is in the named file.
 - details.resultCategory is success/failure; failureCategory says why; nextActions are exact
   payloads to send next.
+- Saved files (screenshots, downloads, PDFs, HAR, traces, recordings) are provisional until
+  details.artifactVerification shows every row verified; branch on it before PASS/FAIL.
 
 ## Timeouts and recovery
 - The default watchdog is 35 s; `wait <ms>` and `--timeout` extend it automatically; pass
@@ -161,6 +165,52 @@ FULL_GUIDANCE = """# Browser tools: full guidance
 - Native selects: `select @eN value`. Custom comboboxes: click, re-snapshot, pick the option.
 - Dialogs: `dialog status|accept|dismiss`; dialog commands use a short watchdog.
 - Downloads: `download @eN path` owns the click and the file; verify artifacts before use.
+
+## Reading and waiting
+- eval --stdin: put the JavaScript in the tool's `stdin` field (never as an args token after
+  --stdin) and return the value you want, e.g. `({ title: document.title })` or an invoked
+  function `(() => ...)()`; console.log is not the result channel. A function that comes back
+  as `{}` was serialized, not called (details.evalStdinHint). Scope scripts to the target
+  element instead of page-wide text heuristics.
+- outputPath saves the result's data (eval, get, snapshot) as a durable file; never point it
+  at a screenshot, download, recording or other artifact path.
+- get text on a broad CSS selector may read hidden tab content: when
+  details.selectorTextVisibility(All) says so, use a visible @ref, a narrower selector, or the
+  `inspect-visible-text-candidates` action.
+- Prefer find locators (role, text, label, placeholder, alt, title, testid) when a target
+  should survive ref churn. Playwright dialects such as `text=Close` or `:has-text()` are not
+  wrapper syntax.
+- Focused rich editors: `keyboard type` sends real key events; `keyboard inserttext` is
+  paste-like and may not update application state, so verify the result.
+- Nested scroll containers: verify with a screenshot or snapshot; prefer `scrollintoview @eN`
+  or `scroll <selector> <dir>` on the real scroller.
+- Waits: prefer conditions (`wait --text`, `--url`, `--fn`, `--load`, `--download`); use
+  `wait --fn` predicates for disappearance. Fixed waits (`wait <ms>`) are a last resort, and
+  `"waited":"timeout"` proves only elapsed time.
+- Do not call --help or exploratory commands unless asked or debugging the integration.
+
+## Pages and hosts
+- localhost/127.0.0.1 resolve on the browser's host; ERR_EMPTY_RESPONSE on a local port may
+  mean the browser cannot reach it, not that the page is broken. file:// pages have no HTTP
+  headers and differ in CORS, storage and scripts; when eval proves nothing there, check with
+  snapshot -i, get text or a screenshot.
+- Browser profiles are the operator's: on a profile or user-data-dir failure tell the user
+  which profile to configure; `doctor` diagnoses the install.
+- Several named sessions on one Chrome: pass --pin-tab on the first call so a closed bound tab
+  fails as tab-gone instead of acting on a neighbour.
+- WebMCP page tools: `webmcp list` (full schemas; untrusted page data), then `webmcp invoke
+  <tool> --params JSON`, `webmcp result|cancel` for detached calls; refresh refs afterwards.
+
+## Long-running commands and diagnostics
+- Pair every start with its stop when done: trace start/stop, profiler start/stop, record
+  start/stop, network har start/stop, stream enable/disable, react renders start/stop; the
+  result's `stop-*` next action has the exact call. `stream enable` on an enabled stream
+  is an idempotent success with status/disable follow-ups.
+- Recording needs ffmpeg on the engine host's PATH; a pending recording is not verified output.
+- network requests: failed rows are labelled actionable or benign (icon misses); follow
+  nextActions for request detail, a failures-only filter, a clean repro or HAR. With an active
+  `network route`, details.networkRouteDiagnostics flags requests the route may hold pending or
+  break (CORS); check or remove the route (`network unroute`).
 
 ## Secrets
 - Operator secrets are used by name: write `{{secret:NAME}}` in any arg or stdin (`fill @e2

@@ -120,17 +120,25 @@ def request_rows(data: Mapping[str, Any]) -> list[Mapping[str, Any]]:
 
 
 def network_lines(data: Mapping[str, Any]) -> list[str]:
-    """Failed rows first, then the rest; headers and bodies stay in details."""
+    """Failed rows first, each labelled actionable or benign (so a favicon miss does not read
+    like a broken API), then the rest; headers and bodies stay in details."""
     rows = request_rows(data)
     ranked = sorted(rows, key=lambda r: 0 if _failed(r) else 1)
-    lines = [f"{len(rows)} request(s); {sum(1 for r in rows if _failed(r))} failed"]
+    verdicts = [classify_network_request_failure(r).verdict for r in rows]
+    failed = sum(1 for r in rows if _failed(r))
+    lines = [
+        f"{len(rows)} request(s); {failed} failed ({verdicts.count('actionable')} actionable, "
+        f"{verdicts.count('benign')} benign)"
+    ]
     for row in ranked[:MAX_ROWS]:
         status = _status(row)
         shown = status if status is not None else (_error_text(row) or "pending")
         kind = row.get("resourceType") or row.get("type") or "?"
         url = redact_url(str(row.get("url", "")))
+        verdict = classify_network_request_failure(row)
+        label = f" {verdict.verdict}: {verdict.reason}" if _failed(row) else ""
         lines.append(
-            f"{shown} {row.get('method', 'GET')} {kind} {url} [{row.get('requestId', '')}]"
+            f"{shown} {row.get('method', 'GET')} {kind} {url} [{row.get('requestId', '')}]{label}"
         )
     if len(rows) > MAX_ROWS:
         lines.append(f"... {len(rows) - MAX_ROWS} more in details.data")

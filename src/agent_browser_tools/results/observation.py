@@ -87,6 +87,10 @@ class ObservationExtras(TypedDict, total=False):
     nameCandidateFallback: Annotated[Json, DETAILS]
     # network
     networkRequestsPageFilter: Annotated[Json, DETAILS]
+    networkRouteDiagnostics: Annotated[list[Json], CELL]
+    # command diagnostics (`command_followups`)
+    evalStdinHint: Annotated[str, CELL]
+    selectorTextVisibility: Annotated[Json, CELL]
     # advanced tools and code cells
     semanticSelect: Annotated[Json, DETAILS]
     qaPreset: Annotated[Json, DETAILS]

@@ -112,6 +112,17 @@ class RecordingReservation(_Frozen):
     contact_sheet_absolute: str | None = None
 
 
+RouteMode = Literal["abort", "mock-body", "intercept"]
+
+
+class RouteRule(_Frozen):
+    """One active `network route` the wrapper saw succeed on a session: requests it matches
+    may be held pending or answered without CORS headers (`networkRouteDiagnostics`)."""
+
+    pattern: str
+    mode: RouteMode
+
+
 class SessionPageState(_Frozen):
     """Everything the wrapper knows about one session's page."""
 
@@ -126,6 +137,8 @@ class SessionPageState(_Frozen):
     """The engine daemon last seen serving this session (see `engine.daemons`)."""
     daemon_browser: bool = False
     """That daemon had launched a browser of its own (a live child) when last seen."""
+    routes: tuple[RouteRule, ...] = ()
+    """Active `network route` patterns, in order (cleared by unroute, close, a lost browser)."""
     closed: bool = False
     """The wrapper closed this browser (conversation end, cleanup); `target` keeps the last
     recorded page so the next call can say what to reopen."""
@@ -213,6 +226,13 @@ class RecordingClosed(_Frozen):
     outcome: Literal["stopped", "not-in-progress"]
 
 
+class RoutesChanged(_Frozen):
+    """`network route` / `unroute` succeeded: the session's active routes are now `routes`."""
+
+    kind: Literal["routes-changed"] = "routes-changed"
+    routes: tuple[RouteRule, ...] = ()
+
+
 class ManagedSessionSelected(_Frozen):
     """The implicit managed slot now points at `session` (first use or a fresh rotation)."""
 
@@ -232,7 +252,8 @@ Effect = Annotated[
     | NamespaceClosed
     | ManagedSessionSelected
     | RecordingOpened
-    | RecordingClosed,
+    | RecordingClosed
+    | RoutesChanged,
     Field(discriminator="kind"),
 ]
 

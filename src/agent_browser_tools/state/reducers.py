@@ -33,6 +33,7 @@ from agent_browser_tools.state.models import (
     RefsInvalidated,
     RefSnapshot,
     RefsRecorded,
+    RoutesChanged,
     SessionActivated,
     SessionClosed,
     SessionPageState,
@@ -186,6 +187,8 @@ def apply_effect(entry: SessionPageState, effect: Effect) -> SessionPageState:
         return entry.model_copy(update={"recording": effect.reservation})
     if isinstance(effect, RecordingClosed):
         return entry.model_copy(update={"recording": None})
+    if isinstance(effect, RoutesChanged):
+        return entry.model_copy(update={"routes": effect.routes})
     return entry
 
 

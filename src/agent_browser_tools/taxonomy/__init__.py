@@ -30,6 +30,7 @@ from agent_browser_tools.taxonomy.spec import (
 )
 from agent_browser_tools.taxonomy.vocabulary import (
     ArtifactKind,
+    Diagnostic,
     FlagValue,
     ModelAccess,
     PageEffect,
@@ -44,6 +45,7 @@ __all__ = [
     "ArtifactSlot",
     "CommandMatch",
     "CommandSpec",
+    "Diagnostic",
     "FieldValue",
     "FileSlots",
     "FlagValue",

@@ -33,6 +33,7 @@ from agent_browser_tools.taxonomy.vocabulary import (
     SessionNeed,
     TimeoutFamily,
 )
+from agent_browser_tools.taxonomy.vocabulary import Diagnostic as DG
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,9 +164,9 @@ def _toggle(path: str, summary: str, *, checked: bool) -> CommandSpec:
     return replace(spec, sets_checked=checked)
 
 
-def _element(path: str, summary: str) -> CommandSpec:
+def _element(path: str, summary: str, **columns: Any) -> CommandSpec:
     """A read-only query of one element: its selector operand resolves refs."""
-    return _cmd(path, summary, refs=(0,), ro=True, args=(1, 1))
+    return _cmd(path, summary, refs=(0,), ro=True, args=(1, 1), **columns)
 
 
 _STOP = ("record", "stop")
@@ -204,7 +205,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
          flags="--raw --require-md --llms= --outline --filter= --timeout="),
     _refs_maker("snapshot", "Accessibility tree with refs", ro=True,
          flags="--interactive/-i --urls/-u --compact/-c --depth/-d= --selector/-s= --delta --full"),
-    _element("get text", "Get text content of element"),
+    _element("get text", "Get text content of element", diagnostic=DG.SELECTOR_TEXT),
     _element("get html", "Get inner HTML of element"),
     replace(_element("get value", "Get value of input element"), field_value=FieldValue()),
     _cmd("get attr", "Get attribute value (selector first, then name)", refs=(0,), ro=True,
@@ -274,7 +275,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
          artifacts=(ArtifactSlot(A.DOWNLOAD, path_flag="--download", only_with_flag=True),),
          page_script="--fn"),
     _cmd("eval", "Run JavaScript", latch=True, effect=MAY, probe=True, stdin="--stdin",
-         args=(0, 1), flags="--base64/-b --stdin", page_script="*"),
+         args=(0, 1), flags="--base64/-b --stdin", page_script="*", diagnostic=DG.SCRIPT_RESULT),
     # Artifacts.
     _cmd("screenshot", "Take screenshot", refs=(0,), ro=True, change=True, args=(0, 2),
          flags="--full/-f --if-changed --threshold=",
@@ -321,10 +322,10 @@ COMMANDS: tuple[CommandSpec, ...] = (
     _cmd("set media", "Emulate color scheme / reduced motion", args=(0, 2)),
     # Network.
     _cmd("network route", "Intercept requests", args=(1, 1),
-         flags="--abort --body=! --resource-type="),
-    _cmd("network unroute", "Remove routes", args=(0, 1)),
+         flags="--abort --body=! --resource-type=", diagnostic=DG.ROUTE_ADD),
+    _cmd("network unroute", "Remove routes", args=(0, 1), diagnostic=DG.ROUTE_REMOVE),
     _cmd("network requests", "List captured requests", ro=True,
-         flags="--clear --filter= --type= --method= --status="),
+         flags="--clear --filter= --type= --method= --status=", diagnostic=DG.REQUEST_LIST),
     _cmd("network request", "Full request/response detail", ro=True, args=(1, 1)),
     _cmd("network har start", "Record a HAR", stop="network har stop", flags="--content="),
     _cmd("network har stop", "Stop and save HAR", args=(0, 1),
@@ -359,7 +360,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
     _cmd("clipboard copy", "Copy current selection"),
     _cmd("clipboard paste", "Paste from clipboard", change=True),
     _cmd("stream enable", "Start WebSocket streaming", timeout=LONG, stop="stream disable",
-         flags="--port="),
+         flags="--port=", diagnostic=DG.IDEMPOTENT_START),
     _cmd("stream disable", "Stop WebSocket streaming"),
     _cmd("stream status", "Streaming status", ro=True),
     # WebMCP: invoke/result/cancel can swap or navigate the page (contract: they latch).

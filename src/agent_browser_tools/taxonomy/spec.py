@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from agent_browser_tools.taxonomy.vocabulary import (
     ArtifactKind,
+    Diagnostic,
     FlagValue,
     ModelAccess,
     PageEffect,
@@ -208,6 +209,8 @@ class CommandSpec:
     settles_detached_work: bool = False
     """It settles a detached page call (`webmcp result|cancel <id>`), so it stays allowed while
     the page target is unknown: that is how the unknown state can end."""
+    diagnostic: Diagnostic = Diagnostic.NONE
+    """The wrapper's own read of the answer (route tracker, eval/get-text/stream hints)."""
 
     @property
     def name(self) -> str:

@@ -116,3 +116,24 @@ class PathUse(StrEnum):
     READ_FILE = "read-file"
     WRITE_FILE = "write-file"
     WRITE_DIR = "write-dir"
+
+
+class Diagnostic(StrEnum):
+    """The wrapper's own read of a command's answer (`tools/agent_browser/command_followups`).
+
+    A column and not a list of command names, so an alias or an engine upgrade keeps the rule.
+    """
+
+    NONE = "none"
+    ROUTE_ADD = "route-add"
+    """`network route`: the session's route tracker gains a pattern."""
+    ROUTE_REMOVE = "route-remove"
+    """`network unroute`: a pattern (or, without one, every pattern) leaves the tracker."""
+    REQUEST_LIST = "request-list"
+    """`network requests`: rows an active route may hold or break get diagnosed."""
+    SCRIPT_RESULT = "script-result"
+    """`eval`: a function-shaped snippet answering `{}` gets `evalStdinHint`."""
+    SELECTOR_TEXT = "selector-text"
+    """`get text`: a CSS selector whose first match is hidden gets `selectorTextVisibility`."""
+    IDEMPOTENT_START = "idempotent-start"
+    """`stream enable`: "already enabled" is the requested state, an idempotent success."""

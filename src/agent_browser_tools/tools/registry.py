@@ -140,6 +140,17 @@ class ToolSpec:
             return journal_write_failed(self.name, exc)
 
 
+def enable_action(spec: ToolSpec) -> dict[str, Any]:
+    """The exact call that activates an inactive tool: advice the model can execute instead of
+    prose it must turn into a payload."""
+    return {
+        "tool": "agent_browser_tools",
+        "id": f"enable-{spec.capability}",
+        "reason": f"{spec.name} is inactive; activate its capability, then repeat the call.",
+        "params": {"enable": [spec.capability]},
+    }
+
+
 def journal_write_failed(tool: str, exc: JournalWriteError) -> ToolResult:
     """A call whose journal write failed: an `aborted` result, never an exception.
 
@@ -192,7 +203,8 @@ class Toolkit:
         if not self.is_listed(spec):
             return response.refused(
                 f"{name} is inactive; enable it first with agent_browser_tools "
-                f'{{"enable": ["{spec.capability}"]}}.'
+                f'{{"enable": ["{spec.capability}"]}}, then repeat this call.',
+                nextActions=[enable_action(spec)],
             )
         if not spec.implemented:
             return response.refused(f"{name} is {spec.unavailable_reason}.")

@@ -160,5 +160,17 @@ def test_request_rows_and_selection_prefer_actionable_failures() -> None:
 def test_network_lines_show_error_text_for_status_less_failures() -> None:
     row = _row("/api/data", "XHR", None, errorText="net::ERR_FAILED", requestId="7")
     lines = network_lines({"requests": [row]})
-    assert lines[0] == "1 request(s); 1 failed"
+    assert lines[0] == "1 request(s); 1 failed (1 actionable, 0 benign)"
     assert lines[1].startswith("net::ERR_FAILED GET XHR")
+
+
+def test_network_lines_label_failed_rows_actionable_or_benign() -> None:
+    icon = _row("/favicon.ico", "Other", 404, requestId="1.1")
+    api = _row("/api/orders", "Fetch", 500, requestId="1.2")
+    ok = _row("/", "Document", 200, requestId="1.3")
+    lines = network_lines({"requests": [ok, icon, api]})
+    assert lines[0] == "3 request(s); 2 failed (1 actionable, 1 benign)"
+    by_id = {line.split("[")[1].split("]")[0]: line for line in lines[1:]}
+    assert " benign: icon request failed" in by_id["1.1"]
+    assert " actionable: " in by_id["1.2"]
+    assert "actionable" not in by_id["1.3"] and "benign" not in by_id["1.3"]

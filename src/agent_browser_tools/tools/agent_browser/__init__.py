@@ -22,11 +22,18 @@ if TYPE_CHECKING:
     from agent_browser_tools.tools.agent_browser.finish import finish as result_from_observation
     from agent_browser_tools.tools.agent_browser.helpers import current_page_url, helper_call
     from agent_browser_tools.tools.agent_browser.hooks import Hooks, PostHook, compiled_call
+    from agent_browser_tools.tools.agent_browser.host_hook import (
+        BeforeExecute,
+        DispatchContext,
+        host_call,
+    )
     from agent_browser_tools.tools.agent_browser.sessions import close_own_dir, close_owned
 
 __all__ = [
     "NAME",
     "OBSERVATION_KEYS",
+    "BeforeExecute",
+    "DispatchContext",
     "Hooks",
     "PostHook",
     "close_own_dir",
@@ -35,6 +42,7 @@ __all__ = [
     "current_page_url",
     "handle",
     "helper_call",
+    "host_call",
     "preview_plan",
     "result_from_observation",
     "run",
@@ -52,6 +60,9 @@ _HOMES = {
     "result_from_observation": ("finish", "finish"),
     "current_page_url": ("helpers", "current_page_url"),
     "helper_call": ("helpers", "helper_call"),
+    "BeforeExecute": ("host_hook", "BeforeExecute"),
+    "DispatchContext": ("host_hook", "DispatchContext"),
+    "host_call": ("host_hook", "host_call"),
     "Hooks": ("hooks", "Hooks"),
     "PostHook": ("hooks", "PostHook"),
     "compiled_call": ("hooks", "compiled_call"),

@@ -163,13 +163,8 @@ async def collect(call: DirectCall, obs: Observation, spawned: Spawned) -> list[
     entries = verify(call.plan, spawned.envelope, spawned.raw, call.rt.cwd)
     if call.geometry_samples and obs.success:
         call.geometry_samples.append(await geometry.sample(call))
-    return attach(
-        call.plan,
-        obs,
-        entries,
-        call.rt.settings.inline_image_max_bytes,
-        samples=tuple(call.geometry_samples),
-    )
+    inline_max = call.rt.settings.inline_image_max_bytes if call.hooks.model_visible else -1
+    return attach(call.plan, obs, entries, inline_max, samples=tuple(call.geometry_samples))
 
 
 def attach(

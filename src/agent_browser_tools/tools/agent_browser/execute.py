@@ -40,6 +40,7 @@ from agent_browser_tools.tools.agent_browser import (
     finish,
     followups,
     guards,
+    host_hook,
     identity,
     record,
     recorded_files,
@@ -133,8 +134,9 @@ def _rejected(params: Mapping[str, Any] | AgentBrowserInput, refused: Refused) -
 async def _guard(call: DirectCall) -> ToolResult | None:
     """Stale refs, unknown targets, aliased output destinations, a browser's own debug ports,
     a launched desktop app that is gone, and refs whose element changed since the model's
-    snapshot (one re-read) fail before dispatch. The managed browser is owned from here on:
-    the checks below may already start it."""
+    snapshot (one re-read) fail before dispatch; last, the host's `before_execute` callback
+    may refuse it (`host_hook`). The managed browser is owned from here on: the checks below
+    may already start it."""
     record.own_at_spawn(call)
     await browser_loss.check_before_dispatch(call)
     app_lost = await attached_app.refusal(call)
@@ -161,6 +163,7 @@ async def _guard(call: DirectCall) -> ToolResult | None:
     if changed is not None:
         return await finish.refused(call, guards.stale_refusal(call.plan, changed))
     await artifacts.sample_before(call)
+    await host_hook.before_dispatch(call)  # the host's veto, after the wrapper's own
     return None
 
 
@@ -225,7 +228,8 @@ async def _recover_selector_miss(call: DirectCall, obs: Observation) -> None:
     miss = followups.selector_miss(call.plan, obs)
     if miss is None:
         return
-    snapshot = await run(call.rt, miss.snapshot_params, lock_held=True)
+    with host_hook.internal():
+        snapshot = await run(call.rt, miss.snapshot_params, lock_held=True)
     followups.apply_selector_miss(
         call.plan, call.rt.log.state, miss, obs, snapshot_failed=snapshot.is_error
     )
@@ -266,7 +270,7 @@ async def run_observation(rt: Runtime, params: Mapping[str, Any]) -> dict[str, A
     Used by code cells: the observation is JSON-safe and carries no rendering, so a cell can
     branch on `success` and `failureCategory` exactly like a direct caller would.
     """
-    result = await run(rt, params)
+    result = await run(rt, params, hooks=Hooks(model_visible=False))
     observation = {k: v for k, v in result.details.items() if k in OBSERVATION_KEYS}
     if not observation.get("timedOut"):
         observation.pop("timedOut", None)

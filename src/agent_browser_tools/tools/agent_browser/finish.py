@@ -17,7 +17,7 @@ from agent_browser_tools.planning.plan import ExecutionPlan
 from agent_browser_tools.planning.policy import PolicyBlocked
 from agent_browser_tools.redaction import redact_argv, redact_text
 from agent_browser_tools.results import response
-from agent_browser_tools.results.bounds import bound_json, bound_visible
+from agent_browser_tools.results.bounds import Bounded, bound_json, bound_visible
 from agent_browser_tools.results.categories import FailureCategory
 from agent_browser_tools.results.observation import Observation, ProcessFacts
 from agent_browser_tools.results.output_file import resolve_output_path
@@ -49,6 +49,7 @@ async def conclude(
         images=images,
         output_path=call.output_path,
         extra_details=call.hooks.details,
+        model_visible=call.hooks.model_visible,
     )
 
 
@@ -86,26 +87,19 @@ def finish(
     images: list[ImageBlock] | None = None,
     output_path: str | None = None,
     extra_details: Mapping[str, Any] | None = None,
+    model_visible: bool = True,
 ) -> ToolResult:
     """Render the observation and assemble details.
 
     Everything written here (the spill, `outputPath`, text, details) is scrubbed of the
-    conversation's registered secret values first (`Runtime.secrets`).
+    conversation's registered secret values first (`Runtime.secrets`). `model_visible=False`
+    (a code cell's inner call, read as data) renders no text and spills nothing.
     """
     hidden = obs.process or ProcessFacts()
     scrub = rt.secrets
     output_line = _save_output(rt, plan, obs, output_path)
     observation = scrub.scrub_data(obs.to_dict())
-    body, tail = _rendered(rt, plan, obs, output_line)
-    if plan.caller_json and not (plan.checked.inspection and obs.success):
-        compact_text = obs.context.get("snapshot_text")
-        bounded = bound_json(
-            observation,
-            rt.spill_dir,
-            compact_text=scrub.scrub(compact_text) if isinstance(compact_text, str) else None,
-        )
-    else:
-        bounded = bound_visible(body, tail, observation, rt.spill_dir)
+    bounded = _bounded(rt, plan, obs, observation, output_line) if model_visible else Bounded("")
     details: dict[str, Any] = {
         "args": scrub.scrub_argv(redact_argv(plan.args)),
         "effectiveArgs": scrub.scrub_argv(redact_argv(plan.effective_args)),
@@ -132,6 +126,22 @@ def finish(
     manifest_receipts.attach(rt, details)
     details = scrub.scrub_data(details)
     return response.from_observation(obs, text=bounded.text, details=details, images=images or ())
+
+
+def _bounded(
+    rt: Runtime,
+    plan: ExecutionPlan,
+    obs: Observation,
+    observation: dict[str, Any],
+    output_line: str | None,
+) -> Bounded:
+    """The visible text within the limit (the full observation spilled when needed)."""
+    body, tail = _rendered(rt, plan, obs, output_line)
+    if plan.caller_json and not (plan.checked.inspection and obs.success):
+        compact_text = obs.context.get("snapshot_text")
+        scrubbed = rt.secrets.scrub(compact_text) if isinstance(compact_text, str) else None
+        return bound_json(observation, rt.spill_dir, compact_text=scrubbed)
+    return bound_visible(body, tail, observation, rt.spill_dir)
 
 
 def _rendered(

@@ -35,6 +35,9 @@ class Hooks:
     """Wrapper-side snapshot flags (`--search`, `--filter`, `--viewport`, `--diff`)."""
     grant: WrapperGrant | None = None
     """The one operator-only command this wrapper-built call may run (see `WrapperGrant`)."""
+    model_visible: bool = True
+    """False for a code cell's inner call (the contract's `modelVisible: false`): the result
+    is read as data, so no prose is rendered, nothing is spilled and no image is base64'd."""
 
 
 def compiled_call(

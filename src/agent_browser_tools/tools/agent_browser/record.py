@@ -24,7 +24,13 @@ from agent_browser_tools.state.models import (
     RefsInvalidated,
     RefsRecorded,
 )
-from agent_browser_tools.tools.agent_browser import attached_app, browser_loss, recording, webmcp
+from agent_browser_tools.tools.agent_browser import (
+    attached_app,
+    browser_loss,
+    command_followups,
+    recording,
+    webmcp,
+)
 from agent_browser_tools.tools.agent_browser.call import DirectCall, Spawned
 from agent_browser_tools.tools.agent_browser.observe import add_recovery
 from agent_browser_tools.tools.agent_browser.sessions import headed_handoff, settle_fresh
@@ -179,6 +185,7 @@ async def complete(
     if plan.output_mode is OutputMode.JSON and not plan.is_batch:
         headed_handoff(plan, obs, spawned.envelope.data)
     effects += webmcp.pending_effects(plan, spawned.envelope, was_unknown)
+    await command_followups.complete(call, obs, effects)
     if key is not None:
         rt.log.complete(spawned.call_id, key, obs.success, effects)
     unknown = key is not None and rt.log.state.session(key).target_unknown

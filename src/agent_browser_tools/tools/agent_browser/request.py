@@ -87,7 +87,7 @@ def _wrapper_flags(inp: AgentBrowserInput, hooks: Hooks) -> tuple[AgentBrowserIn
     post = hooks.post
     if network is not None and post is None:
         post = network_filter.make_post(network, clean)
-    updated = Hooks(hooks.tool, post, details, snapshot=snapshot, grant=hooks.grant)
+    updated = replace(hooks, post=post, details=details, snapshot=snapshot)
     return inp.model_copy(update={"args": clean}), updated
 
 
