@@ -1,0 +1,65 @@
+"""Session rules of the contract checked at the process boundary (fake engine): the
+environment each browser gets, launch-time settings and what a launch result says."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from agent_browser_tools.api import BrowserTools
+from agent_browser_tools.results.tool_result import ToolResult
+from tests.fake.tools.agent_browser.test_argv import CONVERSATION, MANAGED, PAGE
+from tests.support.fake import FakeEngine, fake_settings
+
+IDLE = "AGENT_BROWSER_IDLE_TIMEOUT_MS"
+
+
+def _tools(fake: FakeEngine, tmp_path: Path, **env: str) -> BrowserTools:
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    tools = BrowserTools(
+        settings=fake_settings(fake, tmp_path, **env), conversation_id=CONVERSATION, cwd=tmp_path
+    )
+    assert tools.runtime.engine.path == str(fake.path)
+    fake.reset()
+    return tools
+
+
+async def _call(tools: BrowserTools, params: dict[str, Any]) -> ToolResult:
+    return await tools.call("agent_browser", params)
+
+
+def _env_of(fake: FakeEngine, session: str) -> dict[str, str]:
+    """The environment of the last spawn whose argv named `session`."""
+    for call in reversed(fake.calls()):
+        argv = [str(a) for a in call["argv"]]  # type: ignore[union-attr]
+        if session in argv:
+            env = call["env"]
+            assert isinstance(env, dict)
+            return {str(k): str(v) for k, v in env.items()}
+    raise AssertionError(f"no spawn named {session}")
+
+
+async def test_caller_sessions_keep_the_callers_idle_timeout(
+    fake_engine: FakeEngine, tmp_path: Path
+) -> None:
+    """Managed browsers get the wrapper's idle timeout on every spawn; a browser the caller
+    named gets the caller's own environment, so their terminal and the wrapper agree."""
+    fake_engine_rules(fake_engine)
+    tools = _tools(
+        fake_engine, tmp_path, AGENT_BROWSER_TOOLS_IDLE_TIMEOUT_MS="120000", **{IDLE: "4242"}
+    )
+    await _call(tools, {"args": ["open", PAGE]})
+    await _call(tools, {"args": ["--session", "mine", "open", PAGE]})
+    assert _env_of(fake_engine, MANAGED)[IDLE] == "120000"
+    assert _env_of(fake_engine, "mine")[IDLE] == "4242"
+
+    unset = _tools(fake_engine, tmp_path / "unset", AGENT_BROWSER_TOOLS_IDLE_TIMEOUT_MS="120000")
+    fake_engine_rules(fake_engine)
+    await _call(unset, {"args": ["--session", "mine", "open", PAGE]})
+    await _call(unset, {"args": ["open", PAGE]})
+    assert IDLE not in _env_of(fake_engine, "mine")
+    assert _env_of(fake_engine, MANAGED)[IDLE] == "120000"
+
+
+def fake_engine_rules(fake: FakeEngine) -> None:
+    fake.on({"command": ["open"]}, envelope={"data": {"url": PAGE, "title": "A"}})
