@@ -173,8 +173,8 @@ async def complete(
         effects.append(ManagedSessionSelected(session=key.session))
     _record_engine_ids(effects, spawned)
     await settle_fresh(rt, plan, obs, effects)
-    if plan.output_mode is OutputMode.JSON and not plan.is_batch:
-        headed_handoff(plan, obs, spawned.envelope.data)
+    if plan.output_mode is OutputMode.JSON:
+        headed_handoff(plan, obs, spawned.envelope)
     if key is not None:
         rt.log.complete(spawned.call_id, key, obs.success, effects)
     unknown = key is not None and rt.log.state.session(key).target_unknown

@@ -63,3 +63,44 @@ async def test_caller_sessions_keep_the_callers_idle_timeout(
 
 def fake_engine_rules(fake: FakeEngine) -> None:
     fake.on({"command": ["open"]}, envelope={"data": {"url": PAGE, "title": "A"}})
+
+
+LAUNCHED = {"launched": True, "effectiveLaunch": {"browserLaunched": True}}
+
+
+async def test_a_headed_batch_launch_hands_off_like_a_single_command(
+    fake_engine: FakeEngine, tmp_path: Path
+) -> None:
+    tools = _tools(fake_engine, tmp_path)
+    rows = [
+        {
+            "command": ["open", PAGE],
+            "success": True,
+            "result": {"url": PAGE, "title": "A", "lifecycle": LAUNCHED},
+            "error": None,
+        },
+        {"command": ["get", "title"], "success": True, "result": {"title": "A"}, "error": None},
+    ]
+    fake_engine.on({"command": ["batch"]}, json=rows)
+    stdin = f'[["open", "{PAGE}"], ["get", "title"]]'
+    result = await _call(
+        tools, {"args": ["--headed", "batch"], "stdin": stdin, "sessionMode": "fresh"}
+    )
+    assert not result.is_error, result.text
+    window = result.details["browserWindow"]
+    assert window["mode"] == "headed" and window["visibility"] == "unverified"
+    assert window["sessionName"] == result.details["sessionName"]
+    assert "complete the login there" in result.text
+
+
+async def test_no_headed_handoff_when_the_batch_launched_nothing(
+    fake_engine: FakeEngine, tmp_path: Path
+) -> None:
+    tools = _tools(fake_engine, tmp_path)
+    rows = [{"command": ["get", "title"], "success": True, "result": {"title": "A"}, "error": None}]
+    fake_engine.on({"command": ["batch"]}, json=rows)
+    result = await _call(
+        tools, {"args": ["--headed", "batch"], "stdin": '[["get", "title"]]', "sessionMode": "fresh"}
+    )
+    assert not result.is_error, result.text
+    assert "browserWindow" not in result.details
