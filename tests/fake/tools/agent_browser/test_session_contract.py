@@ -104,3 +104,28 @@ async def test_no_headed_handoff_when_the_batch_launched_nothing(
     )
     assert not result.is_error, result.text
     assert "browserWindow" not in result.details
+
+
+async def test_a_managed_idle_timeout_other_than_the_servers_is_refused_with_restart_guidance(
+    fake_engine: FakeEngine, tmp_path: Path
+) -> None:
+    tools = _tools(
+        fake_engine,
+        tmp_path,
+        AGENT_BROWSER_TOOLS_IDLE_TIMEOUT_MS="120000",
+        AGENT_BROWSER_TOOLS_ALLOW_MODEL_FLAGS="--idle-timeout",
+    )
+    fake_engine_rules(fake_engine)
+    other = await _call(
+        tools, {"args": ["--idle-timeout", "5m", "open", PAGE], "sessionMode": "fresh"}
+    )
+    assert other.details["failureCategory"] == "validation-error", other.text
+    assert "AGENT_BROWSER_TOOLS_IDLE_TIMEOUT_MS=300000" in other.text
+    assert "restarts the server" in other.text
+    assert fake_engine.calls() == []
+    same = await _call(
+        tools, {"args": ["--idle-timeout", "2m", "open", PAGE], "sessionMode": "fresh"}
+    )
+    assert not same.is_error, same.text
+    mine = await _call(tools, {"args": ["--session", "mine", "--idle-timeout", "5m", "open", PAGE]})
+    assert not mine.is_error, "a caller-owned browser keeps its own flag"
