@@ -50,6 +50,7 @@ class ObservationExtras(TypedDict, total=False):
     staleRef: Annotated[Json, CELL]
     managedSessionOutcome: Annotated[Json, CELL]
     browserWindow: Annotated[Json, DETAILS]
+    attachedBrowserSession: Annotated[bool, CELL]
     # batches
     batchSteps: Annotated[list[Json], CELL]
     batchFailure: Annotated[Json, CELL]

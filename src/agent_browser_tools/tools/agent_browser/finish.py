@@ -36,6 +36,7 @@ async def conclude(
     """Process facts into details, the caller's post hook, then the result."""
     _process_details(obs, spawned.raw, spawned.envelope)
     obs.warnings[:0] = call.warnings
+    obs.next_actions[:0] = call.next_actions
     if call.browser_lost:
         obs.extra["browserLost"] = dict(call.browser_lost)
     if call.hooks.post is not None:
@@ -54,6 +55,7 @@ async def conclude(
 async def refused(call: DirectCall, obs: Observation) -> ToolResult:
     """A call the guards stopped before dispatch: the post hook still sees it."""
     obs.warnings[:0] = call.warnings
+    obs.next_actions[:0] = call.next_actions
     if call.browser_lost:
         obs.extra["browserLost"] = dict(call.browser_lost)
     if call.hooks.post is not None:

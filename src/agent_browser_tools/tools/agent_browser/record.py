@@ -24,7 +24,12 @@ from agent_browser_tools.state.models import (
     RefsInvalidated,
     RefsRecorded,
 )
-from agent_browser_tools.tools.agent_browser import attached_app, browser_loss
+from agent_browser_tools.tools.agent_browser import (
+    attached_app,
+    attachment,
+    blank_target,
+    browser_loss,
+)
 from agent_browser_tools.tools.agent_browser.call import DirectCall, Spawned
 from agent_browser_tools.tools.agent_browser.observe import add_recovery
 from agent_browser_tools.tools.agent_browser.sessions import headed_handoff, settle_fresh
@@ -175,6 +180,8 @@ async def complete(
     await settle_fresh(rt, plan, obs, effects)
     if plan.output_mode is OutputMode.JSON:
         headed_handoff(plan, obs, spawned.envelope)
+    await blank_target.after_answer(call, obs, effects)
+    attachment.mark(call, obs)
     if key is not None:
         rt.log.complete(spawned.call_id, key, obs.success, effects)
     unknown = key is not None and rt.log.state.session(key).target_unknown

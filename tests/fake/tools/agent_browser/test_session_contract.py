@@ -8,6 +8,7 @@ from typing import Any
 
 from agent_browser_tools.api import BrowserTools
 from agent_browser_tools.results.tool_result import ToolResult
+from agent_browser_tools.state.models import SessionKey
 from tests.fake.tools.agent_browser.test_argv import CONVERSATION, MANAGED, PAGE
 from tests.support.fake import FakeEngine, fake_settings
 
@@ -31,7 +32,9 @@ async def _call(tools: BrowserTools, params: dict[str, Any]) -> ToolResult:
 def _env_of(fake: FakeEngine, session: str) -> dict[str, str]:
     """The environment of the last spawn whose argv named `session`."""
     for call in reversed(fake.calls()):
-        argv = [str(a) for a in call["argv"]]  # type: ignore[union-attr]
+        raw = call["argv"]
+        assert isinstance(raw, list)
+        argv = [str(a) for a in raw]
         if session in argv:
             env = call["env"]
             assert isinstance(env, dict)
@@ -100,7 +103,8 @@ async def test_no_headed_handoff_when_the_batch_launched_nothing(
     rows = [{"command": ["get", "title"], "success": True, "result": {"title": "A"}, "error": None}]
     fake_engine.on({"command": ["batch"]}, json=rows)
     result = await _call(
-        tools, {"args": ["--headed", "batch"], "stdin": '[["get", "title"]]', "sessionMode": "fresh"}
+        tools,
+        {"args": ["--headed", "batch"], "stdin": '[["get", "title"]]', "sessionMode": "fresh"},
     )
     assert not result.is_error, result.text
     assert "browserWindow" not in result.details
@@ -129,3 +133,67 @@ async def test_a_managed_idle_timeout_other_than_the_servers_is_refused_with_res
     assert not same.is_error, same.text
     mine = await _call(tools, {"args": ["--session", "mine", "--idle-timeout", "5m", "open", PAGE]})
     assert not mine.is_error, "a caller-owned browser keeps its own flag"
+
+
+def _tabs(*tabs: tuple[str, str, bool]) -> dict[str, Any]:
+    rows = [{"tabId": t, "url": u, "active": a, "title": u} for t, u, a in tabs]
+    return {"data": {"tabs": rows}}
+
+
+async def test_a_blank_reading_reselects_the_tab_that_still_has_the_page(
+    fake_engine: FakeEngine, tmp_path: Path
+) -> None:
+    """A restored/other tab took focus: `get url` says about:blank although nothing
+    navigated; the wrapper selects the tab still on the recorded page instead of taking the
+    blank one as the page."""
+    tools = _tools(fake_engine, tmp_path)
+    fake_engine_rules(fake_engine)
+    assert not (await _call(tools, {"args": ["open", PAGE]})).is_error
+    fake_engine.on({"command": ["get", "url"]}, times=1, envelope={"data": {"url": "about:blank"}})
+    fake_engine.on(
+        {"command": ["tab", "list"]},
+        envelope=_tabs(("t1", PAGE, False), ("t2", "about:blank", True)),
+    )
+    fake_engine.on({"command": ["tab", "t1"]}, envelope={"data": {"tabId": "t1", "url": PAGE}})
+    fake_engine.on({"command": ["get", "url"]}, envelope={"data": {"url": PAGE}})
+    read = await _call(tools, {"args": ["get", "url"]})
+    assert any("re-selected tab t1" in w for w in read.details["warnings"]), read.text
+    assert ["tab", "t1"] == fake_engine.argvs()[-2][-2:]
+    state = tools.runtime.log.state.session(_managed())
+    assert state.target is not None and state.target.url == PAGE
+
+
+async def test_a_blank_reading_with_no_tab_left_is_recorded_with_exact_recovery(
+    fake_engine: FakeEngine, tmp_path: Path
+) -> None:
+    tools = _tools(fake_engine, tmp_path)
+    fake_engine_rules(fake_engine)
+    assert not (await _call(tools, {"args": ["open", PAGE]})).is_error
+    fake_engine.on({"command": ["get", "url"]}, envelope={"data": {"url": "about:blank"}})
+    fake_engine.on({"command": ["tab", "list"]}, envelope=_tabs(("t1", "about:blank", True)))
+    read = await _call(tools, {"args": ["get", "url"]})
+    warning = " ".join(read.details["warnings"])
+    assert f"not {PAGE} where it was" in warning and f"open {PAGE}" in warning, read.text
+    actions = {a["id"]: a["params"] for a in read.details["nextActions"]}
+    assert actions["list-tabs-after-blank-target"] == {"args": ["tab", "list"]}
+    assert actions["reopen-recorded-url"] == {"args": ["open", PAGE]}
+    state = tools.runtime.log.state.session(_managed())
+    assert state.target is not None and state.target.url == "about:blank"
+    assert state.ref_invalidation is not None
+
+
+async def test_an_explicit_navigation_to_about_blank_is_just_the_page(
+    fake_engine: FakeEngine, tmp_path: Path
+) -> None:
+    tools = _tools(fake_engine, tmp_path)
+    fake_engine_rules(fake_engine)
+    assert not (await _call(tools, {"args": ["open", PAGE]})).is_error
+    fake_engine.reset()
+    fake_engine.on({"command": ["open"]}, envelope={"data": {"url": "about:blank"}})
+    blank = await _call(tools, {"args": ["open", "about:blank"]})
+    assert not blank.details.get("warnings"), blank.text
+    assert not any(argv[-2:] == ["tab", "list"] for argv in fake_engine.argvs())
+
+
+def _managed() -> SessionKey:
+    return SessionKey(session=MANAGED)
