@@ -26,6 +26,11 @@ from agent_browser_tools.state.models import (
     ManagedSessionSelected,
     SessionKey,
 )
+from agent_browser_tools.tools.agent_browser.cleanup_expiry import (
+    CloseResult,
+    close_within_budget,
+    report_expired,
+)
 from agent_browser_tools.tools.agent_browser.helpers import session_args
 
 
@@ -105,7 +110,8 @@ async def close_owned(rt: Runtime) -> dict[str, bool]:
     starts at the spawn), bounded by the cleanup budget, and journal the closes.
 
     `close` on a session whose browser never started is harmless: the engine answers and its
-    daemon exits.
+    daemon exits. A close that expires or breaks stays owned and unjournaled
+    (`cleanup_expiry`).
     """
     owned = sorted(rt.owned_sessions, key=lambda k: k.label)
     if not owned:
@@ -113,12 +119,21 @@ async def close_owned(rt: Runtime) -> dict[str, bool]:
     # Orphans are reaped alongside the closes: a client may give the server only a moment.
     _, *results = await asyncio.gather(
         reap_orphaned_browsers(rt),
-        *(close_session(rt, key) for key in owned),
+        *(close_within_budget(rt, key) for key in owned),
         return_exceptions=True,
     )
-    rt.owned_sessions.clear()
-    journal_closed(rt, owned, ENDED_SUMMARY)
-    return {key.label: result is True for key, result in zip(owned, results, strict=True)}
+    ended = []
+    for key, result in zip(owned, results, strict=True):
+        if isinstance(result, CloseResult) and not result.expired:
+            ended.append(key)
+            rt.owned_sessions.discard(key)
+        elif isinstance(result, CloseResult):
+            report_expired(result)
+    journal_closed(rt, ended, ENDED_SUMMARY)
+    return {
+        key.label: isinstance(result, CloseResult) and result.confirmed
+        for key, result in zip(owned, results, strict=True)
+    }
 
 
 async def close_own_dir(rt: Runtime) -> bool:

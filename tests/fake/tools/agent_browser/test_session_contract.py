@@ -3,8 +3,11 @@ environment each browser gets, launch-time settings and what a launch result say
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from agent_browser_tools.api import BrowserTools
 from agent_browser_tools.results.tool_result import ToolResult
@@ -197,3 +200,23 @@ async def test_an_explicit_navigation_to_about_blank_is_just_the_page(
 
 def _managed() -> SessionKey:
     return SessionKey(session=MANAGED)
+
+
+async def test_an_expired_cleanup_reports_budget_phase_and_time_and_keeps_ownership(
+    fake_engine: FakeEngine, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    tools = _tools(
+        fake_engine, tmp_path, AGENT_BROWSER_TOOLS_IMPLICIT_SESSION_CLOSE_TIMEOUT_MS="400"
+    )
+    fake_engine_rules(fake_engine)
+    assert not (await _call(tools, {"args": ["open", PAGE]})).is_error
+    fake_engine.on({"command": ["close"]}, hang=True)
+    with caplog.at_level(logging.WARNING):
+        await tools.aclose()
+    (record,) = [r for r in caplog.records if "cleanup of managed browser" in r.getMessage()]
+    message = record.getMessage()
+    assert MANAGED in message and "budget 400 ms" in message and "'native close'" in message
+    assert "stays owned" in message
+    assert _managed() in tools.runtime.owned_sessions
+    entry = tools.runtime.log.state.session(_managed())
+    assert entry.active and not entry.closed, "a resumed conversation still owns it"
