@@ -29,6 +29,7 @@ from agent_browser_tools.tools.agent_browser import (
     attachment,
     blank_target,
     browser_loss,
+    profile_failure,
 )
 from agent_browser_tools.tools.agent_browser.call import DirectCall, Spawned
 from agent_browser_tools.tools.agent_browser.observe import add_recovery
@@ -182,6 +183,7 @@ async def complete(
         headed_handoff(plan, obs, spawned.envelope)
     await blank_target.after_answer(call, obs, effects)
     attachment.mark(call, obs)
+    profile_failure.add_recovery(call, obs)
     if key is not None:
         rt.log.complete(spawned.call_id, key, obs.success, effects)
     unknown = key is not None and rt.log.state.session(key).target_unknown

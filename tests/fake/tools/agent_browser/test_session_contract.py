@@ -220,3 +220,19 @@ async def test_an_expired_cleanup_reports_budget_phase_and_time_and_keeps_owners
     assert _managed() in tools.runtime.owned_sessions
     entry = tools.runtime.log.state.session(_managed())
     assert entry.active and not entry.closed, "a resumed conversation still owns it"
+
+
+async def test_a_profile_launch_failure_offers_doctor_and_names_the_setting(
+    fake_engine: FakeEngine, tmp_path: Path
+) -> None:
+    tools = _tools(fake_engine, tmp_path, AGENT_BROWSER_PROFILE="Work")
+    error = "No Chrome user data directory found. Cannot resolve profile name."
+    fake_engine.on({"command": ["open"]}, envelope={"error": error})
+    failed = await _call(tools, {"args": ["open", PAGE]})
+    assert failed.is_error
+    actions = {a["id"]: a["params"] for a in failed.details["nextActions"]}
+    assert actions["diagnose-browser-profile"] == {"args": ["doctor"]}
+    assert any("profile 'Work'" in w and "profiles" in w for w in failed.details["warnings"])
+    fake_engine.on({"command": ["get", "url"]}, envelope={"error": "net::ERR_FAILED"})
+    other = await _call(tools, {"args": ["get", "url"]})
+    assert "diagnose-browser-profile" not in [a["id"] for a in other.details.get("nextActions", [])]
