@@ -51,6 +51,7 @@ class ObservationExtras(TypedDict, total=False):
     managedSessionOutcome: Annotated[Json, CELL]
     browserWindow: Annotated[Json, DETAILS]
     attachedBrowserSession: Annotated[bool, CELL]
+    managedSessionCwd: Annotated[str, DETAILS]
     # batches
     batchSteps: Annotated[list[Json], CELL]
     batchFailure: Annotated[Json, CELL]

@@ -184,6 +184,8 @@ async def complete(
     await blank_target.after_answer(call, obs, effects)
     attachment.mark(call, obs)
     profile_failure.add_recovery(call, obs)
+    if plan.session.used_implicit_session:  # where the managed browser's engine calls ran
+        obs.extra["managedSessionCwd"] = str(rt.cwd)
     if key is not None:
         rt.log.complete(spawned.call_id, key, obs.success, effects)
     unknown = key is not None and rt.log.state.session(key).target_unknown

@@ -236,3 +236,14 @@ async def test_a_profile_launch_failure_offers_doctor_and_names_the_setting(
     fake_engine.on({"command": ["get", "url"]}, envelope={"error": "net::ERR_FAILED"})
     other = await _call(tools, {"args": ["get", "url"]})
     assert "diagnose-browser-profile" not in [a["id"] for a in other.details.get("nextActions", [])]
+
+
+async def test_managed_calls_record_the_dir_their_engine_ran_in(
+    fake_engine: FakeEngine, tmp_path: Path
+) -> None:
+    tools = _tools(fake_engine, tmp_path)
+    fake_engine_rules(fake_engine)
+    managed = await _call(tools, {"args": ["open", PAGE]})
+    assert managed.details["managedSessionCwd"] == str(tmp_path)
+    mine = await _call(tools, {"args": ["--session", "mine", "open", PAGE]})
+    assert "managedSessionCwd" not in mine.details
