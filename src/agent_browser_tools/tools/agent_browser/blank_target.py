@@ -63,10 +63,10 @@ async def recover(
 ) -> Recovery:
     """Re-select the tab that still shows `target`, else record `about:blank` with guidance."""
     prefix = na.session_prefix(key, not plan.session.used_implicit_session)
-    tab = await _tab_showing(rt, plan, target.url)
+    tab = await tab_showing(rt, plan, target.url)
     if tab is not None and await helper_data(rt, plan, ["tab", tab]) is not None:
         live = await current_page_url(rt, plan)
-        if live is not None and _same(live, target.url):
+        if live is not None and same_page(live, target.url):
             summary = (
                 f"The tab of session {key.label} showed {BLANK}; the wrapper re-selected tab "
                 f"{tab}, which is still on {target.url}. Refs from before were retired: take "
@@ -116,7 +116,7 @@ async def after_answer(call: DirectCall, obs: Observation, effects: list[Effect]
     obs.next_actions.extend(found.actions)
 
 
-async def _tab_showing(rt: Runtime, plan: ExecutionPlan, url: str) -> str | None:
+async def tab_showing(rt: Runtime, plan: ExecutionPlan, url: str) -> str | None:
     """The id of a tab (not the active one) whose URL is the recorded page's."""
     data = await helper_data(rt, plan, ["tab", "list"])
     tabs = data.get("tabs") if isinstance(data, Mapping) else None
@@ -124,10 +124,10 @@ async def _tab_showing(rt: Runtime, plan: ExecutionPlan, url: str) -> str | None
         if not isinstance(tab, Mapping) or tab.get("active") is True:
             continue
         tab_url, tab_id = tab.get("url"), tab.get("tabId")
-        if isinstance(tab_url, str) and isinstance(tab_id, str) and _same(tab_url, url):
+        if isinstance(tab_url, str) and isinstance(tab_id, str) and same_page(tab_url, url):
             return tab_id
     return None
 
 
-def _same(live: str, recorded: str) -> bool:
+def same_page(live: str, recorded: str) -> bool:
     return normalize_url(redact_url(live)) == normalize_url(recorded)

@@ -30,6 +30,7 @@ from agent_browser_tools.tools.agent_browser import (
     blank_target,
     browser_loss,
     profile_failure,
+    restored_focus,
 )
 from agent_browser_tools.tools.agent_browser.call import DirectCall, Spawned
 from agent_browser_tools.tools.agent_browser.observe import add_recovery
@@ -182,6 +183,7 @@ async def complete(
     if plan.output_mode is OutputMode.JSON:
         headed_handoff(plan, obs, spawned.envelope)
     await blank_target.after_answer(call, obs, effects)
+    await restored_focus.keep_focus(call, obs, effects)
     attachment.mark(call, obs)
     profile_failure.add_recovery(call, obs)
     if plan.session.used_implicit_session:  # where the managed browser's engine calls ran

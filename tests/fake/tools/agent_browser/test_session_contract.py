@@ -161,7 +161,7 @@ async def test_a_blank_reading_reselects_the_tab_that_still_has_the_page(
     fake_engine.on({"command": ["get", "url"]}, envelope={"data": {"url": PAGE}})
     read = await _call(tools, {"args": ["get", "url"]})
     assert any("re-selected tab t1" in w for w in read.details["warnings"]), read.text
-    assert ["tab", "t1"] == fake_engine.argvs()[-2][-2:]
+    assert fake_engine.argvs()[-2][-2:] == ["tab", "t1"]
     state = tools.runtime.log.state.session(_managed())
     assert state.target is not None and state.target.url == PAGE
 
@@ -247,3 +247,27 @@ async def test_managed_calls_record_the_dir_their_engine_ran_in(
     assert managed.details["managedSessionCwd"] == str(tmp_path)
     mine = await _call(tools, {"args": ["--session", "mine", "open", PAGE]})
     assert "managedSessionCwd" not in mine.details
+
+
+async def test_a_restored_tab_that_steals_focus_after_an_open_is_deselected(
+    fake_engine: FakeEngine, tmp_path: Path
+) -> None:
+    tools = _tools(fake_engine, tmp_path)
+    (tmp_path / "auth.json").write_text('{"cookies": [], "origins": []}')
+    restored = "https://restored.test/inbox"
+    fake_engine_rules(fake_engine)
+    fake_engine.on({"command": ["get", "url"]}, times=1, envelope={"data": {"url": restored}})
+    fake_engine.on(
+        {"command": ["tab", "list"]}, envelope=_tabs(("t1", restored, True), ("t2", PAGE, False))
+    )
+    fake_engine.on({"command": ["tab", "t2"]}, envelope={"data": {"tabId": "t2", "url": PAGE}})
+    fake_engine.on({"command": ["get", "url"]}, envelope={"data": {"url": PAGE}})
+    opened = await _call(tools, {"args": ["--state", "auth.json", "open", PAGE]})
+    assert not opened.is_error, opened.text
+    assert any("re-selected tab t2" in w for w in opened.details["warnings"]), opened.text
+    assert ["tab", "t2"] in [argv[-2:] for argv in fake_engine.argvs()]
+
+    plain = _tools(fake_engine, tmp_path / "plain")
+    fake_engine_rules(fake_engine)
+    assert not (await _call(plain, {"args": ["open", PAGE]})).is_error
+    assert not any(argv[-2:] == ["get", "url"] for argv in fake_engine.argvs()), "no probe"
