@@ -52,6 +52,7 @@ class ObservationExtras(TypedDict, total=False):
     browserWindow: Annotated[Json, DETAILS]
     attachedBrowserSession: Annotated[bool, CELL]
     managedSessionCwd: Annotated[str, DETAILS]
+    sessionTabReopenPending: Annotated[bool, CELL]
     # batches
     batchSteps: Annotated[list[Json], CELL]
     batchFailure: Annotated[Json, CELL]

@@ -25,6 +25,7 @@ from agent_browser_tools.results.output_file import save as save_output
 from agent_browser_tools.results.present import render_prose
 from agent_browser_tools.results.tool_result import ImageBlock, ToolResult
 from agent_browser_tools.runtime import Runtime
+from agent_browser_tools.tools.agent_browser import reopen_pending
 from agent_browser_tools.tools.agent_browser.call import DirectCall, Spawned
 
 STDERR_DETAIL_LIMIT = 4_000
@@ -196,6 +197,8 @@ def _state_details(rt: Runtime, plan: ExecutionPlan, details: dict[str, Any]) ->
         }
     if entry.ref_invalidation is not None:
         details["refSnapshotInvalidation"] = entry.ref_invalidation.model_dump()
+    if reopen_pending.pending(entry):
+        details.setdefault("sessionTabReopenPending", True)
     if entry.target_unknown:
         details["sessionTabTargetUnknown"] = True
     elif entry.target is not None:

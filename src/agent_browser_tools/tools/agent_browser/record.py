@@ -30,6 +30,7 @@ from agent_browser_tools.tools.agent_browser import (
     blank_target,
     browser_loss,
     profile_failure,
+    reopen_pending,
     restored_focus,
 )
 from agent_browser_tools.tools.agent_browser.call import DirectCall, Spawned
@@ -186,6 +187,7 @@ async def complete(
     await restored_focus.keep_focus(call, obs, effects)
     attachment.mark(call, obs)
     profile_failure.add_recovery(call, obs)
+    reopen_pending.mark_consumed(call, obs)
     if plan.session.used_implicit_session:  # where the managed browser's engine calls ran
         obs.extra["managedSessionCwd"] = str(rt.cwd)
     if key is not None:

@@ -271,3 +271,26 @@ async def test_a_restored_tab_that_steals_focus_after_an_open_is_deselected(
     fake_engine_rules(fake_engine)
     assert not (await _call(plain, {"args": ["open", PAGE]})).is_error
     assert not any(argv[-2:] == ["get", "url"] for argv in fake_engine.argvs()), "no probe"
+
+
+async def test_a_closed_browsers_page_stays_pending_until_a_navigation_consumes_it(
+    fake_engine: FakeEngine, tmp_path: Path
+) -> None:
+    tools = _tools(fake_engine, tmp_path)
+    page = PAGE + "#section-2"
+    fake_engine.on({"command": ["open"]}, envelope={"data": {"url": page, "title": "A"}})
+    assert not (await _call(tools, {"args": ["open", page]})).is_error
+    await tools.aclose()
+
+    resumed = _tools(fake_engine, tmp_path)
+    refused = await _call(resumed, {"args": ["get", "title"]})
+    assert refused.details["sessionTabReopenPending"] is True, refused.text
+    (action,) = refused.details["nextActions"]
+    assert action["params"] == {"args": ["open", page]}, "the fragment is kept"
+    fake_engine.on({"command": ["open"]}, envelope={"data": {"url": page, "title": "A"}})
+    reopened = await resumed.call("agent_browser", action["params"])
+    assert reopened.details["sessionTabReopenPending"] is False, reopened.text
+    fake_engine.on({"command": ["get", "title"]}, envelope={"data": {"title": "A"}})
+    after = await _call(resumed, {"args": ["get", "title"]})
+    assert "sessionTabReopenPending" not in after.details
+    await resumed.aclose()
