@@ -24,15 +24,7 @@ from agent_browser_tools.state.models import (
     RefsInvalidated,
     RefsRecorded,
 )
-from agent_browser_tools.tools.agent_browser import (
-    attached_app,
-    attachment,
-    blank_target,
-    browser_loss,
-    profile_failure,
-    reopen_pending,
-    restored_focus,
-)
+from agent_browser_tools.tools.agent_browser import attached_app, browser_loss, session_facts
 from agent_browser_tools.tools.agent_browser.call import DirectCall, Spawned
 from agent_browser_tools.tools.agent_browser.observe import add_recovery
 from agent_browser_tools.tools.agent_browser.sessions import headed_handoff, settle_fresh
@@ -183,13 +175,7 @@ async def complete(
     await settle_fresh(rt, plan, obs, effects)
     if plan.output_mode is OutputMode.JSON:
         headed_handoff(plan, obs, spawned.envelope)
-    await blank_target.after_answer(call, obs, effects)
-    await restored_focus.keep_focus(call, obs, effects)
-    attachment.mark(call, obs)
-    profile_failure.add_recovery(call, obs)
-    reopen_pending.mark_consumed(call, obs)
-    if plan.session.used_implicit_session:  # where the managed browser's engine calls ran
-        obs.extra["managedSessionCwd"] = str(rt.cwd)
+    await session_facts.after_answer(call, obs, effects)
     if key is not None:
         rt.log.complete(spawned.call_id, key, obs.success, effects)
     unknown = key is not None and rt.log.state.session(key).target_unknown
