@@ -58,25 +58,41 @@ def should_not_navigate(plan: ExecutionPlan) -> bool:
     return all(m is not None and m.spec.page_effect in _STILL for m in matches)
 
 
+async def reselect(
+    rt: Runtime, plan: ExecutionPlan, key: SessionKey, target: PageTarget, seen: str
+) -> Recovery | None:
+    """Select the tab that still shows `target` when another tab (`seen`) took focus; None
+    when no tab shows it or the selection did not land there. Never navigates."""
+    tab = await tab_showing(rt, plan, target.url)
+    if tab is None or await helper_data(rt, plan, ["tab", tab]) is None:
+        return None
+    live = await current_page_url(rt, plan)
+    if live is None or not same_page(live, target.url):
+        return None
+    summary = (
+        f"The active tab of session {key.label} showed {redact_url(seen)}; the wrapper "
+        f"re-selected tab {tab}, which is still on {target.url}. Refs from before were "
+        "retired: take new ones with snapshot -i."
+    )
+    moved: list[Effect] = [
+        TargetObserved(url=live, title=target.title, keep_refs=False),
+        RefsInvalidated(reason="page-transition", summary=summary),
+    ]
+    prefix = na.session_prefix(key, not plan.session.used_implicit_session)
+    return Recovery(moved, summary, [na.refresh_interactive_refs(prefix)])
+
+
 async def recover(
     rt: Runtime, plan: ExecutionPlan, key: SessionKey, target: PageTarget
 ) -> Recovery:
     """Re-select the tab that still shows `target`, else record `about:blank` with guidance."""
+    found = await reselect(rt, plan, key, target, BLANK)
+    return found if found is not None else record_blank(plan, key, target)
+
+
+def record_blank(plan: ExecutionPlan, key: SessionKey, target: PageTarget) -> Recovery:
+    """`about:blank` becomes the recorded page; the result says how to get back."""
     prefix = na.session_prefix(key, not plan.session.used_implicit_session)
-    tab = await tab_showing(rt, plan, target.url)
-    if tab is not None and await helper_data(rt, plan, ["tab", tab]) is not None:
-        live = await current_page_url(rt, plan)
-        if live is not None and same_page(live, target.url):
-            summary = (
-                f"The tab of session {key.label} showed {BLANK}; the wrapper re-selected tab "
-                f"{tab}, which is still on {target.url}. Refs from before were retired: take "
-                "new ones with snapshot -i."
-            )
-            moved: list[Effect] = [
-                TargetObserved(url=live, title=target.title, keep_refs=False),
-                RefsInvalidated(reason="page-transition", summary=summary),
-            ]
-            return Recovery(moved, summary, [na.refresh_interactive_refs(prefix)])
     summary = (
         f"The tab of session {key.label} shows {BLANK}, not {target.url} where it was, and no "
         f"tab of the session still has that page: {BLANK} is now its recorded page and refs "

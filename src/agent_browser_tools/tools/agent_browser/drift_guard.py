@@ -10,9 +10,9 @@ retired, so the guards then refuse a call that uses them (`stale-ref`, quoting w
 other read goes on and says the tab had moved. The wrapper's own managed sessions live in a
 private socket dir nobody else can reach, so they are not re-read (cost: one engine call per
 page-dependent call on a caller-owned session) unless they are attached to a browser the
-wrapper did not start (`attachment`). A reading of `about:blank` is not taken as the page
-either: `blank_target` re-selects the recorded page's tab or records the blank page with
-recovery actions.
+wrapper did not start (`attachment`). When another tab merely took focus (a restored or
+stray tab), the tab still showing the recorded page is re-selected instead; a reading of
+`about:blank` with no such tab is recorded with recovery actions (`blank_target`).
 """
 
 from __future__ import annotations
@@ -57,8 +57,10 @@ async def check(call: DirectCall) -> None:
     live = await current_page_url(call.rt, call.plan)
     if live is None or normalize_url(redact_url(live)) == normalize_url(target.url):
         return
-    if blank_target.is_blank(live) and not blank_target.is_blank(target.url):
-        found = await blank_target.recover(call.rt, call.plan, key, target)
+    found = await blank_target.reselect(call.rt, call.plan, key, target, live)
+    if found is None and blank_target.is_blank(live) and not blank_target.is_blank(target.url):
+        found = blank_target.record_blank(call.plan, key, target)
+    if found is not None:
         call.rt.log.complete(call.rt.next_call_id(), key, True, tuple(found.effects))
         call.warnings.append(found.warning)
         call.next_actions.extend(found.actions)

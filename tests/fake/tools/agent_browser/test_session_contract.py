@@ -294,3 +294,26 @@ async def test_a_closed_browsers_page_stays_pending_until_a_navigation_consumes_
     after = await _call(resumed, {"args": ["get", "title"]})
     assert "sessionTabReopenPending" not in after.details
     await resumed.aclose()
+
+
+async def test_a_caller_tab_that_lost_focus_is_reselected_before_a_read(
+    fake_engine: FakeEngine, tmp_path: Path
+) -> None:
+    """Another tab took focus on the caller's session; the recorded page is still open in
+    its own tab, so the wrapper selects it rather than reading the other tab."""
+    tools = _tools(fake_engine, tmp_path)
+    other = "https://b.test/other"
+    fake_engine_rules(fake_engine)
+    assert not (await _call(tools, {"args": ["--session", "mine", "open", PAGE]})).is_error
+    fake_engine.on({"command": ["get", "url"]}, times=1, envelope={"data": {"url": other}})
+    fake_engine.on(
+        {"command": ["tab", "list"]}, envelope=_tabs(("t1", PAGE, False), ("t2", other, True))
+    )
+    fake_engine.on({"command": ["tab", "t1"]}, envelope={"data": {"tabId": "t1", "url": PAGE}})
+    fake_engine.on({"command": ["get", "url"]}, envelope={"data": {"url": PAGE}})
+    fake_engine.on({"command": ["get", "title"]}, envelope={"data": {"title": "A"}})
+    read = await _call(tools, {"args": ["--session", "mine", "get", "title"]})
+    assert not read.is_error, read.text
+    assert any("re-selected tab t1" in w and other in w for w in read.details["warnings"])
+    tail = [argv[-2:] for argv in fake_engine.argvs()]
+    assert tail.index(["tab", "t1"]) < tail.index(["get", "title"]), "selected before the read"
