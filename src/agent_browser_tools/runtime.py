@@ -88,7 +88,7 @@ class Runtime:
         self.log = log or ConversationLog()
         self._engine: EngineBinary | None = None
         self._scope: SocketScope | None = None
-        self._envs: dict[Path, dict[str, str]] = {}
+        self._envs: dict[tuple[Path, bool], dict[str, str]] = {}
         self._locks: dict[Path, IdentityLocks] = {}
         self._calls = itertools.count(1)
         self.owned_sessions: set[SessionKey] = self._resumed_ownership()
@@ -145,12 +145,22 @@ class Runtime:
         return self.sockets.dir_for(key.session, key.namespace)
 
     def env_for(self, key: SessionKey | None, *, whole_dir: bool = False) -> dict[str, str]:
-        """The engine child environment for a call on `key`."""
+        """The engine child environment for a call on `key`.
+
+        Decided by the session's name alone, so every spawn on one browser (the model's call,
+        probes, follow-ups, closes, other tools) gets the same environment."""
         directory = self.socket_dir(key, whole_dir=whole_dir)
-        env = self._envs.get(directory)
+        caller = key is not None and not whole_dir and self.caller_owned(key)
+        env = self._envs.get((directory, caller))
         if env is None:
-            env = self._envs[directory] = build_child_env(self.settings, directory)
+            env = build_child_env(self.settings, directory, caller_owned=caller)
+            self._envs[(directory, caller)] = env
         return env
+
+    def caller_owned(self, key: SessionKey) -> bool:
+        """Not a browser of the wrapper's own managed slot (`abt-<root>` and its fresh
+        rotations): a session the caller, the user or another tool named."""
+        return not key.session.startswith(managed_base_name(self.root_id))
 
     @property
     def child_env(self) -> dict[str, str]:

@@ -4,8 +4,11 @@ Rules (contract, `timeoutMs` section):
 
 - `AGENT_BROWSER_DEFAULT_TIMEOUT` is clamped to 25 s so an engine action always ends before our
   35 s watchdog; an unset value becomes 25 s for the same reason.
-- `AGENT_BROWSER_IDLE_TIMEOUT_MS` is the same on every spawn: the engine treats launch settings
-  as part of a daemon's identity, so a changing value would restart browsers.
+- `AGENT_BROWSER_IDLE_TIMEOUT_MS` is the same on every spawn for the wrapper's managed
+  sessions: the engine treats launch settings as part of a daemon's identity, so a changing
+  value would restart browsers. A caller-owned session (`--session NAME`) keeps the caller's
+  own value (or none): it is the user's browser, and their terminal `agent-browser --session
+  NAME` must see the same daemon settings the wrapper's spawns do.
 - `AGENT_BROWSER_SOCKET_DIR` is the socket dir of the call's browser: the conversation's own
   dir, or the shared one for an operator-shared session (`engine.isolation`). `socket_dir_for`
   says which base the engine would use without the wrapper (`doctor` smokes there): a short
@@ -90,8 +93,11 @@ def socket_dir_for(settings: Settings) -> Path | None:
     return ensure_private_dir(short_private_socket_dir(settings.env))
 
 
-def build_child_env(settings: Settings, socket_dir: Path | None) -> dict[str, str]:
-    """The complete environment for one engine child process."""
+def build_child_env(
+    settings: Settings, socket_dir: Path | None, *, caller_owned: bool = False
+) -> dict[str, str]:
+    """The complete environment for one engine child process (`caller_owned`: a session the
+    caller named, whose idle timeout stays the caller's)."""
     dropped = {*_WITHHELD, *cleared_by_isolation(settings)}
     env = {
         key: value
@@ -102,7 +108,8 @@ def build_child_env(settings: Settings, socket_dir: Path | None) -> dict[str, st
     env["AGENT_BROWSER_DEFAULT_TIMEOUT"] = clamp_default_timeout(
         settings.env.get("AGENT_BROWSER_DEFAULT_TIMEOUT")
     )
-    env["AGENT_BROWSER_IDLE_TIMEOUT_MS"] = str(settings.idle_timeout_ms)
+    if not caller_owned:
+        env["AGENT_BROWSER_IDLE_TIMEOUT_MS"] = str(settings.idle_timeout_ms)
     if socket_dir is not None:
         env["AGENT_BROWSER_SOCKET_DIR"] = str(socket_dir)
     env[ENGINE_CONFIG_ENV] = engine_config_path(settings)

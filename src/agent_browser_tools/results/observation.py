@@ -51,6 +51,9 @@ class ObservationExtras(TypedDict, total=False):
     staleRef: Annotated[Json, CELL]
     managedSessionOutcome: Annotated[Json, CELL]
     browserWindow: Annotated[Json, DETAILS]
+    attachedBrowserSession: Annotated[bool, CELL]
+    managedSessionCwd: Annotated[str, DETAILS]
+    sessionTabReopenPending: Annotated[bool, CELL]
     # batches
     batchSteps: Annotated[list[Json], CELL]
     batchFailure: Annotated[Json, CELL]

@@ -15,6 +15,7 @@ from agent_browser_tools.engine.envelope import Envelope
 from agent_browser_tools.engine.runner import RawOutcome
 from agent_browser_tools.planning.inputs import AgentBrowserInput
 from agent_browser_tools.planning.plan import ExecutionPlan
+from agent_browser_tools.results.next_actions import NextAction
 from agent_browser_tools.runtime import Runtime
 from agent_browser_tools.state.models import RefInfo, SessionKey
 from agent_browser_tools.tools.agent_browser.hooks import Hooks
@@ -45,6 +46,8 @@ class DirectCall:
     """What stages before the dispatch found that the result must say (`drift_guard`)."""
     geometry_samples: list[dict[str, Any] | None] = field(default_factory=list)
     """Page geometry read before (and after) a plain screenshot (`geometry`)."""
+    next_actions: list[NextAction] = field(default_factory=list)
+    """Recovery a stage before the dispatch offers (`drift_guard` on a blank tab)."""
     browser_lost: dict[str, Any] = field(default_factory=dict)
     """How the session's browser was found lost (`browser_loss`), for `details.browserLost`."""
 

@@ -9,7 +9,10 @@ significant, fragment not). When they differ, the new page is journaled and the 
 retired, so the guards then refuse a call that uses them (`stale-ref`, quoting why) and any
 other read goes on and says the tab had moved. The wrapper's own managed sessions live in a
 private socket dir nobody else can reach, so they are not re-read (cost: one engine call per
-page-dependent call on a caller-owned session).
+page-dependent call on a caller-owned session) unless they are attached to a browser the
+wrapper did not start (`attachment`). When another tab merely took focus (a restored or
+stray tab), the tab still showing the recorded page is re-selected instead; a reading of
+`about:blank` with no such tab is recorded with recovery actions (`blank_target`).
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from agent_browser_tools.redaction import redact_url
 from agent_browser_tools.state.models import RefsInvalidated, TargetObserved
 from agent_browser_tools.state.stale_refs import allowed_on_unknown_target, normalize_url
 from agent_browser_tools.taxonomy import PageEffect
+from agent_browser_tools.tools.agent_browser import attachment, blank_target
 from agent_browser_tools.tools.agent_browser.call import DirectCall
 from agent_browser_tools.tools.agent_browser.helpers import current_page_url
 
@@ -44,12 +48,22 @@ async def check(call: DirectCall) -> None:
         return
     entry = call.rt.log.state.session(key)
     target = entry.target
-    if entry.ownership != "caller" or not entry.active or entry.closed or target is None:
+    if not entry.active or entry.closed or target is None:
+        return
+    if entry.ownership != "caller" and not attachment.attached(call):
         return
     if entry.target_unknown or not _page_dependent(call):
         return
     live = await current_page_url(call.rt, call.plan)
     if live is None or normalize_url(redact_url(live)) == normalize_url(target.url):
+        return
+    found = await blank_target.reselect(call.rt, call.plan, key, target, live)
+    if found is None and blank_target.is_blank(live) and not blank_target.is_blank(target.url):
+        found = blank_target.record_blank(call.plan, key, target)
+    if found is not None:
+        call.rt.log.complete(call.rt.next_call_id(), key, True, tuple(found.effects))
+        call.warnings.append(found.warning)
+        call.next_actions.extend(found.actions)
         return
     summary = (
         f"The tab of session {key.label} moved to {redact_url(live)} outside this conversation "

@@ -25,7 +25,7 @@ from agent_browser_tools.results.output_file import save as save_output
 from agent_browser_tools.results.present import render_prose
 from agent_browser_tools.results.tool_result import ImageBlock, ToolResult
 from agent_browser_tools.runtime import Runtime
-from agent_browser_tools.tools.agent_browser import manifest_receipts, recording
+from agent_browser_tools.tools.agent_browser import manifest_receipts, recording, reopen_pending
 from agent_browser_tools.tools.agent_browser.call import DirectCall, Spawned
 
 STDERR_DETAIL_LIMIT = 4_000
@@ -37,6 +37,7 @@ async def conclude(
     """Process facts into details, the caller's post hook, then the result."""
     _process_details(obs, spawned.raw, spawned.envelope)
     obs.warnings[:0] = call.warnings
+    obs.next_actions[:0] = call.next_actions
     if call.browser_lost:
         obs.extra["browserLost"] = dict(call.browser_lost)
     if call.hooks.post is not None:
@@ -58,6 +59,7 @@ async def refused(call: DirectCall, obs: Observation) -> ToolResult:
     recording's cleanup action is offered like on any failure."""
     obs.warnings[:0] = call.warnings
     recording.pending_followups(call, obs)
+    obs.next_actions[:0] = call.next_actions
     if call.browser_lost:
         obs.extra["browserLost"] = dict(call.browser_lost)
     if call.hooks.post is not None:
@@ -214,6 +216,8 @@ def _state_details(rt: Runtime, plan: ExecutionPlan, details: dict[str, Any]) ->
         }
     if entry.ref_invalidation is not None:
         details["refSnapshotInvalidation"] = entry.ref_invalidation.contract_details()
+    if reopen_pending.pending(entry):
+        details.setdefault("sessionTabReopenPending", True)
     if entry.target_unknown:
         details["sessionTabTargetUnknown"] = True
     elif entry.target is not None:

@@ -29,6 +29,7 @@ from agent_browser_tools.tools.agent_browser import (
     browser_loss,
     command_followups,
     recording,
+    session_facts,
     webmcp,
 )
 from agent_browser_tools.tools.agent_browser.call import DirectCall, Spawned
@@ -182,10 +183,11 @@ async def complete(
         effects.append(ManagedSessionSelected(session=key.session))
     _record_engine_ids(effects, spawned)
     await settle_fresh(rt, plan, obs, effects)
-    if plan.output_mode is OutputMode.JSON and not plan.is_batch:
-        headed_handoff(plan, obs, spawned.envelope.data)
+    if plan.output_mode is OutputMode.JSON:
+        headed_handoff(plan, obs, spawned.envelope)
     effects += webmcp.pending_effects(plan, spawned.envelope, was_unknown)
     await command_followups.complete(call, obs, effects)
+    await session_facts.after_answer(call, obs, effects)
     if key is not None:
         rt.log.complete(spawned.call_id, key, obs.success, effects)
     unknown = key is not None and rt.log.state.session(key).target_unknown

@@ -15,6 +15,7 @@ from pydantic import ValidationError
 
 from agent_browser_tools.planning.argv_rules import ArgvRejected
 from agent_browser_tools.planning.file_policy import confine
+from agent_browser_tools.planning.idle_timeout import check_idle_timeout
 from agent_browser_tools.planning.inputs import AgentBrowserInput, explain_validation_error
 from agent_browser_tools.planning.plan import ExecutionPlan, build_plan
 from agent_browser_tools.planning.policy import (
@@ -105,6 +106,7 @@ def plan_request(
         raise ArgvRejected(f"refused before running: {exc}") from None
     plan = _build(rt, inp, nonce)
     check_model_policy(plan.checked, rt.policy, grant)
+    check_idle_timeout(plan, rt.settings.idle_timeout_ms)
     check_session_names(plan.checked)
     check_secret_slots(plan.checked)
     check_timeout(inp.timeoutMs, rt.policy)

@@ -15,6 +15,7 @@ import asyncio
 import contextlib
 from typing import Any, Literal
 
+from agent_browser_tools.engine.envelope import Envelope
 from agent_browser_tools.engine.orphans import reap_dead
 from agent_browser_tools.planning.plan import ExecutionPlan
 from agent_browser_tools.results.observation import Observation
@@ -24,6 +25,11 @@ from agent_browser_tools.state.models import (
     Effect,
     ManagedSessionSelected,
     SessionKey,
+)
+from agent_browser_tools.tools.agent_browser.cleanup_expiry import (
+    CloseResult,
+    close_within_budget,
+    report_expired,
 )
 from agent_browser_tools.tools.agent_browser.helpers import session_args
 
@@ -104,7 +110,8 @@ async def close_owned(rt: Runtime) -> dict[str, bool]:
     starts at the spawn), bounded by the cleanup budget, and journal the closes.
 
     `close` on a session whose browser never started is harmless: the engine answers and its
-    daemon exits.
+    daemon exits. A close that expires or breaks stays owned and unjournaled
+    (`cleanup_expiry`).
     """
     owned = sorted(rt.owned_sessions, key=lambda k: k.label)
     if not owned:
@@ -112,12 +119,21 @@ async def close_owned(rt: Runtime) -> dict[str, bool]:
     # Orphans are reaped alongside the closes: a client may give the server only a moment.
     _, *results = await asyncio.gather(
         reap_orphaned_browsers(rt),
-        *(close_session(rt, key) for key in owned),
+        *(close_within_budget(rt, key) for key in owned),
         return_exceptions=True,
     )
-    rt.owned_sessions.clear()
-    journal_closed(rt, owned, ENDED_SUMMARY)
-    return {key.label: result is True for key, result in zip(owned, results, strict=True)}
+    ended = []
+    for key, result in zip(owned, results, strict=True):
+        if isinstance(result, CloseResult) and not result.expired:
+            ended.append(key)
+            rt.owned_sessions.discard(key)
+        elif isinstance(result, CloseResult):
+            report_expired(result)
+    journal_closed(rt, ended, ENDED_SUMMARY)
+    return {
+        key.label: isinstance(result, CloseResult) and result.confirmed
+        for key, result in zip(owned, results, strict=True)
+    }
 
 
 async def close_own_dir(rt: Runtime) -> bool:
@@ -162,19 +178,24 @@ HEADED_HANDOFF = (
 )
 
 
-def headed_handoff(plan: ExecutionPlan, obs: Observation, data: Any) -> None:
-    """`browserWindow` after a managed headed launch that the engine says really launched."""
+ATTACHING_FLAGS = frozenset({"--cdp", "--auto-connect", "--provider", "-p"})
+"""Launch flags that attach to a browser the wrapper did not start: never a headed handoff."""
+
+
+def headed_handoff(plan: ExecutionPlan, obs: Observation, envelope: Envelope) -> None:
+    """`browserWindow` after a managed headed launch (a single command or a batch) that the
+    engine says really launched: the user may finish a login in that window."""
     key = plan.session.key
     if not obs.success or key is None or plan.session.ownership != "managed":
         return
-    if not any(flag.split("=", 1)[0] == "--headed" for flag in plan.session.launch_flags):
+    names = {flag.split("=", 1)[0] for flag in plan.session.launch_flags}
+    if "--headed" not in names or names & ATTACHING_FLAGS:
         return
     if any(flag.split("=", 1)[1:] == ["false"] for flag in plan.session.launch_flags):
         return
     outcome = obs.extra.get("managedSessionOutcome", {}).get("outcome", "created")
-    life = data.get("lifecycle") if isinstance(data, dict) else None
-    launched = isinstance(life, dict) and life.get("launched") is True
-    if not launched or outcome not in ("created", "replaced"):
+    results = [envelope.data, *(row.result for row in envelope.rows or ())]
+    if not any(_launched(data) for data in results) or outcome not in ("created", "replaced"):
         return
     obs.extra["browserWindow"] = {
         "mode": "headed",
@@ -183,3 +204,12 @@ def headed_handoff(plan: ExecutionPlan, obs: Observation, data: Any) -> None:
         "visibility": "unverified",
     }
     obs.warnings.append(HEADED_HANDOFF.format(session=key.session))
+
+
+def _launched(data: Any) -> bool:
+    life = data.get("lifecycle") if isinstance(data, dict) else None
+    if not isinstance(life, dict):
+        return False
+    effective = life.get("effectiveLaunch")
+    browser = isinstance(effective, dict) and effective.get("browserLaunched") is True
+    return life.get("launched") is True or browser

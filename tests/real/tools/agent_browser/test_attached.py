@@ -1,0 +1,129 @@
+"""A browser attached over CDP is re-read before page reads (real engine, real Chromium).
+
+The browser is one this test starts itself with `--remote-debugging-port=0`, as a user's own
+Chrome would be; the wrapper attaches with `--cdp PORT` (an operator-allowed flag). Its tab is
+then moved by a second engine client on the same session (as the user's terminal could) and
+the resumed conversation must notice before reading or acting with old refs.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from agent_browser_tools.api import BrowserTools
+from agent_browser_tools.state.models import SessionKey
+from tests.support.fixture_server import FixtureServer
+from tests.support.real_engine import EngineEnv
+from tests.support.tools import ab, ref_for, tools_settings
+
+pytestmark = pytest.mark.real_engine
+
+
+@pytest.fixture
+def debug_port(engine_env: EngineEnv, tmp_path: Path) -> Iterator[int]:
+    """A headless Chromium of the test's own with an OS-chosen DevTools port."""
+    exe = engine_env.env.get("AGENT_BROWSER_EXECUTABLE_PATH") or shutil.which("chromium")
+    if exe is None:
+        pytest.skip("no Chromium to attach to")
+    profile = tmp_path / "own-chrome"
+    argv = [
+        exe,
+        "--headless=new",
+        "--no-sandbox",
+        "--no-first-run",
+        f"--user-data-dir={profile}",
+        "--remote-debugging-port=0",
+        "about:blank",
+    ]
+    chrome = subprocess.Popen(
+        argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
+    )
+    try:
+        active = profile / "DevToolsActivePort"
+        for _ in range(100):
+            if active.is_file() and active.read_text().strip():
+                break
+            time.sleep(0.1)
+        yield int(active.read_text().splitlines()[0])
+    finally:
+        os.killpg(chrome.pid, signal.SIGKILL)
+        chrome.wait(timeout=10)
+
+
+async def test_an_attached_tab_moved_outside_is_detected_after_resume(
+    engine_env: EngineEnv, fixture_site: FixtureServer, tmp_path: Path, debug_port: int
+) -> None:
+    form, other = fixture_site.url("/form.html"), fixture_site.url("/clean.html")
+    settings = tools_settings(
+        engine_env, tmp_path / "state", AGENT_BROWSER_TOOLS_ALLOW_MODEL_FLAGS="--cdp"
+    )
+    first = BrowserTools(settings=settings, cwd=tmp_path, conversation_id="attached-1")
+    resumed: BrowserTools | None = None
+    try:
+        opened = await ab(first, "--cdp", str(debug_port), "open", form)
+        assert not opened.is_error, opened.text
+        assert opened.details["attachedBrowserSession"] is True
+        snapshot = await ab(first, "snapshot", "-i")
+        assert snapshot.details["attachedBrowserSession"] is True
+        ref = ref_for(snapshot, "textbox", "Full name")
+        session = opened.details["sessionName"]
+
+        outside = subprocess.run(
+            [first.runtime.engine.path, "--session", session, "--json", "open", other],
+            env=first.runtime.env_for(SessionKey(session=session)),
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+        assert outside.returncode == 0, outside.stderr
+
+        # A server killed and restarted resumes the conversation (the first never closed):
+        # the attachment comes from the journal.
+        resumed = BrowserTools(settings=settings, cwd=tmp_path, conversation_id="attached-1")
+        read = await ab(resumed, "get", "title")
+        assert not read.is_error, read.text
+        assert read.details["attachedBrowserSession"] is True
+        assert any("moved to" in w and other in w for w in read.details["warnings"]), read.text
+        fill = await ab(resumed, "fill", ref, "Ada")
+        assert fill.details["failureCategory"] == "stale-ref", fill.text
+        assert "outside this conversation" in fill.text
+    finally:
+        await (resumed or first).aclose()
+
+
+async def test_a_blank_tab_that_took_focus_is_not_read_as_the_page(
+    browser_tools: BrowserTools, fixture_site: FixtureServer
+) -> None:
+    """Another client opened a blank tab on the caller's session (as a restored or stray tab
+    would take focus): the next read re-selects the tab still on the recorded page."""
+    form = fixture_site.url("/form.html")
+    session = "blank-steal"
+    try:
+        assert not (await ab(browser_tools, "--session", session, "open", form)).is_error
+        rt = browser_tools.runtime
+        outside = subprocess.run(
+            [rt.engine.path, "--session", session, "--json", "tab", "new"],
+            env=rt.env_for(SessionKey(session=session)),
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+        assert outside.returncode == 0, outside.stderr
+        read = await ab(browser_tools, "--session", session, "get", "title")
+        assert not read.is_error, read.text
+        assert read.details["data"]["title"] == "Profile Form", read.text
+        assert any("re-selected tab" in w for w in read.details["warnings"]), read.text
+        url = await ab(browser_tools, "--session", session, "get", "url")
+        assert url.details["data"]["url"] == form
+    finally:
+        await ab(browser_tools, "--session", session, "close")
