@@ -198,6 +198,10 @@ class CommandSpec:
     """It types into or reads a form field's value (credential fields are judged by it)."""
     moves_focus: bool | None = False
     """True: focuses the element of operand 0; None: may move focus anywhere (a `Tab`)."""
+    click_probes: bool = False
+    """A standalone direct click: the wrapper checks a DOM event reached its target
+    (`clickDispatch`) and, when it stays on the same URL, looks for a covering dialog
+    (`overlayBlockers`). Batch, QA and `find` clicks are the engine's own."""
 
     @property
     def name(self) -> str:

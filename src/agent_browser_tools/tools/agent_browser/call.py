@@ -47,6 +47,8 @@ class DirectCall:
     """Page geometry read before (and after) a plain screenshot (`geometry`)."""
     browser_lost: dict[str, Any] = field(default_factory=dict)
     """How the session's browser was found lost (`browser_loss`), for `details.browserLost`."""
+    click: dict[str, Any] = field(default_factory=dict)
+    """A direct click's probe state, from before the dispatch to after it (`click_probe`)."""
 
     @property
     def hooks(self) -> Hooks:

@@ -35,12 +35,15 @@ from agent_browser_tools.tools.agent_browser import (
     artifacts,
     attached_app,
     browser_loss,
+    click_probe,
     drift_guard,
     endpoint_guard,
     finish,
     followups,
     guards,
     identity,
+    overlay_probe,
+    page_change,
     record,
     recorded_files,
     refmap,
@@ -87,7 +90,7 @@ async def run(
             images = await artifacts.collect(call, obs, spawned)
             recorded_files.scrub(obs, rt.secrets)
             await record.complete(call, obs, effects, spawned)
-            await _recover_selector_miss(call, obs)
+            await _follow_up(call, obs)
             return rt.scrub_result(await finish.conclude(call, obs, spawned, images))
     except Refused as exc:
         return rt.scrub_result(_rejected(params, exc))
@@ -156,6 +159,7 @@ async def _guard(call: DirectCall) -> ToolResult | None:
     if changed is not None:
         return await finish.refused(call, guards.stale_refusal(call.plan, changed))
     await artifacts.sample_before(call)
+    await click_probe.install(call)
     return None
 
 
@@ -213,6 +217,13 @@ async def _run_engine(call: DirectCall) -> tuple[RawOutcome, Envelope]:
         # The runner's overflow file holds raw, unredacted engine output: never keep it.
         raw.stdout_path.unlink(missing_ok=True)
     return raw, envelope
+
+
+async def _follow_up(call: DirectCall, obs: Observation) -> None:
+    """Recovery snapshots (a selector miss, a covering dialog), then the final change summary."""
+    await _recover_selector_miss(call, obs)
+    await overlay_probe.run(call, obs, lambda params: run(call.rt, params, lock_held=True))
+    page_change.settle(call.plan, obs)
 
 
 async def _recover_selector_miss(call: DirectCall, obs: Observation) -> None:
