@@ -11,9 +11,11 @@ one session-scoped snapshot and reports `overlayBlockers` (`candidates`, `summar
 The snapshot is a compact full tree (`snapshot -c`), not `snapshot -i`: with this engine the
 interactive view leaves dialog containers out, and a dialog role is the only evidence that
 counts (see `results.overlays`). It runs through the executor like a caller's snapshot, so its
-refs become the session's latest and the candidates' refs are valid as shown. CSS selector
-clicks that succeeded do not get it (the contract's rule). Cost: one engine call, only for
-those clicks.
+refs become the session's latest and the candidates' refs are valid as shown. That journaled
+snapshot runs only when a first, unjournaled read found a dialog: a click that opened nothing
+leaves the session's refs those of the model's own snapshot. CSS selector clicks that
+succeeded do not get it (the contract's rule). Cost: one engine call for those clicks, two
+when a dialog is found.
 """
 
 from __future__ import annotations
@@ -26,10 +28,12 @@ from agent_browser_tools.results import next_actions as na
 from agent_browser_tools.results import overlays
 from agent_browser_tools.results.observation import Observation
 from agent_browser_tools.results.tool_result import ToolResult
+from agent_browser_tools.state.snapshot_payload import snapshot_payload
 from agent_browser_tools.state.stale_refs import normalize_url
 from agent_browser_tools.tools.agent_browser import page_change
 from agent_browser_tools.tools.agent_browser.attached_app import ELECTRON_TOOL, launch_of
 from agent_browser_tools.tools.agent_browser.call import DirectCall
+from agent_browser_tools.tools.agent_browser.helpers import helper_data
 
 Nested = Callable[[Mapping[str, Any]], Awaitable[ToolResult]]
 COVERED = "is covered by"
@@ -59,8 +63,8 @@ def qualifies(call: DirectCall, obs: Observation) -> bool:
 
 
 async def run(call: DirectCall, obs: Observation, nested: Nested) -> None:
-    """One journaled snapshot; `overlayBlockers` when it shows a dialog with dismiss controls."""
-    if not qualifies(call, obs):
+    """`overlayBlockers` when a snapshot shows a dialog with dismiss controls."""
+    if not qualifies(call, obs) or not await _dialog_seen(call):
         return
     plan = call.plan
     prefix = na.session_prefix(plan.session.key, not plan.session.used_implicit_session)
@@ -70,3 +74,12 @@ async def run(call: DirectCall, obs: Observation, nested: Nested) -> None:
         return
     overlays.attach(obs, {**found, "snapshot": result.details.get("refSnapshot")}, prefix)
     page_change.saw_overlay(obs, plan.path[0])
+
+
+async def _dialog_seen(call: DirectCall) -> bool:
+    """One unjournaled read: does the page show a dialog with dismiss controls? Without one
+    the session's refs stay those of the model's own snapshot."""
+    payload = snapshot_payload(await helper_data(call.rt, call.plan, list(READ)))
+    if payload is None or payload.refs is None:
+        return False
+    return overlays.overlay_blockers(payload.refs, payload.text) is not None

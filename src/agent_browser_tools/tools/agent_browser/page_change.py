@@ -191,12 +191,24 @@ def settle(plan: ExecutionPlan, obs: Observation) -> None:
         obs.extra["pageChangeSummary"] = _artifact_summary(command, entries)
     summary = obs.extra.get("pageChangeSummary")
     if isinstance(summary, dict):
-        present = [a.id for a in obs.next_actions]
+        present = [a.id for a in obs.next_actions] + _step_action_ids(obs)
         wanted = [i for i in summary.get("nextActionIds", []) if i in present]
         summary["nextActionIds"] = wanted or [i for i in present if i in _ARTIFACT_ACTIONS]
 
 
 _ARTIFACT_ACTIONS = frozenset({"stop-pending-recording"})
+
+
+def _step_action_ids(obs: Observation) -> list[str]:
+    """Ids of per-step `nextActions` inside `batchSteps` (the contract lets a batch summary
+    name those too)."""
+    ids: list[str] = []
+    for step in obs.extra.get("batchSteps") or []:
+        for action in step.get("nextActions") or []:
+            ident = action.get("id") if isinstance(action, dict) else getattr(action, "id", None)
+            if isinstance(ident, str):
+                ids.append(ident)
+    return ids
 
 
 def _artifact_summary(command: str, entries: list[dict[str, Any]]) -> dict[str, Any]:

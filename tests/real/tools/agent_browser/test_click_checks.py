@@ -122,14 +122,18 @@ async def test_unverified_is_said_only_when_nothing_was_seen(
     browser_tools: BrowserTools, fixture_site: FixtureServer, tmp_path: Path
 ) -> None:
     """A click that changed the DOM is observed; one that changed nothing is unverified;
-    a screenshot is an artifact; a batch rolls its steps up."""
-    await ab(browser_tools, "open", fixture_site.url("/clicks.html"))
-    refs = await ab(browser_tools, "snapshot", "-i")
+    a screenshot is an artifact; a batch rolls its steps up. A navigation and a mutation both
+    offer `inspect-after-mutation`, and following it gives current refs."""
+    opened = await ab(browser_tools, "open", fixture_site.url("/clicks.html"))
+    assert opened.details["pageChangeSummary"]["nextActionIds"] == ["inspect-after-mutation"]
+    refs = await _follow(browser_tools, opened, "inspect-after-mutation")
     counted = await ab(browser_tools, "click", ref_for(refs, "button", "Count"))
     summary = counted.details["pageChangeSummary"]
     assert summary["observed"] is True and "DOM mutations" in summary["summary"]
     assert summary["nextActionIds"] == ["inspect-after-mutation"]
     assert UNVERIFIED not in counted.text
+    again = await _follow(browser_tools, counted, "inspect-after-mutation")
+    assert ref_for(again, "button", "Nothing") == ref_for(refs, "button", "Nothing")
     idle = await ab(browser_tools, "click", ref_for(refs, "button", "Nothing"))
     assert not idle.is_error, idle.text
     assert idle.details["pageChangeSummary"]["observed"] is False
