@@ -174,7 +174,12 @@ async def test_click_is_followed_by_one_url_title_probe(
         ["--json", "--session", MANAGED, "click", "#go"],
         ["--json", "--session", MANAGED, "batch", "--bail"],
     ]
-    assert [row[0] for row in json.loads(str(calls[1]["stdin"]))] == ["eval"]
+    (install,) = json.loads(str(calls[1]["stdin"]))
+    assert install[0] == "eval"
+    # The probe removes itself after the call's budget plus a 2 s grace if never collected.
+    config = json.loads(install[1].split("const cfg = ", 1)[1].split(", w = window", 1)[0])
+    budget = result.details["timeoutMs"] + tools.runtime.settings.process_timeout_ms
+    assert config["ttl"] == budget + 2_000 and "xpath" not in config and "role" not in config
     after = json.loads(str(calls[3]["stdin"]))
     assert after[:2] == [["get", "url"], ["get", "title"]] and after[2][0] == "eval"
     assert result.details["navigationSummary"] == {
