@@ -49,6 +49,7 @@ class ObservationExtras(TypedDict, total=False):
     browserLost: Annotated[Json, CELL]
     agentBrowserStarted: Annotated[bool, CELL]
     staleRef: Annotated[Json, CELL]
+    clickDispatch: Annotated[Json, CELL]
     managedSessionOutcome: Annotated[Json, CELL]
     browserWindow: Annotated[Json, DETAILS]
     attachedBrowserSession: Annotated[bool, CELL]

@@ -11,6 +11,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from agent_browser_tools.results import next_actions as na
+from agent_browser_tools.results.observation import Observation
 from agent_browser_tools.results.snapshot.tree import parse_snapshot, subtree_end
 
 MODAL_ROLES = frozenset({"dialog", "alertdialog"})
@@ -76,3 +78,22 @@ def overlay_blockers(
         f"{listed}. It may cover the controls you want."
     )
     return {"candidates": candidates, "summary": summary}
+
+
+def attach(obs: Observation, found: Mapping[str, Any], prefix: list[str]) -> None:
+    """`overlayBlockers`, the visible bullets and `inspect-overlay-state` plus one
+    `try-overlay-blocker-candidate-N` per candidate (the inspection first, once)."""
+    obs.extra["overlayBlockers"] = dict(found)
+    obs.warnings.append("Possible overlay blockers: " + found["summary"])
+    if not any(a.id == "inspect-overlay-state" for a in obs.next_actions):
+        obs.next_actions.append(na.inspect_overlay_state(prefix))
+    for index, candidate in enumerate(found["candidates"], start=1):
+        obs.next_actions.append(
+            na.NextAction(
+                id=f"try-overlay-blocker-candidate-{index}",
+                reason=f"Dismiss the overlay with {candidate['name']!r} ({candidate['ref']}).",
+                safety="Evidence only: make sure this control dismisses, not accepts, anything "
+                "the task must not agree to.",
+                params={"args": [*prefix, *candidate["args"]]},
+            )
+        )

@@ -223,7 +223,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
     # Element actions. Only the selector slot resolves refs; typed text never does.
     _cmd("click", "Click element", refs=(0,), guard=True, latch=True, exempt=FORM_TOGGLE,
          effect=MAY, nav=True, change=True, args=(1, 1), flags="--new-tab --human",
-         moves_focus=True),
+         moves_focus=True, click_probes=True),
     _cmd("dblclick", "Double-click element", refs=(0,), guard=True, latch=True, effect=MAY,
          nav=True, change=True, args=(1, 1), moves_focus=True),
     _cmd("tap", "Tap element (touch)", refs=(0,), guard=True, latch=True, exempt=FORM_TOGGLE,

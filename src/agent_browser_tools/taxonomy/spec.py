@@ -211,6 +211,10 @@ class CommandSpec:
     the page target is unknown: that is how the unknown state can end."""
     diagnostic: Diagnostic = Diagnostic.NONE
     """The wrapper's own read of the answer (route tracker, eval/get-text/stream hints)."""
+    click_probes: bool = False
+    """A standalone direct click: the wrapper checks a DOM event reached its target
+    (`clickDispatch`) and, when it stays on the same URL, looks for a covering dialog
+    (`overlayBlockers`). Batch, QA and `find` clicks are the engine's own."""
 
     @property
     def name(self) -> str:

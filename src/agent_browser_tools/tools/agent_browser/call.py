@@ -50,6 +50,8 @@ class DirectCall:
     """Recovery a stage before the dispatch offers (`drift_guard` on a blank tab)."""
     browser_lost: dict[str, Any] = field(default_factory=dict)
     """How the session's browser was found lost (`browser_loss`), for `details.browserLost`."""
+    click: dict[str, Any] = field(default_factory=dict)
+    """A direct click's probe state, from before the dispatch to after it (`click_probe`)."""
 
     @property
     def hooks(self) -> Hooks:

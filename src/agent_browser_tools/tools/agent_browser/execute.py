@@ -35,6 +35,7 @@ from agent_browser_tools.tools.agent_browser import (
     artifacts,
     attached_app,
     browser_loss,
+    click_probe,
     drift_guard,
     endpoint_guard,
     finish,
@@ -42,6 +43,8 @@ from agent_browser_tools.tools.agent_browser import (
     guards,
     host_hook,
     identity,
+    overlay_probe,
+    page_change,
     record,
     recorded_files,
     recording,
@@ -90,7 +93,7 @@ async def run(
             images = await artifacts.collect(call, obs, spawned)
             recorded_files.scrub(obs, rt.secrets)
             await record.complete(call, obs, effects, spawned)
-            await _recover_selector_miss(call, obs)
+            await _follow_up(call, obs)
             return rt.scrub_result(await finish.conclude(call, obs, spawned, images))
     except Refused as exc:
         return rt.scrub_result(_rejected(params, exc))
@@ -164,6 +167,7 @@ async def _guard(call: DirectCall) -> ToolResult | None:
         return await finish.refused(call, guards.stale_refusal(call.plan, changed))
     await artifacts.sample_before(call)
     await host_hook.before_dispatch(call)  # the host's veto, after the wrapper's own
+    await click_probe.install(call)
     return None
 
 
@@ -221,6 +225,13 @@ async def _run_engine(call: DirectCall) -> tuple[RawOutcome, Envelope]:
         # The runner's overflow file holds raw, unredacted engine output: never keep it.
         raw.stdout_path.unlink(missing_ok=True)
     return raw, envelope
+
+
+async def _follow_up(call: DirectCall, obs: Observation) -> None:
+    """Recovery snapshots (a selector miss, a covering dialog), then the final change summary."""
+    await _recover_selector_miss(call, obs)
+    await overlay_probe.run(call, obs, lambda params: run(call.rt, params, lock_held=True))
+    page_change.settle(call.plan, obs)
 
 
 async def _recover_selector_miss(call: DirectCall, obs: Observation) -> None:

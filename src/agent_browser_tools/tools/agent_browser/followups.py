@@ -25,7 +25,7 @@ from agent_browser_tools.state.effects import Probe
 from agent_browser_tools.state.journal import scrub_effect
 from agent_browser_tools.state.models import ConversationState, Effect, RefInfo
 from agent_browser_tools.taxonomy import PageEffect
-from agent_browser_tools.tools.agent_browser import page_change, record
+from agent_browser_tools.tools.agent_browser import click_probe, page_change, record
 from agent_browser_tools.tools.agent_browser import snapshot as snapshot_flow
 from agent_browser_tools.tools.agent_browser.call import DirectCall, Spawned
 from agent_browser_tools.tools.agent_browser.helpers import helper_call
@@ -40,8 +40,9 @@ async def read_back(call: DirectCall, obs: Observation, spawned: Spawned) -> lis
     prior = rt.log.state.session(call.key) if call.key is not None else None
     pending = obs.failure_category is FailureCategory.CONFIRMATION_REQUIRED
     probe = await run_probe(call) if wants_probe(plan, envelope) and not pending else None
+    mutations = click_probe.judge(call, obs)
     effects = [] if pending else [scrub_effect(e) for e in record.effects_of(plan, envelope, probe)]
-    page_change.annotate(plan, obs, prior, probe, effects)
+    page_change.annotate(plan, obs, prior, probe, effects, dom_mutations=mutations)
     if plan.path == ("snapshot",) and obs.success and plan.output_mode is OutputMode.JSON:
         snapshot_flow.compact(rt, obs)
         if call.hooks.snapshot is not None:
@@ -75,13 +76,16 @@ def wants_probe(plan: ExecutionPlan, envelope: Envelope) -> bool:
 
 
 async def run_probe(call: DirectCall) -> Probe | None:
-    """One extra engine call: `get url` and `get title` in a single fail-fast batch."""
-    stdin = json.dumps([["get", "url"], ["get", "title"]])
+    """One extra engine call: `get url` and `get title` in a single fail-fast batch (and the
+    click probe's collection, see `click_probe`)."""
+    collect = click_probe.collect_row(call)
+    stdin = json.dumps([["get", "url"], ["get", "title"], *([collect] if collect else [])])
     envelope = await helper_call(call.rt, call.plan, ["batch", "--bail"], stdin=stdin)
     if envelope is None:
         return None
+    click_probe.take(call, (envelope.rows or ())[2:])
     url = title = None
-    for row in envelope.rows or ():
+    for row in (envelope.rows or ())[:2]:
         if row.success and isinstance(row.result, Mapping):
             url = url or _str(row.result.get("url"))
             title = title or _str(row.result.get("title"))

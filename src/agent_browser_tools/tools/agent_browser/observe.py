@@ -20,7 +20,7 @@ from agent_browser_tools.redaction import (
     redact_text,
     scrub_exact,
 )
-from agent_browser_tools.results import diagnostics
+from agent_browser_tools.results import diagnostics, overlays
 from agent_browser_tools.results import next_actions as na
 from agent_browser_tools.results.categories import FailureCategory, SuccessCategory
 from agent_browser_tools.results.classify import classify_failure, classify_success, getter_hint
@@ -384,21 +384,8 @@ def _overlay_blockers(obs: Observation, prefix: list[str]) -> None:
         if payload is not None and payload.refs is not None
         else None
     )
-    if found is None:
-        return
-    obs.extra["overlayBlockers"] = found
-    obs.warnings.append("Possible overlay blockers: " + found["summary"])
-    obs.next_actions.append(na.inspect_overlay_state(prefix))
-    for index, candidate in enumerate(found["candidates"], start=1):
-        obs.next_actions.append(
-            na.NextAction(
-                id=f"try-overlay-blocker-candidate-{index}",
-                reason=f"Dismiss the overlay with {candidate['name']!r} ({candidate['ref']}).",
-                safety="Evidence only: make sure this control dismisses, not accepts, anything "
-                "the task must not agree to.",
-                params={"args": [*prefix, *candidate["args"]]},
-            )
-        )
+    if found is not None:
+        overlays.attach(obs, found, prefix)
 
 
 def _mutates(match: CommandMatch) -> bool:

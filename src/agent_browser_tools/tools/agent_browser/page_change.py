@@ -2,7 +2,9 @@
 
 `navigationSummary.urlChanged` is true only against a known pre-command URL, so a same-URL
 click (or one with no baseline) stays "dispatched, unverified" instead of being reported as an
-observed navigation.
+observed navigation. "Application change unverified" is said only when nothing was seen: no
+new URL or title, no DOM mutation caught by the click probe, no covering dialog. Artifacts and
+batches get their own summaries (`settle`, `_batch_summary`).
 """
 
 from __future__ import annotations
@@ -25,9 +27,17 @@ def annotate(
     prior: SessionPageState | None,
     probe: Probe | None,
     effects: list[Effect],
+    *,
+    dom_mutations: int | None = None,
 ) -> None:
-    """Add `navigationSummary` / `pageChangeSummary` (and the unverified warning)."""
-    if plan.is_batch or plan.match is None or not obs.success:
+    """Add `navigationSummary` / `pageChangeSummary` (and the unverified warning).
+
+    `dom_mutations`: DOM changes the click probe counted during the command (None: not
+    measured)."""
+    if plan.is_batch:
+        _batch_summary(plan, obs, prior, effects)
+        return
+    if plan.match is None or not obs.success:
         return
     spec = plan.match.spec
     before = prior.target.url if prior is not None and prior.target is not None else None
@@ -53,6 +63,8 @@ def annotate(
         observed,
         changed,
     )
+    if summary is not None and not summary["observed"]:
+        _seen_without_navigation(summary, prior, probe, dom_mutations)
     if summary is None:
         return
     if not summary["observed"]:
@@ -93,3 +105,123 @@ def _summary(
             "summary": f"{command} dispatched; no application change was observed.",
         }
     return None
+
+
+def _seen_without_navigation(
+    summary: dict[str, Any],
+    prior: SessionPageState | None,
+    probe: Probe | None,
+    dom_mutations: int | None,
+) -> None:
+    """A same-URL mutation is observed when the title changed or the DOM did."""
+    before = prior.target.title if prior is not None and prior.target is not None else None
+    command = summary["command"]
+    if probe is not None and probe.title and before and probe.title != before:
+        summary.update(observed=True, summary=f"{command}: title is now {probe.title}")
+        summary["title"] = probe.title
+    elif dom_mutations:
+        summary.update(
+            observed=True,
+            summary=f"{command} changed the page ({dom_mutations} DOM mutations, same URL).",
+        )
+
+
+def _batch_summary(
+    plan: ExecutionPlan,
+    obs: Observation,
+    prior: SessionPageState | None,
+    effects: list[Effect],
+) -> None:
+    """A batch's roll-up from step evidence: where it ended up when that is a new page,
+    else its dispatch-only steps as unverified (read-only batches get none)."""
+    steps = obs.extra.get("batchSteps") or []
+    before = prior.target.url if prior is not None and prior.target is not None else None
+    landed = next(
+        (
+            e
+            for e in reversed(effects)
+            if isinstance(e, TargetObserved)
+            and (before is None or normalize_url(e.url) != normalize_url(before))
+        ),
+        None,
+    )
+    base = {"command": "batch", "nextActionIds": ["inspect-after-mutation"]}
+    if landed is not None:
+        where = landed.title or landed.url
+        summary = {**base, "changeType": "navigation", "observed": True, "url": landed.url}
+        summary["summary"] = f"batch: now on {where}"
+        if landed.title:
+            summary["title"] = landed.title
+        obs.extra["pageChangeSummary"] = summary
+        return
+    dispatched = [s["step"] for s in steps if s.get("dispatchOnly")]
+    if not dispatched:
+        return
+    listed = ", ".join(str(step) for step in dispatched)
+    obs.extra["pageChangeSummary"] = {
+        **base,
+        "changeType": "mutation",
+        "observed": False,
+        "summary": f"batch steps {listed} dispatched; no application change was observed.",
+    }
+    if obs.success:
+        obs.warnings.insert(0, f"{UNVERIFIED_WARNING[:-1]} (dispatch-only steps {listed}).")
+
+
+def saw_overlay(obs: Observation, command: str) -> None:
+    """A dialog now covers the page: an observed change, not an unverified one."""
+    summary = obs.extra.get("pageChangeSummary")
+    if not isinstance(summary, dict) or summary.get("changeType") != "mutation":
+        return
+    summary.update(
+        observed=True,
+        summary=f"{command}: a dialog now covers the page (see overlayBlockers).",
+        nextActionIds=["inspect-overlay-state", *summary.get("nextActionIds", [])],
+    )
+    if UNVERIFIED_WARNING in obs.warnings:
+        obs.warnings.remove(UNVERIFIED_WARNING)
+
+
+def settle(plan: ExecutionPlan, obs: Observation) -> None:
+    """Last touch before presentation: artifacts win the summary (a batch rolls them up),
+    and `nextActionIds` name only next actions the result really carries."""
+    entries = obs.extra.get("artifacts") or []
+    if entries:
+        command = "batch" if plan.is_batch else " ".join(plan.path)
+        obs.extra["pageChangeSummary"] = _artifact_summary(command, entries)
+    summary = obs.extra.get("pageChangeSummary")
+    if isinstance(summary, dict):
+        present = [a.id for a in obs.next_actions] + _step_action_ids(obs)
+        wanted = [i for i in summary.get("nextActionIds", []) if i in present]
+        summary["nextActionIds"] = wanted or [i for i in present if i in _ARTIFACT_ACTIONS]
+
+
+_ARTIFACT_ACTIONS = frozenset({"stop-pending-recording"})
+
+
+def _step_action_ids(obs: Observation) -> list[str]:
+    """Ids of per-step `nextActions` inside `batchSteps` (the contract lets a batch summary
+    name those too)."""
+    ids: list[str] = []
+    for step in obs.extra.get("batchSteps") or []:
+        for action in step.get("nextActions") or []:
+            ident = action.get("id") if isinstance(action, dict) else getattr(action, "id", None)
+            if isinstance(ident, str):
+                ids.append(ident)
+    return ids
+
+
+def _artifact_summary(command: str, entries: list[dict[str, Any]]) -> dict[str, Any]:
+    """`changeType: artifact`: how many files the call produced and, for one, its path."""
+    verified = [e for e in entries if e.get("state") == "verified"]
+    summary: dict[str, Any] = {
+        "command": command,
+        "changeType": "artifact",
+        "observed": bool(verified),
+        "artifactCount": len(entries),
+        "summary": f"{command}: {len(verified)} of {len(entries)} artifact(s) verified on disk.",
+        "nextActionIds": [],
+    }
+    if len(entries) == 1:
+        summary["savedFilePath"] = entries[0].get("path")
+    return summary

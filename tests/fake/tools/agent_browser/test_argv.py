@@ -160,6 +160,8 @@ async def test_batch_url_less_open_row_is_rewritten_in_stdin(
 async def test_click_is_followed_by_one_url_title_probe(
     tools: BrowserTools, fake_engine: FakeEngine
 ) -> None:
+    """Two helper batches in all: the click probe's install before (a CSS target has no
+    marker to read back) and url + title + the probe's collection after."""
     _open_rule(fake_engine)
     fake_engine.on({"command": ["click"]}, envelope={"data": {"clicked": True}})
     fake_engine.on({"command": ["batch"]}, json=_probe_rows(PAGE + "next", "Next page"))
@@ -168,16 +170,46 @@ async def test_click_is_followed_by_one_url_title_probe(
     calls = fake_engine.calls()
     assert [c["argv"] for c in calls] == [
         ["--json", "--session", MANAGED, "open", PAGE],
+        ["--json", "--session", MANAGED, "batch"],
         ["--json", "--session", MANAGED, "click", "#go"],
         ["--json", "--session", MANAGED, "batch", "--bail"],
     ]
-    assert json.loads(str(calls[2]["stdin"])) == [["get", "url"], ["get", "title"]]
+    (install,) = json.loads(str(calls[1]["stdin"]))
+    assert install[0] == "eval"
+    # The probe removes itself after the call's budget plus a 2 s grace if never collected.
+    config = json.loads(install[1].split("const cfg = ", 1)[1].split(", w = window", 1)[0])
+    budget = result.details["timeoutMs"] + tools.runtime.settings.process_timeout_ms
+    assert config["ttl"] == budget + 2_000 and "xpath" not in config and "role" not in config
+    after = json.loads(str(calls[3]["stdin"]))
+    assert after[:2] == [["get", "url"], ["get", "title"]] and after[2][0] == "eval"
     assert result.details["navigationSummary"] == {
         "url": PAGE + "next",
         "title": "Next page",
         "urlChanged": True,
     }
     assert "Next page" in result.text
+
+
+async def test_a_click_under_confirmation_settings_gets_no_page_probe(
+    tools: BrowserTools, fake_engine: FakeEngine
+) -> None:
+    """The probe runs `eval`; under `--confirm-actions` it could queue a prompt of its own, so
+    the click runs without one (only the url/title read-back follows, with the flag)."""
+    _open_rule(fake_engine)
+    fake_engine.on({"command": ["click"]}, envelope={"data": {"clicked": True}})
+    fake_engine.on({"command": ["batch"]}, json=_probe_rows(PAGE, "Page"))
+    await _call(tools, {"args": ["--confirm-actions", "eval", "open", PAGE]})
+    fake_engine.reset()
+    result = await _call(tools, {"args": ["--confirm-actions", "eval", "click", "#go"]})
+    assert not result.is_error, result.text
+    argvs = fake_engine.argvs()
+    assert [argv[argv.index("--session") + 2 :][-2:] for argv in argvs] == [
+        ["click", "#go"],
+        ["batch", "--bail"],
+    ]
+    assert "--confirm-actions" in argvs[1]
+    after = fake_engine.calls()[1]
+    assert json.loads(str(after["stdin"])) == [["get", "url"], ["get", "title"]]
 
 
 # --- sessionless and inspection -------------------------------------------------------------

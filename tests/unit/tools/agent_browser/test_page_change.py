@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import json
+
+from agent_browser_tools.engine.envelope import parse_json_output
+from agent_browser_tools.planning.plan import ExecutionPlan
+from agent_browser_tools.results import next_actions as na
+from agent_browser_tools.results.observation import Observation
 from agent_browser_tools.state.effects import Probe
-from agent_browser_tools.state.models import SessionPageState
+from agent_browser_tools.state.models import PageTarget, SessionPageState, TargetObserved
 from agent_browser_tools.tools.agent_browser.observe import observe
-from agent_browser_tools.tools.agent_browser.page_change import annotate
+from agent_browser_tools.tools.agent_browser.page_change import annotate, saw_overlay, settle
 from agent_browser_tools.tools.agent_browser.record import effects_of
 from tests.support.envelopes import command, envelope
 from tests.support.plans import CLEAN, FORM, managed, page, plan
@@ -114,11 +120,103 @@ def test_a_failure_is_not_annotated() -> None:
     assert _annotated("click_missing_ref", probe=Probe(url=CLEAN, title=None)) == ({}, [])
 
 
-def test_a_successful_batch_is_not_annotated() -> None:
-    """Batch steps carry their own outcomes; one summary would hide which row moved the page."""
+def test_a_read_only_batch_gets_no_change_summary() -> None:
+    """Only dispatch-only steps or a new page earn a batch summary."""
     answer = envelope("batch_success")
     batch = plan(["batch"], STATE, rows=[list(r.command) for r in answer.rows or ()])
     obs = observe(batch, answer)
     assert obs.success
-    annotate(batch, obs, ON_FORM, Probe(url=CLEAN, title=None), [])
+    annotate(batch, obs, ON_FORM, Probe(url=FORM, title=None), [])
     assert "navigationSummary" not in obs.extra and "pageChangeSummary" not in obs.extra
+
+
+def _batch(rows: list[list[str]]) -> tuple[ExecutionPlan, Observation]:
+    """A batch whose every row succeeded with an empty result."""
+    answer = parse_json_output(
+        json.dumps([{"command": r, "success": True, "result": {}, "error": None} for r in rows]),
+        0,
+    )
+    batch = plan(["batch"], STATE, rows=rows)
+    return batch, observe(batch, answer)
+
+
+def test_a_batch_of_dispatch_only_steps_is_unverified() -> None:
+    batch, obs = _batch([["click", "@e13"], ["get", "title"], ["press", "Enter"]])
+    annotate(batch, obs, ON_FORM, Probe(url=FORM, title="Profile Form"), [])
+    assert obs.extra["pageChangeSummary"] == {
+        "command": "batch",
+        "nextActionIds": NEXT,
+        "changeType": "mutation",
+        "observed": False,
+        "summary": "batch steps 1, 3 dispatched; no application change was observed.",
+    }
+    assert obs.warnings[0] == (
+        "Action dispatched; application change unverified (dispatch-only steps 1, 3)."
+    )
+
+
+def test_a_batch_that_reached_a_new_page_is_an_observed_navigation() -> None:
+    batch, obs = _batch([["click", "@e13"]])
+    annotate(batch, obs, ON_FORM, None, [TargetObserved(url=CLEAN, title="Clean Page")])
+    summary = obs.extra["pageChangeSummary"]
+    assert summary["changeType"] == "navigation" and summary["observed"] is True
+    assert (summary["url"], summary["title"]) == (CLEAN, "Clean Page")
+    assert not any("unverified" in w for w in obs.warnings)
+
+
+def test_a_same_url_click_that_changed_the_dom_or_title_is_observed() -> None:
+    """Unverified only when nothing was seen: DOM mutations or a new title count."""
+    call, answer = plan(command("click_ref"), STATE), envelope("click_ref")
+    mutated = observe(call, answer)
+    annotate(call, mutated, ON_FORM, None, [], dom_mutations=3)
+    assert mutated.extra["pageChangeSummary"]["observed"] is True
+    assert mutated.warnings == []
+    titled = observe(call, answer)
+    before = SessionPageState(active=True, target=PageTarget(url=FORM, title="Profile Form"))
+    annotate(call, titled, before, Probe(url=FORM, title="Saved"), [], dom_mutations=0)
+    assert titled.extra["pageChangeSummary"]["summary"] == "click: title is now Saved"
+    assert titled.warnings == []
+    still = observe(call, answer)
+    annotate(call, still, before, Probe(url=FORM, title="Profile Form"), [], dom_mutations=0)
+    assert still.extra["pageChangeSummary"]["observed"] is False
+    assert still.warnings == [UNVERIFIED]
+
+
+def test_an_overlay_makes_an_unverified_click_observed() -> None:
+    call, answer = plan(command("click_ref"), STATE), envelope("click_ref")
+    obs = observe(call, answer)
+    annotate(call, obs, ON_FORM, None, [])
+    obs.next_actions.append(na.inspect_overlay_state([]))
+    saw_overlay(obs, "click")
+    settle(call, obs)
+    summary = obs.extra["pageChangeSummary"]
+    assert summary["observed"] is True and "dialog" in summary["summary"]
+    assert summary["nextActionIds"] == ["inspect-overlay-state"]
+    assert obs.warnings == []
+
+
+def _entry(path: str, state: str = "verified") -> dict[str, object]:
+    return {"kind": "image", "path": path, "state": state, "command": "screenshot"}
+
+
+def test_artifacts_win_the_summary_with_their_count_and_path() -> None:
+    shot = plan(["screenshot", "a.png"], STATE)
+    one = Observation(success=True)
+    one.extra["artifacts"] = [_entry("a.png")]
+    settle(shot, one)
+    assert one.extra["pageChangeSummary"] == {
+        "command": "screenshot",
+        "changeType": "artifact",
+        "observed": True,
+        "artifactCount": 1,
+        "savedFilePath": "a.png",
+        "summary": "screenshot: 1 of 1 artifact(s) verified on disk.",
+        "nextActionIds": [],
+    }
+    batch, rolled = _batch([["click", "@e13"], ["screenshot", "a.png"], ["pdf", "b.pdf"]])
+    annotate(batch, rolled, ON_FORM, None, [])
+    rolled.extra["artifacts"] = [_entry("a.png"), _entry("b.pdf", "missing")]
+    settle(batch, rolled)
+    summary = rolled.extra["pageChangeSummary"]
+    assert summary["changeType"] == "artifact" and summary["artifactCount"] == 2
+    assert "savedFilePath" not in summary and summary["command"] == "batch"

@@ -1,0 +1,263 @@
+"""Direct tool: did a standalone `click` reach its element, and did the page change at all?
+
+Why: the engine calls a click done once it dispatched the mouse events at the element's
+point. An element that moves, re-renders or gets covered between that check and the press
+takes nothing, yet the result says success. So just before a direct click the wrapper
+installs a short-lived page probe (one helper batch, session-scoped with the session's
+daemon settings):
+
+- a MutationObserver counting DOM changes: a click that changed the DOM is an observed
+  mutation, so "application change unverified" is said only when nothing was seen;
+- for a `button`/`checkbox`/`menuitem`/`radio`/`switch`/`tab` ref whose role and name are
+  unique in the saved snapshot and on the live page, or an `xpath=` target with one match, a
+  temporary marker attribute on that element, read back with native
+  `get attr <selector> <marker>`. Only when the engine resolves the click's own selector to
+  the marked element is the target trusted; trusted pointer/mouse/click events reaching it
+  are then counted. Unproven identity leaves the click unverified, never failed.
+
+The counts are read and the probe removed in the post-click url/title batch (no extra call).
+A proven target that received no trusted event fails the click (`clickDispatch`). Skipped
+when confirmation settings could guard `eval` (a probe must not queue a prompt), on desktop
+apps, for batch/QA/`find` clicks and without JSON output. A probe that is never collected
+removes itself after the call's timeout budget plus two seconds.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from agent_browser_tools.engine.envelope import BatchRow, OutputMode
+from agent_browser_tools.redaction import redact_argv, redact_text
+from agent_browser_tools.results import next_actions as na
+from agent_browser_tools.results.categories import FailureCategory
+from agent_browser_tools.results.observation import Observation
+from agent_browser_tools.state.models import RefInfo
+from agent_browser_tools.state.stale_refs import ref_ids
+from agent_browser_tools.taxonomy import CommandMatch
+from agent_browser_tools.tools.agent_browser.artifacts import CONFIRMATION_FLAGS
+from agent_browser_tools.tools.agent_browser.attached_app import ELECTRON_TOOL, launch_of
+from agent_browser_tools.tools.agent_browser.call import DirectCall
+from agent_browser_tools.tools.agent_browser.helpers import helper_args, helper_call
+
+MARKER = "data-abt-click-probe"
+ROLES = frozenset({"button", "checkbox", "menuitem", "radio", "switch", "tab"})
+CLEANUP_GRACE_MS = 2_000
+XPATH = "xpath="
+
+_INSTALL_JS = """(() => {
+const cfg = %s, w = window;
+try { if (w.__abtClickProbe) w.__abtClickProbe.stop(); } catch (e) {}
+const norm = (s) => (s || "").replace(/\\s+/g, " ").trim();
+const css = {button: "button,[role=button],input[type=button],input[type=submit],input[type=reset]",
+  checkbox: "input[type=checkbox],[role=checkbox]", radio: "input[type=radio],[role=radio]",
+  switch: "[role=switch]", tab: "[role=tab]", menuitem: "[role=menuitem]"};
+const text = (id) => { const n = document.getElementById(id); return n ? n.textContent : ""; };
+const label = (el) => {
+  const by = el.getAttribute("aria-labelledby");
+  if (by) return by.split(/\\s+/).map(text).join(" ");
+  if (el.getAttribute("aria-label")) return el.getAttribute("aria-label");
+  if (el.labels && el.labels.length) return Array.from(el.labels, (l) => l.textContent).join(" ");
+  if (el instanceof HTMLInputElement) return el.value || el.title;
+  return el.textContent || el.title;
+};
+let found = [];
+if (cfg.xpath) {
+  const r = document.evaluate(cfg.xpath, document, null, XPathResult.ORDERED_NODE_SNAPSHOT_TYPE);
+  for (let i = 0; i < r.snapshotLength; i++) found.push(r.snapshotItem(i));
+} else if (cfg.role) {
+  found = Array.from(document.querySelectorAll(css[cfg.role])).filter((el) =>
+    (!el.getAttribute("role") || el.getAttribute("role") === cfg.role)
+    && norm(label(el)) === cfg.name);
+}
+const target = found.length === 1 && found[0] instanceof Element ? found[0] : null;
+if (target) target.setAttribute(cfg.marker, cfg.token);
+const probe = {token: cfg.token, events: 0, mutations: 0};
+const types = ["pointerdown", "mousedown", "pointerup", "mouseup", "click"];
+const seen = (e) => {
+  if (target && e.isTrusted && e.composedPath().includes(target)) probe.events++;
+};
+const count = (records) => {
+  for (const r of records) if (r.attributeName !== cfg.marker) probe.mutations++;
+};
+const observer = new MutationObserver(count);
+observer.observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
+for (const t of types) w.addEventListener(t, seen, true);
+let timer = 0;
+probe.stop = () => {
+  clearTimeout(timer); count(observer.takeRecords()); observer.disconnect();
+  for (const t of types) w.removeEventListener(t, seen, true);
+  if (target) target.removeAttribute(cfg.marker);
+  if (w.__abtClickProbe === probe) delete w.__abtClickProbe;
+};
+timer = setTimeout(probe.stop, cfg.ttl);
+w.__abtClickProbe = probe;
+return found.length;
+})()"""
+
+_COLLECT_JS = """(() => {
+const p = window.__abtClickProbe;
+if (!p || p.token !== %s) return null;
+p.stop();
+return JSON.stringify({events: p.events, mutations: p.mutations});
+})()"""
+
+
+@dataclass(frozen=True)
+class Target:
+    """A click target the probe can prove: how the page finds it, how the engine reads it
+    back, and the redacted descriptor a miss reports."""
+
+    locate: dict[str, str]
+    selector: str
+    descriptor: dict[str, str]
+
+
+@dataclass(frozen=True)
+class Installed:
+    token: str
+    target: Target | None
+    """Set only when the native read-back proved the marked element is the click's target."""
+
+
+def target_of(match: CommandMatch, refs: Mapping[str, RefInfo]) -> Target | None:
+    """The provable target of a click (pure): an `xpath=` selector, or a ref whose eligible
+    role and name are unique in the saved snapshot (duplicates pass through unprobed)."""
+    operand = match.operands[0] if match.operands else ""
+    if operand.startswith(XPATH):
+        shown = redact_text(operand)
+        return Target(
+            {"xpath": operand[len(XPATH) :]}, operand, {"kind": "xpath", "selector": shown}
+        )
+    ids = ref_ids(match)
+    info = refs.get(ids[0]) if len(ids) == 1 else None
+    if info is None or info.role not in ROLES or not info.name:
+        return None
+    if sum(1 for r in refs.values() if (r.role, r.name) == (info.role, info.name)) != 1:
+        return None
+    return Target(
+        {"role": info.role, "name": info.name},
+        "@" + (info.engine or ids[0]),
+        {
+            "kind": "accessible",
+            "refId": "@" + ids[0],
+            "role": info.role,
+            "name": redact_text(info.name),
+        },
+    )
+
+
+def remember_page(call: DirectCall) -> None:
+    """Before a direct click: the page it starts on, for the same-URL overlay check."""
+    match, key = call.plan.match, call.key
+    if key is None or match is None or not match.spec.click_probes or call.plan.is_batch:
+        return
+    target = call.rt.log.state.session(key).target
+    call.click["priorUrl"] = target.url if target is not None else None
+
+
+def wanted(call: DirectCall) -> bool:
+    """Whether a click gets the dispatch probe (see the module docstring)."""
+    plan, key = call.plan, call.key
+    if "priorUrl" not in call.click or key is None or plan.output_mode is not OutputMode.JSON:
+        return False
+    entry = call.rt.log.state.session(key)
+    if not entry.active or entry.closed or entry.target_unknown:
+        return False
+    if set(helper_args(plan) or ()) & CONFIRMATION_FLAGS:
+        return False
+    return call.hooks.tool != ELECTRON_TOOL and launch_of(call.rt.log.state, key) is None
+
+
+async def install(call: DirectCall) -> None:
+    """Install the probe and read its marker back (one helper batch)."""
+    remember_page(call)
+    if not wanted(call) or call.plan.match is None:
+        return
+    target = target_of(call.plan.match, call.ref_table)
+    token = secrets.token_hex(8)
+    budget = call.plan.timeout.timeout_ms + call.rt.settings.process_timeout_ms
+    cfg = {"marker": MARKER, "token": token, "ttl": budget + CLEANUP_GRACE_MS}
+    rows: list[list[str]] = [["eval", _INSTALL_JS % json.dumps({**cfg, **_locate(target)})]]
+    if target is not None:
+        rows.append(["get", "attr", target.selector, MARKER])
+    envelope = await helper_call(call.rt, call.plan, ["batch"], stdin=json.dumps(rows))
+    answered = (envelope.rows or ()) if envelope is not None else ()
+    if not answered or not answered[0].success:
+        return
+    proven = len(answered) > 1 and _value(answered[1]) == token
+    call.click["probe"] = Installed(token, target if proven else None)
+
+
+def _locate(target: Target | None) -> dict[str, str]:
+    return dict(target.locate) if target is not None else {}
+
+
+def _value(row: BatchRow) -> Any:
+    return row.result.get("value") if row.success and isinstance(row.result, Mapping) else None
+
+
+def collect_row(call: DirectCall) -> list[str] | None:
+    """The `eval` that reads the counts and removes the probe, for the post-click batch."""
+    probe = call.click.get("probe")
+    return ["eval", _COLLECT_JS % json.dumps(probe.token)] if isinstance(probe, Installed) else None
+
+
+def take(call: DirectCall, rows: Sequence[BatchRow]) -> None:
+    """Keep the collected counts (`rows`: the collect row's answer, if it ran)."""
+    raw = rows[0].result.get("result") if rows and isinstance(rows[0].result, Mapping) else None
+    try:
+        seen = json.loads(raw) if isinstance(raw, str) else None
+    except ValueError:
+        return
+    if isinstance(seen, dict) and all(
+        isinstance(seen.get(k), int) for k in ("events", "mutations")
+    ):
+        call.click["seen"] = seen
+
+
+def judge(call: DirectCall, obs: Observation) -> int | None:
+    """Fail a click whose proven target got no trusted event; the DOM mutation count (None
+    when the probe did not run or was not collected)."""
+    probe, seen = call.click.get("probe"), call.click.get("seen")
+    if not isinstance(probe, Installed) or not isinstance(seen, dict):
+        return None
+    if obs.success and probe.target is not None and seen["events"] == 0:
+        dispatch_miss(call, obs, probe.target, seen["events"])
+    return int(seen["mutations"])
+
+
+def dispatch_miss(call: DirectCall, obs: Observation, target: Target, events: int) -> None:
+    """The contract's `clickDispatch` miss: failed, with inspect and retry next actions."""
+    plan = call.plan
+    prefix = na.session_prefix(plan.session.key, not plan.session.used_implicit_session)
+    what = target.descriptor.get("refId") or target.descriptor.get("selector")
+    obs.extra["clickDispatch"] = {
+        "status": "no-native-event-observed",
+        "reason": "native-click-produced-no-target-dom-event",
+        "nativeEventCount": events,
+        "target": dict(target.descriptor),
+    }
+    obs.success, obs.success_category = False, None
+    obs.failure_category = FailureCategory.UPSTREAM_ERROR
+    obs.error = (
+        f"Click dispatch diagnostic: the engine reported the click on {what} as done, but no "
+        "trusted pointer or click event reached that element (it may have moved, re-rendered "
+        "or been covered). Nothing is known to have happened."
+    )
+    obs.next_actions += [
+        na.NextAction(
+            id="inspect-click-dispatch-miss",
+            reason="See where the element is now before clicking again.",
+            params={"args": [*prefix, "snapshot", "-i"]},
+        ),
+        na.NextAction(
+            id="retry-click-after-dispatch-miss",
+            reason="Retry the same native click once the element is in place.",
+            safety="Do not replace it with a scripted .click(); that proves nothing.",
+            params={"args": [*prefix, *redact_argv(plan.checked.command_tokens)]},
+        ),
+    ]

@@ -1,0 +1,85 @@
+"""Direct tool, after a click: is a dialog now covering the page?
+
+Why: a click that opens a cookie wall, a newsletter modal or a confirmation dialog stays on
+the same URL and reports success; the next click then hits the dialog (the engine refuses it
+as covered) or lands on it. So after a standalone `@ref` click whose URL stayed the same
+(fragment ignored, query significant) and whose dispatch was not already found missing, and
+after any click the engine refused because something covers its target, the wrapper takes
+one session-scoped snapshot and reports `overlayBlockers` (`candidates`, `summary`,
+`snapshot`) with `inspect-overlay-state` and `try-overlay-blocker-candidate-N`.
+
+The snapshot is a compact full tree (`snapshot -c`), not `snapshot -i`: with this engine the
+interactive view leaves dialog containers out, and a dialog role is the only evidence that
+counts (see `results.overlays`). It runs through the executor like a caller's snapshot, so its
+refs become the session's latest and the candidates' refs are valid as shown. That journaled
+snapshot runs only when a first, unjournaled read found a dialog: a click that opened nothing
+leaves the session's refs those of the model's own snapshot. CSS selector clicks that
+succeeded do not get it (the contract's rule). Cost: one engine call for those clicks, two
+when a dialog is found.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any
+
+from agent_browser_tools.engine.envelope import OutputMode
+from agent_browser_tools.results import next_actions as na
+from agent_browser_tools.results import overlays
+from agent_browser_tools.results.observation import Observation
+from agent_browser_tools.results.tool_result import ToolResult
+from agent_browser_tools.state.snapshot_payload import snapshot_payload
+from agent_browser_tools.state.stale_refs import normalize_url
+from agent_browser_tools.tools.agent_browser import page_change
+from agent_browser_tools.tools.agent_browser.attached_app import ELECTRON_TOOL, launch_of
+from agent_browser_tools.tools.agent_browser.call import DirectCall
+from agent_browser_tools.tools.agent_browser.helpers import helper_data
+
+Nested = Callable[[Mapping[str, Any]], Awaitable[ToolResult]]
+COVERED = "is covered by"
+READ = ("snapshot", "-c")
+
+
+def qualifies(call: DirectCall, obs: Observation) -> bool:
+    """A covered-click refusal, or a same-URL `@ref` click with no dispatch miss (pure over
+    the call's state)."""
+    plan, key = call.plan, call.key
+    if "priorUrl" not in call.click or key is None or plan.output_mode is not OutputMode.JSON:
+        return False
+    if call.hooks.tool == ELECTRON_TOOL or launch_of(call.rt.log.state, key) is not None:
+        return False
+    if not obs.success:
+        return COVERED in (obs.error or "")
+    clicked = obs.data.get("clicked") if isinstance(obs.data, Mapping) else None
+    if not isinstance(clicked, str) or not clicked.startswith(("@e", "ref=")):
+        return False
+    if "clickDispatch" in obs.extra or call.warnings:
+        return False
+    before = call.click.get("priorUrl")
+    after = (obs.extra.get("navigationSummary") or {}).get("url")
+    if not isinstance(before, str) or not isinstance(after, str) or not (before and after):
+        return False
+    return normalize_url(before) == normalize_url(after)
+
+
+async def run(call: DirectCall, obs: Observation, nested: Nested) -> None:
+    """`overlayBlockers` when a snapshot shows a dialog with dismiss controls."""
+    if not qualifies(call, obs) or not await _dialog_seen(call):
+        return
+    plan = call.plan
+    prefix = na.session_prefix(plan.session.key, not plan.session.used_implicit_session)
+    result = await nested({"args": [*prefix, *READ]})
+    found = result.details.get("overlayBlockers")
+    if result.is_error or not isinstance(found, Mapping):
+        return
+    overlays.attach(obs, {**found, "snapshot": result.details.get("refSnapshot")}, prefix)
+    page_change.saw_overlay(obs, plan.path[0])
+
+
+async def _dialog_seen(call: DirectCall) -> bool:
+    """One unjournaled read: does the page show a dialog with dismiss controls? Without one
+    the session's refs stay those of the model's own snapshot."""
+    payload = snapshot_payload(await helper_data(call.rt, call.plan, list(READ)))
+    if payload is None or payload.refs is None:
+        return False
+    return overlays.overlay_blockers(payload.refs, payload.text) is not None
