@@ -35,6 +35,8 @@ async def test_a_catalog_update_seen_by_the_url_probe_belongs_to_the_call(
     tools = _tools(fake_engine, tmp_path, "webmcp-helper")
     _open_rule(fake_engine)
     fake_engine.on({"command": ["click"]}, envelope={"data": {"clicked": True}})
+    installed = [{"command": ["eval"], "success": True, "result": {"result": None}, "error": None}]
+    fake_engine.on({"command": ["batch"]}, times=1, json=installed)  # the click probe's install
     fake_engine.on({"command": ["batch"]}, json=_probe_with_update())
     await _call(tools, {"args": ["open", PAGE]})
     clicked = await _call(tools, {"args": ["click", "#go"]})
