@@ -49,6 +49,8 @@ class ObservationExtras(TypedDict, total=False):
     agentBrowserStarted: Annotated[bool, CELL]
     staleRef: Annotated[Json, CELL]
     managedSessionOutcome: Annotated[Json, CELL]
+    lifecycle: Annotated[Json, CELL]
+    closeAllApplied: Annotated[bool, CELL]
     browserWindow: Annotated[Json, DETAILS]
     # batches
     batchSteps: Annotated[list[Json], CELL]

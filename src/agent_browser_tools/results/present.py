@@ -19,6 +19,7 @@ from agent_browser_tools.results.snapshot.delta import (
     render_partial,
     snapshot_payload,
 )
+from agent_browser_tools.results.timeout_progress import progress_lines
 from agent_browser_tools.taxonomy import resolve_command
 
 _HIDDEN_KEYS = frozenset({"lifecycle", "targetId"})
@@ -222,6 +223,8 @@ def _page_lines(observation: Observation) -> list[str]:
         lines.append(f"Page: {nav.get('title') or '(untitled)'} - {nav['url']}{changed}")
     if isinstance(read := observation.extra.get("readExecution"), str):
         lines.append(read)
+    if isinstance(progress := observation.extra.get("timeoutPartialProgress"), Mapping):
+        lines += progress_lines(progress)
     return lines
 
 

@@ -24,7 +24,12 @@ from agent_browser_tools.state.models import (
     RefsInvalidated,
     RefsRecorded,
 )
-from agent_browser_tools.tools.agent_browser import attached_app, browser_loss
+from agent_browser_tools.tools.agent_browser import (
+    attached_app,
+    batch_steps,
+    browser_loss,
+    close_all,
+)
 from agent_browser_tools.tools.agent_browser.call import DirectCall, Spawned
 from agent_browser_tools.tools.agent_browser.observe import add_recovery
 from agent_browser_tools.tools.agent_browser.sessions import headed_handoff, settle_fresh
@@ -185,3 +190,5 @@ async def complete(
         max_timeout_ms=rt.policy.max_timeout_ms,
         network_source_enabled="network" in rt.log.state.activated_tools,
     )
+    close_all.mark(obs, effects)
+    batch_steps.annotate(plan, obs)
