@@ -190,5 +190,5 @@ async def complete(
         max_timeout_ms=rt.policy.max_timeout_ms,
         network_source_enabled="network" in rt.log.state.activated_tools,
     )
-    close_all.mark(obs, effects)
+    close_all.mark(plan, obs, effects)
     batch_steps.annotate(plan, obs)

@@ -87,6 +87,7 @@ async def test_launch_evidence_summaries_and_the_close_all_marker(
     refs = len(snapshot.details["refSnapshot"]["refs"])
     assert snapshot.details["summary"] == f"Snapshot: {refs} refs on {page}"
     assert "Summary:" not in snapshot.text
+    assert snapshot.details["command"] == "snapshot"
     title = await ab(browser_tools, "get", "title")
     assert title.details["summary"] == "get title: completed"
     assert "closeAllApplied" not in title.details
