@@ -11,10 +11,11 @@ offer in `timeout_recovery` exists only when redaction changed nothing).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from agent_browser_tools.engine.envelope import BatchRow
+from agent_browser_tools.engine.envelope import BatchRow, EngineFailure, Envelope, OutputMode
 from agent_browser_tools.planning.plan import ExecutionPlan
 from agent_browser_tools.redaction import redact_argv
 from agent_browser_tools.results import artifacts as art
@@ -57,6 +58,18 @@ def build(
     if checks:
         progress["artifactChecks"] = checks
     return progress
+
+
+def whole(plan: ExecutionPlan, envelope: Envelope, cwd: Path) -> Envelope:
+    """A batch stopped as one engine call (it had no slow step to run alone): its steps are
+    all `unknown` (one step: `timed-out`), but the declared artifact files still tell which
+    of them got that far."""
+    batch = plan.checked.batch
+    stopped = envelope.failure is EngineFailure.TIMEOUT and plan.output_mode is OutputMode.JSON
+    if batch is None or not stopped or "timeoutPartialProgress" in envelope.extra:
+        return envelope
+    progress = build(plan, batch.rows, (), (0, len(batch.rows)), cwd)
+    return replace(envelope, extra={**envelope.extra, "timeoutPartialProgress": progress})
 
 
 def page_reached(answered: Sequence[BatchRow]) -> dict[str, Any]:

@@ -76,10 +76,12 @@ def _retry_remaining_steps(
         if m is None or not (m.spec.read_only or m.spec.timeout_family is TimeoutFamily.WAIT)
     ]
     if unsafe or any(redact_argv(row) != row for row in rows):
-        why = "may have acted before the watchdog stopped it" if unsafe else ""
-        why = why or "was stopped, and the rows still to run hold values that are not echoed"
+        why = "may have acted before the watchdog stopped" if unsafe else ""
+        why = why or "stopped, and the rows still to run hold values that are not echoed"
+        last = start + max(1, len(stopped))
+        label = f"Step {start + 1}" if last == start + 1 else f"Steps {start + 1}-{last}"
         obs.warnings.append(
-            f"Step {start + 1} {why}, so no retry is offered: check the page first, then run "
+            f"{label} {why}, so no retry is offered: check the page first, then run "
             "what is still needed."
         )
         return

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from agent_browser_tools.engine.envelope import BatchRow
+from agent_browser_tools.engine.envelope import BatchRow, EngineFailure, Envelope, OutputMode
 from agent_browser_tools.planning.policy import DEFAULT_MAX_TIMEOUT_MS
 from agent_browser_tools.results.categories import FailureCategory
 from agent_browser_tools.results.observation import Observation
@@ -109,3 +109,24 @@ def test_a_session_info_timeout_offers_only_the_same_read_again() -> None:
     timeout_recovery.add(call, obs, [], True, DEFAULT_MAX_TIMEOUT_MS)
     assert [a.id for a in obs.next_actions] == ["retry-session-info"]
     assert obs.next_actions[0].params == {"args": ["session", "info"], "timeoutMs": 4000}
+
+
+def test_a_batch_stopped_as_one_call_knows_only_its_artifact_files(tmp_path: Path) -> None:
+    """No slow step, no segments: every step is `unknown`, the files say how far it got, and
+    a click among the stopped steps means no retry."""
+    rows = [["screenshot", "a.png"], ["click", "@e13"], ["screenshot", "b.png"]]
+    (tmp_path / "a.png").write_bytes(b"png")
+    call = plan(["batch"], STATE, rows=rows)
+    stopped = Envelope(
+        mode=OutputMode.JSON, success=False, error="timed out", failure=EngineFailure.TIMEOUT
+    )
+    progress = batch_progress.whole(call, stopped, tmp_path).extra["timeoutPartialProgress"]
+    assert [s["status"] for s in progress["steps"]] == ["unknown"] * 3
+    assert [c["exists"] for c in progress["artifactChecks"]] == [True, False]
+    obs = Observation(success=False, failure_category=FailureCategory.TIMEOUT, error="stopped")
+    obs.extra["timeoutPartialProgress"] = progress
+    timeout_recovery.add(call, obs, [], False, DEFAULT_MAX_TIMEOUT_MS)
+    assert all(a.id != "retry-remaining-batch-steps" for a in obs.next_actions)
+    assert any(w.startswith("Steps 1-3 may have acted") for w in obs.warnings)
+    answered = Envelope(mode=OutputMode.JSON, success=True, rows=())
+    assert batch_progress.whole(call, answered, tmp_path) is answered
