@@ -51,6 +51,8 @@ class ObservationExtras(TypedDict, total=False):
     staleRef: Annotated[Json, CELL]
     clickDispatch: Annotated[Json, CELL]
     managedSessionOutcome: Annotated[Json, CELL]
+    lifecycle: Annotated[Json, CELL]
+    closeAllApplied: Annotated[bool, CELL]
     browserWindow: Annotated[Json, DETAILS]
     attachedBrowserSession: Annotated[bool, CELL]
     managedSessionCwd: Annotated[str, DETAILS]

@@ -19,6 +19,7 @@ from agent_browser_tools.results.snapshot.delta import (
     render_partial,
     snapshot_payload,
 )
+from agent_browser_tools.results.timeout_progress import progress_lines
 from agent_browser_tools.taxonomy import ArtifactKind, resolve_command
 
 _HIDDEN_KEYS = frozenset({"lifecycle", "targetId", "webmcp"})
@@ -238,6 +239,8 @@ def _page_lines(observation: Observation) -> list[str]:
     fenced = observation.context.get("untrusted_page_data")
     if isinstance(fenced, list):
         lines += [str(line) for line in fenced]
+    if isinstance(progress := observation.extra.get("timeoutPartialProgress"), Mapping):
+        lines += progress_lines(progress)
     return lines
 
 

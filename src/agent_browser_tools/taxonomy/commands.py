@@ -419,7 +419,8 @@ COMMANDS: tuple[CommandSpec, ...] = (
     _cmd("session", "Show current session name", ro=True),
     _cmd("session id", "Generate a stable session id (local)", session=LOCAL, ro=True,
          flags="--scope= --prefix="),
-    _cmd("session info", "Daemon, launch and restore diagnostics", ro=True),
+    _cmd("session info", "Daemon, launch and restore diagnostics", ro=True,
+         daemon_diagnostic=True),
     _cmd("session list", "List active sessions", session=LOCAL, ro=True),
     # State files: save/load need the browser, the rest is local file lifecycle.
     _cmd("state save", "Save cookies and storage to a file", args=(1, 1),

@@ -172,6 +172,10 @@ class CommandSpec:
     """The command that ends what this one starts (cleanup guidance)."""
     read_only: bool = False
     """Changes neither the page nor saved state; safe to repeat."""
+    daemon_diagnostic: bool = False
+    """Reads the daemon's own record (`session info`), not the page: a timeout says nothing
+    about the browser or its page, so it leaves their state untouched and the only recovery
+    offered is the same read again (`retry-session-info`), never a liveness claim."""
     stdin_flag: str | None = None
     """Stdin is read only when this flag is present (`eval --stdin`, `--password-stdin`)."""
     stdin_without_flag: bool = False

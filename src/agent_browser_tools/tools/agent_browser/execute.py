@@ -34,6 +34,7 @@ from agent_browser_tools.state.models import TargetUnknown
 from agent_browser_tools.tools.agent_browser import (
     artifacts,
     attached_app,
+    batch_progress,
     browser_loss,
     click_probe,
     drift_guard,
@@ -224,7 +225,7 @@ async def _run_engine(call: DirectCall) -> tuple[RawOutcome, Envelope]:
     if raw.stdout_path is not None:
         # The runner's overflow file holds raw, unredacted engine output: never keep it.
         raw.stdout_path.unlink(missing_ok=True)
-    return raw, envelope
+    return raw, batch_progress.whole(plan, envelope, call.rt.cwd)
 
 
 async def _follow_up(call: DirectCall, obs: Observation) -> None:

@@ -25,7 +25,12 @@ from agent_browser_tools.results.output_file import save as save_output
 from agent_browser_tools.results.present import render_prose
 from agent_browser_tools.results.tool_result import ImageBlock, ToolResult
 from agent_browser_tools.runtime import Runtime
-from agent_browser_tools.tools.agent_browser import manifest_receipts, recording, reopen_pending
+from agent_browser_tools.tools.agent_browser import (
+    manifest_receipts,
+    recording,
+    reopen_pending,
+    summary,
+)
 from agent_browser_tools.tools.agent_browser.call import DirectCall, Spawned
 
 STDERR_DETAIL_LIMIT = 4_000
@@ -108,6 +113,7 @@ def finish(
         "command": " ".join(plan.path),  # the contract's command name: "click", "diff screenshot"
         "sessionMode": plan.session_mode,
         "usedImplicitSession": plan.session.used_implicit_session,
+        "summary": summary.ordinary(plan, obs),  # replaced by the call's own, if any
         **observation,
         **hidden,
         **(extra_details or {}),

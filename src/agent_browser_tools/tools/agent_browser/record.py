@@ -26,7 +26,9 @@ from agent_browser_tools.state.models import (
 )
 from agent_browser_tools.tools.agent_browser import (
     attached_app,
+    batch_steps,
     browser_loss,
+    close_all,
     command_followups,
     recording,
     session_facts,
@@ -201,3 +203,5 @@ async def complete(
     if webmcp.leaves_target_unknown(plan, spawned.envelope, was_unknown):
         webmcp.pending_actions(plan, obs)
     recording.pending_followups(call, obs)
+    close_all.mark(plan, obs, effects)
+    batch_steps.annotate(plan, obs)

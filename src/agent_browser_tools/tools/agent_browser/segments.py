@@ -7,9 +7,11 @@ ref step that follows a page-changing step, and its refs are re-read and compare
 call) right before it runs. The first mismatch stops the batch with per-step outcomes: what ran
 is reported and journaled, the refused step fails as `stale-ref`, later steps never run.
 
-Only stdin batches are split (args batches keep the static latch: their rows are the caller's
-own strings). A `snapshot` step changes nothing on the page, so refs after it that the model's
-snapshot named are verified like any other.
+Refs are re-read only in stdin batches (argument-row batches keep the static latch); both
+kinds run their slow steps as segments of their own, so a watchdog stop knows what finished
+(`batch_progress`). An argument-row segment sends the caller's row strings verbatim
+(`batch_args`). A `snapshot` step changes nothing on the page, so refs after it that the
+model's snapshot named are verified like any other.
 """
 
 from __future__ import annotations
@@ -17,7 +19,6 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import dataclass, replace
-from typing import Any
 
 from agent_browser_tools.engine.envelope import (
     BatchRow,
@@ -37,7 +38,7 @@ from agent_browser_tools.taxonomy import (
     resolve_command,
     split_global_flags,
 )
-from agent_browser_tools.tools.agent_browser import identity, refmap
+from agent_browser_tools.tools.agent_browser import batch_args, batch_progress, identity, refmap
 from agent_browser_tools.tools.agent_browser.call import DirectCall
 
 
@@ -63,12 +64,15 @@ batch's answer only at its end, so a killed batch says nothing about its steps).
 
 
 def split(plan: ExecutionPlan, entry: SessionPageState) -> list[Segment] | None:
-    """The segments of a stdin batch, or None when it runs as one engine call (pure)."""
+    """The segments of a batch, or None when it runs as one engine call (pure)."""
     batch = plan.checked.batch
-    if batch is None or batch.source != "stdin" or plan.output_mode is not OutputMode.JSON:
+    if batch is None or plan.output_mode is not OutputMode.JSON:
         return None  # native text cannot be read back per segment
+    by_args = batch.source == "args"
+    if by_args and batch_args.row_positions(plan.effective_args, len(batch.rows)) is None:
+        return None
     snapshot = entry.ref_snapshot
-    known = snapshot.refs if snapshot is not None else {}
+    known = snapshot.refs if snapshot is not None and batch.source == "stdin" else {}
     starts: list[int] = [0]
     verify: list[tuple[str, ...]] = [()]
     changed = False
@@ -120,10 +124,9 @@ async def run(call: DirectCall, segments: list[Segment]) -> tuple[RawOutcome, En
                 stale = (segment.start, _named_step(segment, changed))
                 break
         budget = max(1, int((deadline - time.monotonic()) * 1000))
-        engine_rows = refmap.rows_to_engine(segment.rows, call.ref_table, call.checked)
-        stdin = json.dumps(engine_rows)
+        args, stdin = _engine_call(call, segment)
         raw = await rt.spawn(
-            plan.effective_args,
+            args,
             timeout_ms=budget,
             stdin=stdin,
             session=call.key,
@@ -141,41 +144,26 @@ async def run(call: DirectCall, segments: list[Segment]) -> tuple[RawOutcome, En
     merged = merge(envelopes, stale, sent)
     if envelopes and envelopes[-1].failure is EngineFailure.TIMEOUT:
         stopped = segments[len(envelopes) - 1]
-        progress = partial_progress(planned, merged.rows or (), stopped)
+        progress = batch_progress.build(
+            plan, planned, merged.rows or (), (stopped.start, len(stopped.rows)), rt.cwd
+        )
         merged = replace(merged, extra={**merged.extra, "timeoutPartialProgress": progress})
     return _merged_raw(raws), merged
 
 
-def partial_progress(
-    planned: tuple[tuple[str, ...], ...], answered: tuple[BatchRow, ...], stopped: Segment
-) -> dict[str, Any]:
-    """What a batch the watchdog stopped got done (pure): every step's status, the page the
-    finished steps last reported, and the rows still to run (from the stopped segment on).
-
-    A stopped segment that held one step names it `timed-out`; of a longer one nothing is
-    known (`unknown`), and nothing after it ran (`not-run`)."""
-    steps: list[dict[str, Any]] = []
-    for index, row in enumerate(planned):
-        if index < len(answered):
-            status = "done" if answered[index].success else "failed"
-        elif index == stopped.start:
-            status = "timed-out" if len(stopped.rows) == 1 else "unknown"
-        elif index < stopped.start + len(stopped.rows):
-            status = "unknown"
-        else:
-            status = "not-run"
-        steps.append({"step": index + 1, "command": " ".join(row[:2]), "status": status})
-    page = None
-    for done in answered:
-        url = done.result.get("url") if isinstance(done.result, dict) else None
-        page = url if isinstance(url, str) and url else page
-    return {
-        "completedSteps": sum(1 for step in steps if step["status"] == "done"),
-        "timedOutStep": stopped.start + 1,
-        "steps": steps,
-        "pageReached": page,
-        "remainingRows": [list(row) for row in planned[stopped.start :]],
-    }
+def _engine_call(call: DirectCall, segment: Segment) -> tuple[list[str], str | None]:
+    """The argv and stdin of one segment: its rows as JSON stdin, or, for an argument-row
+    batch, the batch argv with only this segment's row strings (refs as engine ids)."""
+    plan = call.plan
+    batch = plan.checked.batch
+    if batch is not None and batch.source == "args":
+        args, _ = refmap.to_engine(plan, call.ref_table)
+        positions = batch_args.row_positions(args, len(batch.rows))
+        assert positions is not None  # `split` checked the caller's argv the same way
+        stop = segment.start + len(segment.rows)
+        return batch_args.keep_rows(args, positions, segment.start, stop), None
+    engine_rows = refmap.rows_to_engine(segment.rows, call.ref_table, call.checked)
+    return list(plan.effective_args), json.dumps(engine_rows)
 
 
 def _stops(plan: ExecutionPlan, envelope: Envelope) -> bool:

@@ -17,6 +17,7 @@ from agent_browser_tools.redaction import redact_argv
 from agent_browser_tools.results import next_actions as na
 from agent_browser_tools.results.observation import Observation
 from agent_browser_tools.taxonomy import TimeoutFamily, resolve_command, split_global_flags
+from agent_browser_tools.tools.agent_browser import batch_args
 
 
 def _retry_safe(plan: ExecutionPlan) -> bool:
@@ -45,6 +46,9 @@ def add(
     max_timeout_ms: int,
 ) -> None:
     """Look first when the page is unknown; then retry only what did not finish."""
+    if plan.match is not None and plan.match.spec.daemon_diagnostic:
+        obs.next_actions = [_retry_diagnostic(plan, max_timeout_ms)]
+        return
     if target_unknown:
         obs.next_actions = [
             a for a in obs.next_actions if "snapshot" not in a.params.get("args", ())
@@ -61,8 +65,11 @@ def _retry_remaining_steps(
     plan: ExecutionPlan, obs: Observation, progress: Mapping[str, Any], max_timeout_ms: int
 ) -> None:
     """A stopped batch: retry from the step the watchdog stopped, never the finished ones,
-    and only when that step is a read or a wait (anything else may already have acted)."""
-    rows = [list(row) for row in progress.get("remainingRows", ())]
+    and only when that step is a read or a wait (anything else may already have acted) and
+    no row still to run holds a value redaction would hide (a retry would echo it)."""
+    start = int(progress.get("timedOutStep", 1)) - 1
+    planned = plan.checked.batch.rows if plan.checked.batch is not None else ()
+    rows = [list(row) for row in planned[start:]]
     matches = [resolve_command(split_global_flags(row)[1]) if row else None for row in rows]
     stopped = [s for s in progress.get("steps", ()) if s.get("status") in ("timed-out", "unknown")]
     unsafe = [
@@ -70,14 +77,18 @@ def _retry_remaining_steps(
         for m in matches[: len(stopped)]
         if m is None or not (m.spec.read_only or m.spec.timeout_family is TimeoutFamily.WAIT)
     ]
-    if unsafe:
+    if unsafe or any(redact_argv(row) != row for row in rows):
+        why = "may have acted before the watchdog stopped" if unsafe else ""
+        why = why or "stopped, and the rows still to run hold values that are not echoed"
+        last = start + max(1, len(stopped))
+        label = f"Step {start + 1}" if last == start + 1 else f"Steps {start + 1}-{last}"
         obs.warnings.append(
-            f"Step {progress.get('timedOutStep')} may have acted before the watchdog stopped "
-            "it, so no retry is offered: check the page first, then run what is still needed."
+            f"{label} {why}, so no retry is offered: check the page first, then run "
+            "what is still needed."
         )
         return
     budget = retry_budget(plan.timeout.timeout_ms, requested_total_ms(matches), max_timeout_ms)
-    params: dict[str, Any] = {"args": list(plan.args), "stdin": json.dumps(rows)}
+    params = _remaining_call(plan, rows, start)
     if budget is not None:
         params["timeoutMs"] = budget
     done = progress.get("completedSteps", 0)
@@ -88,6 +99,31 @@ def _retry_remaining_steps(
             safety="The stopped step is a read or a wait; check the page if it matters.",
             params=params,
         )
+    )
+
+
+def _remaining_call(plan: ExecutionPlan, rows: list[list[str]], start: int) -> dict[str, Any]:
+    """The same batch from row `start` on: argument rows stay the caller's own strings (a
+    batch is only split when its rows can be found in its argv, so they can here too)."""
+    batch = plan.checked.batch
+    if batch is not None and batch.source == "args":
+        positions = batch_args.row_positions(plan.args, len(batch.rows)) or ()
+        return {"args": batch_args.keep_rows(plan.args, positions, start, len(batch.rows))}
+    return {"args": list(plan.args), "stdin": json.dumps(rows)}
+
+
+def _retry_diagnostic(plan: ExecutionPlan, max_timeout_ms: int) -> na.NextAction:
+    """The same daemon read on the same session and namespace (the caller's argv selects
+    them, or the managed session is injected again), with more time when there is any."""
+    params: dict[str, Any] = {"args": list(plan.args)}
+    budget = retry_budget(plan.timeout.timeout_ms, None, max_timeout_ms)
+    if budget is not None:
+        params["timeoutMs"] = budget
+    return na.NextAction(
+        id="retry-session-info",
+        reason="The daemon did not answer in time; this says nothing about the browser or page.",
+        safety="Read-only; nothing about the session's liveness is known until it answers.",
+        params=params,
     )
 
 

@@ -38,7 +38,8 @@ async def test_a_timed_out_qa_run_reports_its_finished_steps_and_the_rest_to_ret
         assert statuses[:6] == ["done"] * 5 + ["timed-out"], statuses
         assert set(statuses[6:]) == {"not-run"}
         assert progress["remainingRows"][0][:2] == ["wait", "--load"]
-        assert progress["pageReached"] == "https://a.test/"
+        assert progress["pageReached"] == "https://a.test/" and progress["pageTitle"] == "A"
+        assert "Timeout partial progress: 5 of" in result.text
         retry = next(
             a for a in result.details["nextActions"] if a["id"] == "retry-remaining-batch-steps"
         )

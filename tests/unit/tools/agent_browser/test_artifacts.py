@@ -90,7 +90,7 @@ def test_two_batch_steps_writing_one_file_are_refused_by_step(tmp_path: Path) ->
 def test_no_entries_leave_the_observation_alone(tmp_path: Path) -> None:
     call = plan(["get", "text", "h1"], STATE)
     obs, blocks = _attach(call, envelope("get_text"), tmp_path)
-    assert blocks == [] and obs.extra == {}
+    assert blocks == [] and "artifacts" not in obs.extra and "imageObservations" not in obs.extra
     assert obs.success_category is SuccessCategory.COMPLETED
 
 

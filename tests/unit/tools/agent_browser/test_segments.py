@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from agent_browser_tools.engine.envelope import BatchRow, Envelope, OutputMode
 from agent_browser_tools.state.stale_refs import StaleRef
+from agent_browser_tools.tools.agent_browser import batch_progress
 from agent_browser_tools.tools.agent_browser.segments import (
     Segment,
     merge,
-    partial_progress,
     split,
 )
 from tests.support.plans import FORM, managed, page, plan
@@ -106,11 +108,12 @@ def test_partial_progress_names_done_stopped_and_unrun_steps() -> None:
         BatchRow(rows[0], True, {"url": "https://a.test/"}, None),
         BatchRow(rows[1], True, {"title": "A"}, None),
     )
-    progress = partial_progress(rows, answered, Segment(2, rows[2:3]))
+    batch = plan(["batch"], STATE, rows=rows)
+    progress = batch_progress.build(batch, rows, answered, (2, 1), Path("/nonexistent"))
     assert [s["status"] for s in progress["steps"]] == ["done", "done", "timed-out", "not-run"]
     assert progress["pageReached"] == "https://a.test/" and progress["timedOutStep"] == 3
     assert progress["remainingRows"] == [["wait", "2000"], ["get", "url"]]
-    longer = partial_progress(rows, answered[:1], Segment(1, rows[1:3]))
+    longer = batch_progress.build(batch, rows, answered[:1], (1, 2), Path("/nonexistent"))
     assert [s["status"] for s in longer["steps"]] == ["done", "unknown", "unknown", "not-run"]
 
 

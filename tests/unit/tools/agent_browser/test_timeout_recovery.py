@@ -44,3 +44,16 @@ def test_a_stopped_click_is_never_offered_again() -> None:
     timeout_recovery.add(plan(["batch"], STATE, rows=rows), obs, [], False, DEFAULT_MAX_TIMEOUT_MS)
     assert all(a.id != "retry-remaining-batch-steps" for a in obs.next_actions)
     assert any("may have acted" in w for w in obs.warnings)
+
+
+def test_a_read_only_timeout_offers_a_longer_retry_and_an_action_does_not() -> None:
+    """Repeating a read cannot act twice; repeating a click could."""
+    read = plan(["get", "text", "h1"], STATE, timeout_ms=2000)
+    obs = Observation(success=False, failure_category=FailureCategory.TIMEOUT, error="stopped")
+    timeout_recovery.add(read, obs, [], False, DEFAULT_MAX_TIMEOUT_MS)
+    assert [a.id for a in obs.next_actions] == ["retry-with-longer-timeout"]
+    assert obs.next_actions[0].params == {"args": ["get", "text", "h1"], "timeoutMs": 4000}
+    click = plan(["click", "@e13"], STATE, timeout_ms=2000)
+    acted = Observation(success=False, failure_category=FailureCategory.TIMEOUT, error="stopped")
+    timeout_recovery.add(click, acted, [], False, DEFAULT_MAX_TIMEOUT_MS)
+    assert all(a.id != "retry-with-longer-timeout" for a in acted.next_actions)
