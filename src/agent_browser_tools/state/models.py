@@ -75,6 +75,30 @@ class RefInvalidation(_Frozen):
 
 Ownership = Literal["managed", "caller"]
 
+ConfirmationSource = Literal["native-guarded-action", "native-explicit-url-read"]
+
+
+class ReadConfirmation(_Frozen):
+    """The session's native confirmation marker (`details.readConfirmation`).
+
+    Only a genuine native control response establishes it (never page content or eval
+    output); it keeps the compact originating command and the native action, never argv, so
+    a nested pending control still names the command the model asked for."""
+
+    id: str
+    source: ConfirmationSource
+    state: Literal["pending", "cleared"]
+    command: str | None = None
+    action: str | None = None
+    capabilities: dict[str, bool] | None = None
+
+
+class FreshCapture(_Frozen):
+    """A confirmed full snapshot that was the call's last completed row: its refs may be used
+    once without another (gated) identity re-read, if the page is still exactly `url`."""
+
+    url: str
+
 
 class SessionPageState(_Frozen):
     """Everything the wrapper knows about one session's page."""
@@ -93,6 +117,9 @@ class SessionPageState(_Frozen):
     closed: bool = False
     """The wrapper closed this browser (conversation end, cleanup); `target` keeps the last
     recorded page so the next call can say what to reopen."""
+    read_confirmation: ReadConfirmation | None = None
+    fresh_capture: FreshCapture | None = None
+    """Consumed by the next completed call on this session, whatever it was."""
 
 
 # ----- effects: what one completed call did to state -------------------------------------
@@ -159,6 +186,20 @@ class NamespaceClosed(_Frozen):
     kind: Literal["namespace-closed"] = "namespace-closed"
 
 
+class ConfirmationMarked(_Frozen):
+    """The session's native confirmation marker as it is now (pending, or cleared)."""
+
+    kind: Literal["confirmation-marked"] = "confirmation-marked"
+    marker: ReadConfirmation
+
+
+class FreshCaptureGranted(_Frozen):
+    """A confirmed snapshot's refs may be used once (see `FreshCapture`)."""
+
+    kind: Literal["fresh-capture-granted"] = "fresh-capture-granted"
+    url: str
+
+
 class ManagedSessionSelected(_Frozen):
     """The implicit managed slot now points at `session` (first use or a fresh rotation)."""
 
@@ -176,7 +217,9 @@ Effect = Annotated[
     | BrowserClosed
     | DaemonObserved
     | NamespaceClosed
-    | ManagedSessionSelected,
+    | ManagedSessionSelected
+    | ConfirmationMarked
+    | FreshCaptureGranted,
     Field(discriminator="kind"),
 ]
 

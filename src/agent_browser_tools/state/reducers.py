@@ -19,9 +19,12 @@ from agent_browser_tools.state.models import (
     AppLaunchEvent,
     BrowserClosed,
     CompletionEvent,
+    ConfirmationMarked,
     ConversationState,
     DaemonObserved,
     Effect,
+    FreshCapture,
+    FreshCaptureGranted,
     IntentEvent,
     JournalEvent,
     ManagedSessionSelected,
@@ -99,6 +102,9 @@ def _complete(state: ConversationState, event: CompletionEvent) -> ConversationS
     managed = state.managed_session
     label = event.key.label
     high = state.ref_high
+    if label in sessions and not any(isinstance(e, FreshCaptureGranted) for e in event.effects):
+        # A confirmed capture's one use: any completed call on the session spends it.
+        sessions[label] = sessions[label].model_copy(update={"fresh_capture": None})
     for effect in event.effects:
         if isinstance(effect, ManagedSessionSelected):
             managed = effect.session
@@ -180,6 +186,10 @@ def apply_effect(entry: SessionPageState, effect: Effect) -> SessionPageState:
         return _closed_by_wrapper(entry, effect)
     if isinstance(effect, DaemonObserved):
         return entry.model_copy(update={"daemon_pid": effect.pid, "daemon_browser": effect.browser})
+    if isinstance(effect, ConfirmationMarked):
+        return entry.model_copy(update={"read_confirmation": effect.marker})
+    if isinstance(effect, FreshCaptureGranted):
+        return entry.model_copy(update={"fresh_capture": FreshCapture(url=effect.url)})
     return entry
 
 

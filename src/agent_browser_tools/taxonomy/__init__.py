@@ -30,6 +30,7 @@ from agent_browser_tools.taxonomy.spec import (
 )
 from agent_browser_tools.taxonomy.vocabulary import (
     ArtifactKind,
+    ConfirmationRole,
     FlagValue,
     ModelAccess,
     PageEffect,
@@ -43,6 +44,7 @@ __all__ = [
     "ArtifactSlot",
     "CommandMatch",
     "CommandSpec",
+    "ConfirmationRole",
     "FieldValue",
     "FileSlots",
     "FlagValue",

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from agent_browser_tools.taxonomy.vocabulary import (
     ArtifactKind,
+    ConfirmationRole,
     FlagValue,
     ModelAccess,
     PageEffect,
@@ -198,6 +199,8 @@ class CommandSpec:
     """It types into or reads a form field's value (credential fields are judged by it)."""
     moves_focus: bool | None = False
     """True: focuses the element of operand 0; None: may move focus anywhere (a `Tab`)."""
+    confirmation: ConfirmationRole | None = None
+    """Its part in the `--confirm-actions` handshake (see `ConfirmationRole`)."""
 
     @property
     def name(self) -> str:

@@ -28,7 +28,7 @@ from agent_browser_tools.state.stale_refs import (
     unverified,
 )
 from agent_browser_tools.taxonomy import CommandMatch, resolve_command, split_global_flags
-from agent_browser_tools.tools.agent_browser import refmap
+from agent_browser_tools.tools.agent_browser import fresh_capture, refmap
 from agent_browser_tools.tools.agent_browser.call import DirectCall
 from agent_browser_tools.tools.agent_browser.helpers import helper_data
 
@@ -109,6 +109,8 @@ async def verify(call: DirectCall) -> StaleRef | None:
     ids = refs_to_verify(call.plan, entry)
     if not ids or entry.ref_snapshot is None:
         return None
+    if entry.fresh_capture is not None:
+        return await fresh_capture.check(call, entry.fresh_capture, ids)
     data = await reread(call, entry)
     call.checked.update(refmap.checked_states(data))
     stale = check(ids, entry.ref_snapshot.refs, data)

@@ -93,3 +93,19 @@ def _summary(
             "summary": f"{command} dispatched; no application change was observed.",
         }
     return None
+
+
+def confirmation_summary(
+    command: str, summary: str, *, observed: bool, next_ids: list[str]
+) -> dict[str, Any]:
+    """The `confirmation` summary of a pending control or a confirm/deny decision.
+
+    `observed` is false while nothing ran (pending); a decision the engine reported is
+    observed, though what an approved action changed is verified separately."""
+    return {
+        "changeType": "confirmation",
+        "observed": observed,
+        "command": command,
+        "summary": summary,
+        "nextActionIds": next_ids,
+    }

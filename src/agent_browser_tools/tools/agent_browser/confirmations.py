@@ -1,0 +1,272 @@
+"""Direct tool: the outcome of the engine's `--confirm-actions` handshake (pure over state).
+
+Why: the engine's outer answer says `success` for things that are not success. A pending
+control ran nothing; a `confirm` whose approved action failed, or asked again (a compound
+command such as `a11y <url>` needs `a11y` and then `navigate`), still answers `confirmed:
+true`. `settle` (right after `observe`) turns those into failures with the exact next
+actions and keeps the session's provenance marker (`readConfirmation`: the compact command
+and native action, never argv) in the journal; `conclude` (after the read-back) adds the
+confirmation `pageChangeSummary`. A confirmed full snapshot installs its refs and may be used
+once without another gated identity re-read (`refSnapshotFresh`, see `identity`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from agent_browser_tools import taxonomy
+from agent_browser_tools.engine.envelope import Envelope, OutputMode
+from agent_browser_tools.planning.plan import ExecutionPlan
+from agent_browser_tools.redaction import redact_text, redact_url
+from agent_browser_tools.results import next_actions as na
+from agent_browser_tools.results.categories import FailureCategory
+from agent_browser_tools.results.classify import classify_failure
+from agent_browser_tools.results.observation import Observation
+from agent_browser_tools.state.effects import refs_from_snapshot
+from agent_browser_tools.state.models import (
+    ConfirmationMarked,
+    ConfirmationSource,
+    Effect,
+    FreshCaptureGranted,
+    ReadConfirmation,
+    RefsRecorded,
+    SessionPageState,
+    TargetObserved,
+)
+from agent_browser_tools.state.snapshot_payload import snapshot_payload
+from agent_browser_tools.taxonomy import CommandMatch, ConfirmationRole
+from agent_browser_tools.tools.agent_browser import confirm_batch, page_change
+from agent_browser_tools.tools.agent_browser.confirm_controls import (
+    Control,
+    Decision,
+    control_of,
+    decision_of,
+    inner_data,
+    inner_failure,
+)
+
+DECISION_IDS = ("confirm-pending-action", "deny-pending-action")
+GUIDED = (
+    "Approving opens the tab without navigating; open the URL only as a separate call the "
+    "user's request covers. Denying must not navigate."
+)
+
+
+@dataclass
+class Gate:
+    """What `settle` decided: the marker to journal and show, and effects to add."""
+
+    marker: ReadConfirmation | None = None
+    effects: list[Effect] = field(default_factory=list)
+    summary: dict[str, Any] | None = None
+    fresh: bool = False
+
+
+def settle(
+    plan: ExecutionPlan, prior: SessionPageState | None, obs: Observation, envelope: Envelope
+) -> Gate:
+    """Correct `obs` for pending, nested and failed confirmations; the marker to journal."""
+    if plan.output_mode is not OutputMode.JSON or plan.session.key is None:
+        return Gate()
+    if plan.is_batch:
+        return _batch(plan, obs, envelope)
+    match = plan.match
+    role = match.spec.confirmation if match is not None else None
+    if not envelope.success:
+        return Gate()
+    decision = decision_of(envelope.data, role)
+    if decision is not None:
+        return _decided(plan, prior, obs, decision)
+    control = control_of(envelope.data, match)
+    if control is None:
+        return Gate()
+    command = match.spec.name if match is not None else " ".join(plan.path)
+    return _pending(plan, obs, control, command, _source(match))
+
+
+def conclude(gate: Gate, plan: ExecutionPlan, obs: Observation) -> list[Effect]:
+    """After the read-back: the marker's details, the summary, and the effects to journal."""
+    if gate.marker is not None:
+        key = plan.session.key
+        assert key is not None
+        shown: dict[str, Any] = {"id": gate.marker.id, "sessionName": key.session}
+        if key.namespace is not None:
+            shown["namespace"] = key.namespace
+        shown.update(gate.marker.model_dump(exclude_none=True, exclude={"id"}))
+        if gate.fresh:
+            shown["refSnapshotFresh"] = True
+        obs.extra["readConfirmation"] = shown
+    current = obs.extra.get("pageChangeSummary")
+    navigated = isinstance(current, dict) and current.get("changeType") == "navigation"
+    if gate.summary is not None and not navigated:
+        obs.extra["pageChangeSummary"] = gate.summary
+    marked: list[Effect] = [ConfirmationMarked(marker=gate.marker)] if gate.marker else []
+    return [*gate.effects, *marked]
+
+
+def _source(match: CommandMatch | None) -> ConfirmationSource:
+    if match is not None and match.spec.confirmation is ConfirmationRole.URL_READ:
+        return "native-explicit-url-read" if match.operands else "native-guarded-action"
+    return "native-guarded-action"
+
+
+def _prefix(plan: ExecutionPlan) -> list[str]:
+    return na.session_prefix(plan.session.key, not plan.session.used_implicit_session)
+
+
+def decision_actions(prefix: list[str], ident: str) -> list[na.NextAction]:
+    """The exact approve/deny pair for one native id (never another id, never automatic)."""
+    return [
+        na.NextAction(
+            id=DECISION_IDS[0],
+            reason="Approve the pending action with its exact native id.",
+            safety="Only when the user's request authorizes this action.",
+            params={"args": [*prefix, "confirm", ident]},
+        ),
+        na.NextAction(
+            id=DECISION_IDS[1],
+            reason="Reject the pending action with its exact native id.",
+            params={"args": [*prefix, "deny", ident]},
+        ),
+    ]
+
+
+def _pending(
+    plan: ExecutionPlan,
+    obs: Observation,
+    control: Control,
+    command: str,
+    source: ConfirmationSource,
+    *,
+    nested: bool = False,
+) -> Gate:
+    """A pending control: a failure with its own exact actions; provenance when genuine."""
+    obs.success, obs.success_category = False, None
+    obs.failure_category = FailureCategory.CONFIRMATION_REQUIRED
+    if nested:
+        obs.error = (
+            f"The approved `{command}` asks again: native `{control.action}` needs "
+            f"confirmation (id {control.id}); it has not run."
+        )
+        obs.data = {"confirmationId": control.id, "action": control.action or None}
+    obs.next_actions = [a for a in obs.next_actions if a.id not in DECISION_IDS]
+    obs.next_actions += decision_actions(_prefix(plan), control.id)
+    summary = page_change.confirmation_summary(
+        command,
+        f"`{command}` waits for confirmation (id {control.id}); nothing ran.",
+        observed=False,
+        next_ids=list(DECISION_IDS),
+    )
+    if not control.genuine:
+        obs.warnings.append(
+            "The pending answer has fields the engine does not send; it is not recorded as "
+            "confirmation provenance."
+        )
+        return Gate(summary=summary)
+    if control.after_url is not None and control.guidance is not None:
+        data = obs.data if isinstance(obs.data, dict) else {}
+        data["afterConfirmation"] = ["open", redact_url(control.after_url)]
+        data["guidance"] = redact_text(control.guidance)
+        obs.data = data
+        obs.warnings.append(f"Engine guidance (not run): {redact_text(control.guidance)} {GUIDED}")
+    marker = ReadConfirmation(
+        id=control.id,
+        source=source,
+        state="pending",
+        command=command,
+        action=control.action,
+        capabilities=control.capabilities,
+    )
+    return Gate(marker=marker, summary=summary)
+
+
+def _decided(
+    plan: ExecutionPlan, prior: SessionPageState | None, obs: Observation, decision: Decision
+) -> Gate:
+    """`confirm`/`deny` answered: clear the marker, or keep it pending for a nested control."""
+    before = prior.read_confirmation if prior is not None else None
+    known = before if before is not None and before.state == "pending" else None
+    command = known.command if known is not None and known.command else decision.action or "?"
+    source = known.source if known is not None else "native-guarded-action"
+    ident = known.id if known is not None else _operand(plan)
+    cleared = ReadConfirmation(
+        id=ident, source=source, state="cleared", command=command, action=decision.action
+    )
+    if not decision.approved:
+        summary = page_change.confirmation_summary(
+            command, f"Denied `{command}`; it did not run.", observed=True, next_ids=[]
+        )
+        return Gate(marker=cleared, summary=summary)
+    error = inner_failure(decision)
+    if error is not None:
+        _failed(obs, command, error)
+        return Gate(marker=cleared)
+    nested = control_of(inner_data(decision), None)
+    if nested is not None:
+        return _pending(plan, obs, nested, command, source, nested=True)
+    gate = Gate(marker=cleared)
+    gate.summary = page_change.confirmation_summary(
+        command, f"Approved `{command}`; it ran.", observed=True, next_ids=[]
+    )
+    _fresh_capture(gate, command, decision)
+    return gate
+
+
+def _operand(plan: ExecutionPlan) -> str:
+    match = plan.match
+    return match.operands[0] if match is not None and match.operands else "?"
+
+
+def _failed(obs: Observation, command: str, error: str) -> None:
+    """The approved action failed: a tool failure whatever the outer answer says."""
+    text = redact_text(error)
+    obs.success, obs.success_category = False, None
+    obs.failure_category = classify_failure(text, command=tuple(command.split()))
+    if obs.failure_category is FailureCategory.CONFIRMATION_REQUIRED:
+        obs.failure_category = FailureCategory.UPSTREAM_ERROR
+    obs.error = f"The confirmed `{command}` failed: {text}"
+
+
+def _fresh_capture(gate: Gate, command: str, decision: Decision) -> None:
+    """A confirmed complete snapshot installs its refs, usable once without a re-read."""
+    spec = taxonomy.command(tuple(command.split()))
+    data = inner_data(decision)
+    payload = snapshot_payload(data)
+    if spec is None or not spec.produces_refs or payload is None or payload.refs is None:
+        return
+    url = data.get("origin") or data.get("url") if isinstance(data, dict) else None
+    if not isinstance(url, str) or not url:
+        return
+    refs = refs_from_snapshot({"refs": payload.refs}, payload.text)
+    gate.effects += [
+        TargetObserved(url=url),
+        RefsRecorded(refs=refs, target_url=url),
+        FreshCaptureGranted(url=url),
+    ]
+    gate.fresh = True
+
+
+def _batch(plan: ExecutionPlan, obs: Observation, envelope: Envelope) -> Gate:
+    found = confirm_batch.settle_rows(plan, obs, envelope)
+    if found is None:
+        return Gate()
+    step, control, command = found
+    obs.next_actions = [a for a in obs.next_actions if a.id not in DECISION_IDS]
+    obs.next_actions += decision_actions(_prefix(plan), control.id)
+    summary = page_change.confirmation_summary(
+        command,
+        f"step {step} `{command}` waits for confirmation (id {control.id}).",
+        observed=False,
+        next_ids=list(DECISION_IDS),
+    )
+    if not control.genuine:
+        return Gate(summary=summary)
+    marker = ReadConfirmation(
+        id=control.id,
+        source="native-guarded-action",
+        state="pending",
+        command=command,
+        action=control.action,
+    )
+    return Gate(marker=marker, summary=summary)
