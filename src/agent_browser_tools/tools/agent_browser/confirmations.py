@@ -31,6 +31,7 @@ from agent_browser_tools.state.models import (
     FreshCaptureGranted,
     ReadConfirmation,
     RefsRecorded,
+    SessionActivated,
     SessionPageState,
     TargetObserved,
 )
@@ -69,6 +70,21 @@ def settle(
     """Correct `obs` for pending, nested and failed confirmations; the marker to journal."""
     if plan.output_mode is not OutputMode.JSON or plan.session.key is None:
         return Gate()
+    gate = _settled(plan, prior, obs, envelope)
+    owner = plan.session.ownership
+    if obs.failure_category is FailureCategory.CONFIRMATION_REQUIRED and owner is not None:
+        # The daemon runs with this call's settings even though nothing else ran: a later
+        # call (the offered `confirm`) must repeat them or the engine replaces the daemon
+        # and the pending action is gone.
+        gate.effects.append(
+            SessionActivated(ownership=owner, launch_flags=plan.session.launch_flags)
+        )
+    return gate
+
+
+def _settled(
+    plan: ExecutionPlan, prior: SessionPageState | None, obs: Observation, envelope: Envelope
+) -> Gate:
     if plan.is_batch:
         return _batch(plan, obs, envelope)
     match = plan.match
