@@ -62,6 +62,8 @@ class Gate:
     effects: list[Effect] = field(default_factory=list)
     summary: dict[str, Any] | None = None
     fresh: bool = False
+    unrecorded: bool = False
+    """A control without provenance took the engine's pending slot."""
 
 
 def settle(
@@ -71,6 +73,10 @@ def settle(
     if plan.output_mode is not OutputMode.JSON or plan.session.key is None:
         return Gate()
     gate = _settled(plan, prior, obs, envelope)
+    before = prior.read_confirmation if prior is not None else None
+    if gate.unrecorded and gate.marker is None and before is not None and before.state == "pending":
+        # The engine keeps one pending action: the new control replaced the recorded one.
+        gate.marker = before.model_copy(update={"state": "cleared"})
     owner = plan.session.ownership
     if obs.failure_category is FailureCategory.CONFIRMATION_REQUIRED and owner is not None:
         # The daemon runs with this call's settings even though nothing else ran: a later
@@ -90,7 +96,7 @@ def _settled(
     match = plan.match
     role = match.spec.confirmation if match is not None else None
     if not envelope.success:
-        return Gate()
+        return _undecided(plan, prior, obs) if role in _DECIDING else Gate()
     decision = decision_of(envelope.data, role)
     if decision is not None:
         return _decided(plan, prior, obs, decision)
@@ -119,6 +125,25 @@ def conclude(gate: Gate, plan: ExecutionPlan, obs: Observation) -> list[Effect]:
         obs.extra["pageChangeSummary"] = gate.summary
     marked: list[Effect] = [ConfirmationMarked(marker=gate.marker)] if gate.marker else []
     return [*gate.effects, *marked]
+
+
+_DECIDING = (ConfirmationRole.APPROVE, ConfirmationRole.DENY)
+
+
+def _undecided(plan: ExecutionPlan, prior: SessionPageState | None, obs: Observation) -> Gate:
+    """A failed or expired decision: inspect the session; never retry another id."""
+    obs.next_actions.append(
+        na.NextAction(
+            id="inspect-session-after-confirmation",
+            reason="The decision failed or nothing was pending; check the session's state.",
+            safety="Do not approve another id; ask again with the exact pending id only.",
+            params={"args": [*_prefix(plan), "session", "info"]},
+        )
+    )
+    before = prior.read_confirmation if prior is not None else None
+    if before is not None and before.state == "pending":
+        return Gate(marker=before.model_copy(update={"state": "cleared"}))
+    return Gate()
 
 
 def _source(match: CommandMatch | None) -> ConfirmationSource:
@@ -179,7 +204,7 @@ def _pending(
             "The pending answer has fields the engine does not send; it is not recorded as "
             "confirmation provenance."
         )
-        return Gate(summary=summary)
+        return Gate(summary=summary, unrecorded=True)
     if control.after_url is not None and control.guidance is not None:
         data = obs.data if isinstance(obs.data, dict) else {}
         data["afterConfirmation"] = ["open", redact_url(control.after_url)]
@@ -277,7 +302,7 @@ def _batch(plan: ExecutionPlan, obs: Observation, envelope: Envelope) -> Gate:
         next_ids=list(DECISION_IDS),
     )
     if not control.genuine:
-        return Gate(summary=summary)
+        return Gate(summary=summary, unrecorded=True)
     marker = ReadConfirmation(
         id=control.id,
         source="native-guarded-action",
@@ -286,3 +311,37 @@ def _batch(plan: ExecutionPlan, obs: Observation, envelope: Envelope) -> Gate:
         action=control.action,
     )
     return Gate(marker=marker, summary=summary)
+
+
+def decision_refusal(plan: ExecutionPlan, entry: SessionPageState) -> Observation | None:
+    """A `confirm`/`deny` naming another id than the session's recorded pending control.
+
+    Why: 0.39.4 does not check the id; it decides whatever is pending now, which may be a
+    later control (or a wrapper helper's). A decision with the exact pending id, or on a
+    session with no recorded marker, goes through."""
+    match, marker = plan.match, entry.read_confirmation
+    if plan.is_batch or match is None or marker is None or not match.operands:
+        return None
+    if match.spec.confirmation not in _DECIDING:
+        return None
+    ident = match.operands[0]
+    if (marker.state == "pending") == (ident == marker.id):
+        # The exact pending id; or a new id after the recorded one was decided (a control
+        # the wrapper did not record may be pending).
+        return None
+    verb = match.spec.name
+    if marker.state == "pending":
+        why = f"the pending confirmation is {marker.id} (`{marker.command}`), not {ident}"
+    else:
+        why = f"confirmation {ident} was already decided"
+    obs = Observation(
+        success=False,
+        failure_category=FailureCategory.VALIDATION_ERROR,
+        error=(
+            f"`{verb} {ident}` was not sent: {why}. The engine would apply it to whatever is "
+            "pending now, so only the exact pending id is accepted."
+        ),
+    )
+    if marker.state == "pending":
+        obs.next_actions += decision_actions(_prefix(plan), marker.id)
+    return obs

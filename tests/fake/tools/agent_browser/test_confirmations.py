@@ -126,3 +126,22 @@ async def test_a_pending_marker_survives_a_restart_through_the_journal(
     )
     assert any(f.startswith("--confirm-actions") for f in entry.launch_flags)
     await resumed.aclose()
+
+
+async def test_daemon_settings_reach_the_follow_up_and_its_probe(
+    fake_engine: FakeEngine, tmp_path: Path
+) -> None:
+    """Exact argv: a follow-up and the wrapper's own url/title probe repeat every daemon
+    setting the session started with (without one the engine replaces the daemon)."""
+    tools = _tools(fake_engine, tmp_path, "confirm-daemon")
+    _open_rule(fake_engine)
+    settings = ["--confirm-actions", "click", "--debug", "--no-auto-dialog"]
+    assert not (await _call(tools, {"args": [*settings, "open", PAGE]})).is_error
+    fake_engine.reset()
+    await _call(tools, {"args": ["click", "#go"]})
+    spawned = fake_engine.argvs()
+    assert any("batch" in argv for argv in spawned), "the probe ran"
+    for argv in spawned:
+        assert argv[argv.index("--confirm-actions") + 1] == "click", argv
+        assert "--debug" in argv and "--no-auto-dialog" in argv, argv
+    await tools.aclose()

@@ -210,3 +210,36 @@ async def test_a_semantic_select_uses_the_confirmed_capture_instead_of_a_gated_s
     assert selected.details["effectiveArgs"][-3:] == ["select", flavor, "chocolate"]
     value = await ab(browser_tools, "get", "value", "#flavor")
     assert value.details["data"]["value"] == "chocolate"
+
+
+async def test_a_decision_with_another_id_is_refused_before_the_engine_applies_it(
+    browser_tools: BrowserTools, fixture_site: FixtureServer
+) -> None:
+    """Measured: 0.39.4 `confirm <any id>` approves whatever is pending."""
+    page = fixture_site.url("/form.html")
+    assert not (await ab(browser_tools, "--confirm-actions", "click", "open", page)).is_error
+    pending = await ab(browser_tools, "click", "button[type=submit]")
+    ident = pending.details["readConfirmation"]["id"]
+    wrong = await ab(browser_tools, "confirm", "not-" + ident)
+    assert wrong.details["failureCategory"] == "validation-error", wrong.text
+    assert _action(wrong, "confirm-pending-action")["params"]["args"] == ["confirm", ident]
+    title = await ab(browser_tools, "get", "title")
+    assert title.details["data"]["title"] == "Profile Form", "nothing was approved"
+
+    assert not (await _follow(browser_tools, wrong, "confirm-pending-action")).is_error
+    replay = await ab(browser_tools, "confirm", ident)
+    assert replay.details["failureCategory"] == "validation-error", replay.text
+    assert "already decided" in replay.text
+
+
+async def test_a_confirm_with_nothing_pending_offers_session_inspection(
+    browser_tools: BrowserTools, fixture_site: FixtureServer
+) -> None:
+    page = fixture_site.url("/form.html")
+    assert not (await ab(browser_tools, "--confirm-actions", "click", "open", page)).is_error
+    expired = await ab(browser_tools, "confirm", "r0")
+    assert expired.is_error and "No pending confirmation" in expired.text
+    inspect = _action(expired, "inspect-session-after-confirmation")
+    assert inspect["params"]["args"] == ["session", "info"]
+    assert not any(a["id"] == "confirm-pending-action" for a in expired.details["nextActions"])
+    assert not (await browser_tools.call("agent_browser", inspect["params"])).is_error
