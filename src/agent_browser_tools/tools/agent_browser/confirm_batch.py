@@ -19,6 +19,7 @@ from agent_browser_tools.results.observation import Observation
 from agent_browser_tools.taxonomy import CommandMatch
 from agent_browser_tools.tools.agent_browser.confirm_controls import (
     Control,
+    Decision,
     control_of,
     decision_of,
     inner_data,
@@ -105,3 +106,16 @@ def _aggregate(obs: Observation, steps: list[dict[str, Any]]) -> None:
                 entry["error"] = step["error"]
     ok = sum(1 for s in steps if s["success"])
     obs.summary = f"Batch: {ok}/{len(steps)} steps succeeded."
+
+
+def last_decision(plan: ExecutionPlan, envelope: Envelope) -> tuple[int, Decision] | None:
+    """(0-based row, decision) of the last reached `confirm`/`deny` row the engine answered."""
+    matches = plan.row_matches or ()
+    found: tuple[int, Decision] | None = None
+    for index, row in enumerate(envelope.rows or ()):
+        match = matches[index] if index < len(matches) else None
+        role = match.spec.confirmation if match is not None else None
+        decision = decision_of(row.result, role) if row.success else None
+        if decision is not None:
+            found = (index, decision)
+    return found

@@ -92,7 +92,7 @@ def _settled(
     plan: ExecutionPlan, prior: SessionPageState | None, obs: Observation, envelope: Envelope
 ) -> Gate:
     if plan.is_batch:
-        return _batch(plan, obs, envelope)
+        return _batch(plan, prior, obs, envelope)
     match = plan.match
     role = match.spec.confirmation if match is not None else None
     if not envelope.success:
@@ -288,11 +288,22 @@ def _fresh_capture(gate: Gate, command: str, decision: Decision) -> None:
     gate.fresh = True
 
 
-def _batch(plan: ExecutionPlan, obs: Observation, envelope: Envelope) -> Gate:
+def _batch(
+    plan: ExecutionPlan, prior: SessionPageState | None, obs: Observation, envelope: Envelope
+) -> Gate:
+    """Rows in order: the last control or decision sets the marker; a confirmed snapshot in
+    the final row installs its refs with one-use freshness."""
     found = confirm_batch.settle_rows(plan, obs, envelope)
+    decided = confirm_batch.last_decision(plan, envelope)
+    before = prior.read_confirmation if prior is not None else None
+    known = before if before is not None and before.state == "pending" else None
+    if decided is not None and (found is None or decided[0] + 1 > found[0]):
+        return _batch_decision(plan, known, envelope, *decided)
     if found is None:
         return Gate()
     step, control, command = found
+    if decided is not None and decided[0] + 1 == step and known is not None and known.command:
+        command = known.command  # nested: the approved row asked again
     obs.next_actions = [a for a in obs.next_actions if a.id not in DECISION_IDS]
     obs.next_actions += decision_actions(_prefix(plan), control.id)
     summary = page_change.confirmation_summary(
@@ -303,14 +314,39 @@ def _batch(plan: ExecutionPlan, obs: Observation, envelope: Envelope) -> Gate:
     )
     if not control.genuine:
         return Gate(summary=summary, unrecorded=True)
+    source = known.source if known is not None and command == known.command else None
     marker = ReadConfirmation(
         id=control.id,
-        source="native-guarded-action",
+        source=source or "native-guarded-action",
         state="pending",
         command=command,
         action=control.action,
     )
     return Gate(marker=marker, summary=summary)
+
+
+def _batch_decision(
+    plan: ExecutionPlan,
+    known: ReadConfirmation | None,
+    envelope: Envelope,
+    index: int,
+    decision: Decision,
+) -> Gate:
+    """A decision row after every control: the marker is cleared."""
+    command = known.command if known is not None and known.command else decision.action or "?"
+    marker = ReadConfirmation(
+        id=known.id if known is not None else "?",
+        source=known.source if known is not None else "native-guarded-action",
+        state="cleared",
+        command=command,
+        action=decision.action,
+    )
+    gate = Gate(marker=marker)
+    planned = plan.checked.batch.rows if plan.checked.batch is not None else ()
+    final = index == len(envelope.rows or ()) - 1 == len(planned) - 1
+    if decision.approved and final and inner_failure(decision) is None:
+        _fresh_capture(gate, command, decision)
+    return gate
 
 
 def decision_refusal(plan: ExecutionPlan, entry: SessionPageState) -> Observation | None:

@@ -9,6 +9,7 @@ pending control says `success: true`. These tests follow the offered next action
 
 from __future__ import annotations
 
+import json
 import subprocess
 from typing import Any
 
@@ -243,3 +244,25 @@ async def test_a_confirm_with_nothing_pending_offers_session_inspection(
     assert inspect["params"]["args"] == ["session", "info"]
     assert not any(a["id"] == "confirm-pending-action" for a in expired.details["nextActions"])
     assert not (await browser_tools.call("agent_browser", inspect["params"])).is_error
+
+
+async def test_a_confirmed_snapshot_as_the_final_batch_row_lends_its_refs_once(
+    browser_tools: BrowserTools, fixture_site: FixtureServer
+) -> None:
+    page = fixture_site.url("/form.html")
+    assert not (await ab(browser_tools, "--confirm-actions", "snapshot", "open", page)).is_error
+    pending = await ab(browser_tools, "snapshot", "-i")
+    ident = pending.details["readConfirmation"]["id"]
+    rows = [["get", "title"], ["confirm", ident]]
+    batch = await browser_tools.call(
+        "agent_browser", {"args": ["batch"], "stdin": json.dumps(rows)}
+    )
+    assert not batch.is_error, batch.text
+    marker = batch.details["readConfirmation"]
+    assert (marker["state"], marker["command"], marker.get("refSnapshotFresh")) == (
+        "cleared",
+        "snapshot",
+        True,
+    )
+    fill = await ab(browser_tools, "fill", ref_for(batch, "textbox", "Full name"), "Ada")
+    assert not fill.is_error, fill.text
