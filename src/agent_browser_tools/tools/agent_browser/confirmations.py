@@ -32,11 +32,12 @@ from agent_browser_tools.state.models import (
     ReadConfirmation,
     RefsRecorded,
     SessionActivated,
+    SessionClosed,
     SessionPageState,
     TargetObserved,
 )
 from agent_browser_tools.state.snapshot_payload import snapshot_payload
-from agent_browser_tools.taxonomy import CommandMatch, ConfirmationRole
+from agent_browser_tools.taxonomy import CommandMatch, ConfirmationRole, PageEffect
 from agent_browser_tools.tools.agent_browser import confirm_batch, page_change
 from agent_browser_tools.tools.agent_browser.confirm_controls import (
     Control,
@@ -62,6 +63,8 @@ class Gate:
     effects: list[Effect] = field(default_factory=list)
     summary: dict[str, Any] | None = None
     fresh: bool = False
+    closed: bool = False
+    """The approved action closed the session: its state (marker included) is retired."""
     unrecorded: bool = False
     """A control without provenance took the engine's pending slot."""
 
@@ -124,7 +127,8 @@ def conclude(gate: Gate, plan: ExecutionPlan, obs: Observation) -> list[Effect]:
     if gate.summary is not None and not navigated:
         obs.extra["pageChangeSummary"] = gate.summary
     marked: list[Effect] = [ConfirmationMarked(marker=gate.marker)] if gate.marker else []
-    return [*gate.effects, *marked]
+    closed: list[Effect] = [SessionClosed()] if gate.closed else []
+    return [*gate.effects, *marked, *closed]
 
 
 _DECIDING = (ConfirmationRole.APPROVE, ConfirmationRole.DENY)
@@ -251,6 +255,8 @@ def _decided(
         command, f"Approved `{command}`; it ran.", observed=True, next_ids=[]
     )
     _fresh_capture(gate, command, decision)
+    spec = taxonomy.command(tuple(command.split()))
+    gate.closed = spec is not None and spec.page_effect is PageEffect.CLOSE
     return gate
 
 

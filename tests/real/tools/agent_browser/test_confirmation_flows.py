@@ -90,6 +90,8 @@ async def test_a_batch_row_waiting_for_confirmation_fails_the_batch_and_confirm_
 
     confirmed = await _follow(browser_tools, batch, "confirm-pending-action")
     assert not confirmed.is_error, confirmed.text
+    change = confirmed.details["pageChangeSummary"]
+    assert (change["changeType"], change["command"]) == ("confirmation", "click")
     title = await ab(browser_tools, "get", "title")
     assert title.details["data"]["title"] == "Form submitted"
 
@@ -266,3 +268,16 @@ async def test_a_confirmed_snapshot_as_the_final_batch_row_lends_its_refs_once(
     )
     fill = await ab(browser_tools, "fill", ref_for(batch, "textbox", "Full name"), "Ada")
     assert not fill.is_error, fill.text
+
+
+async def test_a_confirmed_close_retires_the_session_state(
+    browser_tools: BrowserTools, fixture_site: FixtureServer
+) -> None:
+    page = fixture_site.url("/form.html")
+    assert not (await ab(browser_tools, "--confirm-actions", "close", "open", page)).is_error
+    pending = await ab(browser_tools, "close")
+    assert pending.details["failureCategory"] == "confirmation-required", pending.text
+    closed = await _follow(browser_tools, pending, "confirm-pending-action")
+    assert not closed.is_error, closed.text
+    (entry,) = browser_tools.runtime.log.state.sessions.values()
+    assert not entry.active and entry.read_confirmation is None and entry.target is None
