@@ -281,3 +281,20 @@ async def test_a_confirmed_close_retires_the_session_state(
     assert not closed.is_error, closed.text
     (entry,) = browser_tools.runtime.log.state.sessions.values()
     assert not entry.active and entry.read_confirmation is None and entry.target is None
+
+
+async def test_a_new_guarded_control_replaces_the_previous_marker(
+    browser_tools: BrowserTools, fixture_site: FixtureServer
+) -> None:
+    page = fixture_site.url("/form.html")
+    assert not (await ab(browser_tools, "--confirm-actions", "click", "open", page)).is_error
+    first = await ab(browser_tools, "click", "button[type=submit]")
+    second = await ab(browser_tools, "click", "#full-name")
+    old, new = (r.details["readConfirmation"]["id"] for r in (first, second))
+    assert old != new, "each control has its own native id"
+    stale = await ab(browser_tools, "confirm", old)
+    assert stale.details["failureCategory"] == "validation-error", stale.text
+    denied = await _follow(browser_tools, second, "deny-pending-action")
+    assert not denied.is_error, denied.text
+    title = await ab(browser_tools, "get", "title")
+    assert title.details["data"]["title"] == "Profile Form", "neither click ran"
