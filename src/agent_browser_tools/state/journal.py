@@ -19,6 +19,7 @@ from agent_browser_tools.state.models import (
     CompletionEvent,
     ConversationState,
     Effect,
+    FreshCaptureGranted,
     IntentEvent,
     JournalEvent,
     RefsRecorded,
@@ -114,6 +115,8 @@ def scrub_effect(effect: Effect) -> Effect:
         }
         url = redact_url(effect.target_url) if effect.target_url else None
         return effect.model_copy(update={"refs": refs, "target_url": url})
+    if isinstance(effect, FreshCaptureGranted):
+        return effect.model_copy(update={"url": redact_url(effect.url)})
     if isinstance(effect, SessionActivated) and effect.launch_flags:
         return effect.model_copy(update={"launch_flags": _scrub_flags(effect.launch_flags)})
     return effect

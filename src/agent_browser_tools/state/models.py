@@ -97,6 +97,30 @@ CONTRACT_REASON_FOR: dict[str, str] = {
 
 Ownership = Literal["managed", "caller"]
 
+ConfirmationSource = Literal["native-guarded-action", "native-explicit-url-read"]
+
+
+class ReadConfirmation(_Frozen):
+    """The session's native confirmation marker (`details.readConfirmation`).
+
+    Only a genuine native control response establishes it (never page content or eval
+    output); it keeps the compact originating command and the native action, never argv, so
+    a nested pending control still names the command the model asked for."""
+
+    id: str
+    source: ConfirmationSource
+    state: Literal["pending", "cleared"]
+    command: str | None = None
+    action: str | None = None
+    capabilities: dict[str, bool] | None = None
+
+
+class FreshCapture(_Frozen):
+    """A confirmed full snapshot that was the call's last completed row: its refs may be used
+    once without another (gated) identity re-read, if the page is still exactly `url`."""
+
+    url: str
+
 
 class RecordingReservation(_Frozen):
     """A video take the session is recording: its destination is reserved until the take
@@ -145,6 +169,9 @@ class SessionPageState(_Frozen):
     recording: RecordingReservation | None = None
     """The take in progress, if any (kept when the wrapper closes or loses the browser: the
     model must still learn the take is over and what became of its file)."""
+    read_confirmation: ReadConfirmation | None = None
+    fresh_capture: FreshCapture | None = None
+    """Consumed by the next completed call on this session, whatever it was."""
 
 
 # ----- effects: what one completed call did to state -------------------------------------
@@ -233,6 +260,20 @@ class RoutesChanged(_Frozen):
     routes: tuple[RouteRule, ...] = ()
 
 
+class ConfirmationMarked(_Frozen):
+    """The session's native confirmation marker as it is now (pending, or cleared)."""
+
+    kind: Literal["confirmation-marked"] = "confirmation-marked"
+    marker: ReadConfirmation
+
+
+class FreshCaptureGranted(_Frozen):
+    """A confirmed snapshot's refs may be used once (see `FreshCapture`)."""
+
+    kind: Literal["fresh-capture-granted"] = "fresh-capture-granted"
+    url: str
+
+
 class ManagedSessionSelected(_Frozen):
     """The implicit managed slot now points at `session` (first use or a fresh rotation)."""
 
@@ -253,7 +294,9 @@ Effect = Annotated[
     | ManagedSessionSelected
     | RecordingOpened
     | RecordingClosed
-    | RoutesChanged,
+    | RoutesChanged
+    | ConfirmationMarked
+    | FreshCaptureGranted,
     Field(discriminator="kind"),
 ]
 

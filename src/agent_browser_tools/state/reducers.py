@@ -13,15 +13,19 @@ Rules that are easy to get wrong:
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from typing import Any
 
 from agent_browser_tools.state.models import (
     ActivationEvent,
     AppLaunchEvent,
     BrowserClosed,
     CompletionEvent,
+    ConfirmationMarked,
     ConversationState,
     DaemonObserved,
     Effect,
+    FreshCapture,
+    FreshCaptureGranted,
     IntentEvent,
     JournalEvent,
     ManagedSessionSelected,
@@ -102,6 +106,9 @@ def _complete(state: ConversationState, event: CompletionEvent) -> ConversationS
     managed = state.managed_session
     label = event.key.label
     high = state.ref_high
+    if label in sessions and not any(isinstance(e, FreshCaptureGranted) for e in event.effects):
+        # A confirmed capture's one use: any completed call on the session spends it.
+        sessions[label] = sessions[label].model_copy(update={"fresh_capture": None})
     for effect in event.effects:
         if isinstance(effect, ManagedSessionSelected):
             managed = effect.session
@@ -181,15 +188,25 @@ def apply_effect(entry: SessionPageState, effect: Effect) -> SessionPageState:
         return SessionPageState(ownership=entry.ownership)
     if isinstance(effect, BrowserClosed):
         return _closed_by_wrapper(entry, effect)
+    update = _field_update(effect)
+    return entry if update is None else entry.model_copy(update=update)
+
+
+def _field_update(effect: Effect) -> dict[str, Any] | None:
+    """Effects that only set their own fields of the session's state."""
     if isinstance(effect, DaemonObserved):
-        return entry.model_copy(update={"daemon_pid": effect.pid, "daemon_browser": effect.browser})
+        return {"daemon_pid": effect.pid, "daemon_browser": effect.browser}
     if isinstance(effect, RecordingOpened):
-        return entry.model_copy(update={"recording": effect.reservation})
+        return {"recording": effect.reservation}
     if isinstance(effect, RecordingClosed):
-        return entry.model_copy(update={"recording": None})
+        return {"recording": None}
     if isinstance(effect, RoutesChanged):
-        return entry.model_copy(update={"routes": effect.routes})
-    return entry
+        return {"routes": effect.routes}
+    if isinstance(effect, ConfirmationMarked):
+        return {"read_confirmation": effect.marker}
+    if isinstance(effect, FreshCaptureGranted):
+        return {"fresh_capture": FreshCapture(url=effect.url)}
+    return None
 
 
 def _merged_flags(entry: SessionPageState, given: tuple[str, ...]) -> tuple[str, ...]:

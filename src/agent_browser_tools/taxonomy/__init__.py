@@ -30,6 +30,7 @@ from agent_browser_tools.taxonomy.spec import (
 )
 from agent_browser_tools.taxonomy.vocabulary import (
     ArtifactKind,
+    ConfirmationRole,
     Diagnostic,
     FlagValue,
     ModelAccess,
@@ -45,6 +46,7 @@ __all__ = [
     "ArtifactSlot",
     "CommandMatch",
     "CommandSpec",
+    "ConfirmationRole",
     "Diagnostic",
     "FieldValue",
     "FileSlots",

@@ -26,6 +26,7 @@ from agent_browser_tools.taxonomy.spec import (
 )
 from agent_browser_tools.taxonomy.vocabulary import (
     ArtifactKind,
+    ConfirmationRole,
     FlagValue,
     ModelAccess,
     PageEffect,
@@ -202,7 +203,8 @@ COMMANDS: tuple[CommandSpec, ...] = (
          aliases=("quit", "exit"), effect=PageEffect.CLOSE, flags="--all"),
     # Reading. Explicit-URL `read` fetches over HTTP without navigating the browser.
     _cmd("read", "Fetch agent-readable text", ro=True, args=(0, 1), files=URL0,
-         flags="--raw --require-md --llms= --outline --filter= --timeout="),
+         flags="--raw --require-md --llms= --outline --filter= --timeout=",
+         confirmation=ConfirmationRole.URL_READ),
     _refs_maker("snapshot", "Accessibility tree with refs", ro=True,
          flags="--interactive/-i --urls/-u --compact/-c --depth/-d= --selector/-s= --delta --full"),
     _element("get text", "Get text content of element", diagnostic=DG.SELECTOR_TEXT),
@@ -340,7 +342,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
     # Tabs and windows. `tab <id|label|target>` is spelled without a verb upstream.
     _cmd("tab list", "List tabs", ro=True),
     _cmd("tab new", "Open a new tab (and switch to it)", effect=SWITCH, latch=True, args=(0, 1),
-         flags="--label=", files=URL0),
+         flags="--label=", files=URL0, confirmation=ConfirmationRole.OPENS_TAB),
     _cmd("tab close", "Close a tab", effect=SWITCH, latch=True, nav=True, args=(0, 1)),
     _cmd("tab select", "Switch to a tab by id, label or target id", synthetic=True,
          effect=SWITCH, latch=True, nav=True, probe=True, args=(1, 1)),
@@ -414,8 +416,9 @@ COMMANDS: tuple[CommandSpec, ...] = (
     _cmd("plugin run", "Run a plugin request", session=LOCAL, aliases=("plugins run",),
          args=(2, 2), flags="--payload=!", access=OP),
     # Confirming runs the pending action, which may navigate.
-    _cmd("confirm", "Approve a pending action", effect=MAY, latch=True, args=(1, 1)),
-    _cmd("deny", "Deny a pending action", args=(1, 1)),
+    _cmd("confirm", "Approve a pending action", effect=MAY, latch=True, args=(1, 1),
+         confirmation=ConfirmationRole.APPROVE),
+    _cmd("deny", "Deny a pending action", args=(1, 1), confirmation=ConfirmationRole.DENY),
     _cmd("session", "Show current session name", ro=True),
     _cmd("session id", "Generate a stable session id (local)", session=LOCAL, ro=True,
          flags="--scope= --prefix="),

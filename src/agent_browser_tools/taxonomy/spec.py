@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from agent_browser_tools.taxonomy.vocabulary import (
     ArtifactKind,
+    ConfirmationRole,
     Diagnostic,
     FlagValue,
     ModelAccess,
@@ -219,6 +220,8 @@ class CommandSpec:
     """A standalone direct click: the wrapper checks a DOM event reached its target
     (`clickDispatch`) and, when it stays on the same URL, looks for a covering dialog
     (`overlayBlockers`). Batch, QA and `find` clicks are the engine's own."""
+    confirmation: ConfirmationRole | None = None
+    """Its part in the `--confirm-actions` handshake (see `ConfirmationRole`)."""
 
     @property
     def name(self) -> str:

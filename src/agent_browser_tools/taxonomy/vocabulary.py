@@ -137,3 +137,19 @@ class Diagnostic(StrEnum):
     """`get text`: a CSS selector whose first match is hidden gets `selectorTextVisibility`."""
     IDEMPOTENT_START = "idempotent-start"
     """`stream enable`: "already enabled" is the requested state, an idempotent success."""
+
+
+class ConfirmationRole(StrEnum):
+    """How a command takes part in the engine's `--confirm-actions` handshake.
+
+    APPROVE / DENY decide the session's one pending native action (`confirm` / `deny`); their
+    answer wraps the approved action's own response, which may fail or ask again. URL_READ: an
+    explicit-URL `read` whose pending control is `native-explicit-url-read` provenance.
+    OPENS_TAB: `tab new`, whose genuine control may pair `after_confirmation: ["open", url]`
+    with `guidance` (shown, never run).
+    """
+
+    APPROVE = "approve"
+    DENY = "deny"
+    URL_READ = "url-read"
+    OPENS_TAB = "opens-tab"

@@ -59,9 +59,14 @@ async def accessible_select(
         return response.policy_blocked(str(exc), None, exc.as_details())
     key = snap_plan.session.key
     async with rt.lock_for(key):
-        snap: ToolResult = await agent_browser.run(rt, snap_params, lock_held=True)
-        if snap.is_error or key is None:
-            return _snapshot_failed(snap, compiled)
+        fresh = key is not None and rt.log.state.session(key).fresh_capture is not None
+        if not fresh:
+            # A just-confirmed snapshot stands in for this one (under `--confirm-actions
+            # snapshot` it would stop on its own pending control); the select spends it.
+            snap: ToolResult = await agent_browser.run(rt, snap_params, lock_held=True)
+            if snap.is_error or key is None:
+                return _snapshot_failed(snap, compiled)
+        assert key is not None
         entry = rt.log.state.session(key)
         refs = entry.ref_snapshot.refs if entry.ref_snapshot is not None else {}
         matches = sr.select_targets(refs, compiled.select_role, compiled.select_name)

@@ -25,19 +25,21 @@ from agent_browser_tools.state.effects import Probe
 from agent_browser_tools.state.journal import scrub_effect
 from agent_browser_tools.state.models import ConversationState, Effect, RefInfo
 from agent_browser_tools.taxonomy import PageEffect
-from agent_browser_tools.tools.agent_browser import click_probe, page_change, record
+from agent_browser_tools.tools.agent_browser import click_probe, confirmations, page_change, record
 from agent_browser_tools.tools.agent_browser import snapshot as snapshot_flow
 from agent_browser_tools.tools.agent_browser.call import DirectCall, Spawned
 from agent_browser_tools.tools.agent_browser.helpers import helper_call
 
 
 async def read_back(call: DirectCall, obs: Observation, spawned: Spawned) -> list[Effect]:
-    """Probe, effects (scrubbed), page-change summary and snapshot completion, in that order.
+    """Confirmation outcome, probe, effects (scrubbed), page-change summary and snapshot
+    completion, in that order.
 
     Effects are scrubbed now, not only when journaled: summaries built from them quote URLs.
     """
     plan, rt, envelope = call.plan, call.rt, spawned.envelope
     prior = rt.log.state.session(call.key) if call.key is not None else None
+    gate = confirmations.settle(plan, prior, obs, envelope)
     pending = obs.failure_category is FailureCategory.CONFIRMATION_REQUIRED
     probe = await run_probe(call) if wants_probe(plan, envelope) and not pending else None
     mutations = click_probe.judge(call, obs)
@@ -51,7 +53,7 @@ async def read_back(call: DirectCall, obs: Observation, spawned: Spawned) -> lis
     if call.key is not None and plan.output_mode is OutputMode.JSON and not pending:
         delta_effects = await snapshot_flow.complete_delta(rt, plan, obs, envelope, spawned.shown)
         effects += [scrub_effect(e) for e in delta_effects]
-    return effects
+    return effects + [scrub_effect(e) for e in confirmations.conclude(gate, plan, obs)]
 
 
 def wants_probe(plan: ExecutionPlan, envelope: Envelope) -> bool:

@@ -26,6 +26,7 @@ from agent_browser_tools.state.stale_refs import (
     ref_ids,
 )
 from agent_browser_tools.taxonomy import CommandMatch
+from agent_browser_tools.tools.agent_browser.confirmations import decision_refusal
 
 
 def refusal(plan: ExecutionPlan, state: ConversationState) -> Observation | None:
@@ -36,7 +37,7 @@ def refusal(plan: ExecutionPlan, state: ConversationState) -> Observation | None
     entry = state.session(key)
     prefix = na.session_prefix(key, not plan.session.used_implicit_session)
     matches = plan.row_matches if plan.row_matches is not None else (plan.match,)
-    closed = closed_refusal(plan, entry, matches, prefix)
+    closed = closed_refusal(plan, entry, matches, prefix) or decision_refusal(plan, entry)
     if closed is not None:
         return closed
     step = guard_unknown_target(matches, entry)

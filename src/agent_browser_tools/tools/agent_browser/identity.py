@@ -28,8 +28,9 @@ from agent_browser_tools.state.stale_refs import (
     unverified,
 )
 from agent_browser_tools.taxonomy import CommandMatch, resolve_command, split_global_flags
-from agent_browser_tools.tools.agent_browser import refmap
+from agent_browser_tools.tools.agent_browser import fresh_capture, refmap
 from agent_browser_tools.tools.agent_browser.call import DirectCall
+from agent_browser_tools.tools.agent_browser.confirm_controls import control_of
 from agent_browser_tools.tools.agent_browser.helpers import helper_data
 
 DEFAULT_READ = ("snapshot", "-i")
@@ -92,13 +93,28 @@ def check(ids: tuple[str, ...], recorded: Mapping[str, RefInfo], data: object) -
     """
     engine = current_refs(data)
     if engine is None:
-        return unverified(ids)
+        return _helper_pending(ids, data) or unverified(ids)
     fresh = {
         ref: engine[info.engine or ref]
         for ref, info in recorded.items()
         if (info.engine or ref) in engine
     }
     return identity_mismatch(ids, recorded, fresh)
+
+
+def _helper_pending(ids: tuple[str, ...], data: object) -> StaleRef | None:
+    """The re-read itself stopped on a `--confirm-actions` control: say it was the wrapper's
+    own helper (not the requested command, which was not dispatched)."""
+    control = control_of(data, None)
+    if control is None:
+        return None
+    shown = ", ".join("@" + i for i in ids)
+    reason = (
+        f"{shown} could not be checked: the wrapper's identity re-read `snapshot` is itself "
+        f"gated by --confirm-actions (helper pending id {control.id}); the requested command "
+        "was not dispatched. Run `snapshot -i`, confirm it, then use its refs once."
+    )
+    return StaleRef(refs=ids, reason=reason, code="identity-unverified")
 
 
 async def verify(call: DirectCall) -> StaleRef | None:
@@ -109,6 +125,8 @@ async def verify(call: DirectCall) -> StaleRef | None:
     ids = refs_to_verify(call.plan, entry)
     if not ids or entry.ref_snapshot is None:
         return None
+    if entry.fresh_capture is not None:
+        return await fresh_capture.check(call, entry.fresh_capture, ids)
     data = await reread(call, entry)
     call.checked.update(refmap.checked_states(data))
     stale = check(ids, entry.ref_snapshot.refs, data)

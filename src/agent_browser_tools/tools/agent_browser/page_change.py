@@ -225,3 +225,19 @@ def _artifact_summary(command: str, entries: list[dict[str, Any]]) -> dict[str, 
     if len(entries) == 1:
         summary["savedFilePath"] = entries[0].get("path")
     return summary
+
+
+def confirmation_summary(
+    command: str, summary: str, *, observed: bool, next_ids: list[str]
+) -> dict[str, Any]:
+    """The `confirmation` summary of a pending control or a confirm/deny decision.
+
+    `observed` is false while nothing ran (pending); a decision the engine reported is
+    observed, though what an approved action changed is verified separately."""
+    return {
+        "changeType": "confirmation",
+        "observed": observed,
+        "command": command,
+        "summary": summary,
+        "nextActionIds": next_ids,
+    }
