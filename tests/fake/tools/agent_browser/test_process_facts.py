@@ -45,6 +45,7 @@ async def test_a_session_info_timeout_leaves_the_page_and_offers_only_its_retry(
         assert not (await ab(tools, "open", PAGE)).is_error
         stopped = await ab(tools, "session", "info", timeoutMs=1000)
         assert stopped.details["failureCategory"] == "timeout", stopped.text
+        assert stopped.details["timedOut"] is True and stopped.details["timeoutMs"] == 1000
         assert [a["id"] for a in stopped.details["nextActions"]] == ["retry-session-info"]
         assert stopped.details["sessionTabTarget"]["url"] == PAGE
         assert "sessionTabTargetUnknown" not in stopped.details
