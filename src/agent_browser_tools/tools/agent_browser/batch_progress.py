@@ -17,7 +17,7 @@ from typing import Any
 
 from agent_browser_tools.engine.envelope import BatchRow, EngineFailure, Envelope, OutputMode
 from agent_browser_tools.planning.plan import ExecutionPlan
-from agent_browser_tools.redaction import redact_argv
+from agent_browser_tools.redaction import redact_argv, redact_text, redact_url
 from agent_browser_tools.results import artifacts as art
 
 Rows = tuple[tuple[str, ...], ...]
@@ -87,11 +87,11 @@ def page_reached(answered: Sequence[BatchRow]) -> dict[str, Any]:
             title = found_title if isinstance(found_title, str) and found_title else None
         elif isinstance(found_title, str) and found_title and url is not None:
             title = found_title
-    out: dict[str, Any] = {"pageReached": url}
+    out: dict[str, Any] = {"pageReached": None if url is None else redact_url(url)}
     if url is not None:
         out["pageReachedAtStep"] = at
         if title is not None:
-            out["pageTitle"] = title
+            out["pageTitle"] = redact_text(title)
     return out
 
 

@@ -130,3 +130,22 @@ def test_a_batch_stopped_as_one_call_knows_only_its_artifact_files(tmp_path: Pat
     assert any(w.startswith("Steps 1-3 may have acted") for w in obs.warnings)
     answered = Envelope(mode=OutputMode.JSON, success=True, rows=())
     assert batch_progress.whole(call, answered, tmp_path) is answered
+
+
+def test_the_page_reached_is_redacted_like_every_other_page_line() -> None:
+    """Step rows are engine output from the page's world: a token in the URL the page
+    redirected to, or a credential-like title, must not reach details or text raw."""
+    token = "ya29.a0AfB_secretsecretsecret"
+    reached = batch_progress.page_reached(
+        [
+            BatchRow(
+                ("open", "https://b.test/"),
+                True,
+                {"url": f"https://b.test/cb?access_token={token}", "title": f"Bearer {token}"},
+                None,
+            )
+        ]
+    )
+    assert token not in json.dumps(reached)
+    assert reached["pageReached"].startswith("https://b.test/cb?access_token=")
+    assert token not in "\n".join(progress_lines({**reached, "steps": []}))
