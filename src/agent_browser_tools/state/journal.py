@@ -23,6 +23,7 @@ from agent_browser_tools.state.models import (
     IntentEvent,
     JournalEvent,
     RefsRecorded,
+    RoutesChanged,
     SessionActivated,
     SessionKey,
     TargetObserved,
@@ -115,6 +116,12 @@ def scrub_effect(effect: Effect) -> Effect:
         }
         url = redact_url(effect.target_url) if effect.target_url else None
         return effect.model_copy(update={"refs": refs, "target_url": url})
+    if isinstance(effect, RoutesChanged):
+        routes = tuple(
+            r.model_copy(update={"pattern": redact_text(redact_url(r.pattern))})
+            for r in effect.routes
+        )
+        return effect.model_copy(update={"routes": routes})
     if isinstance(effect, FreshCaptureGranted):
         return effect.model_copy(update={"url": redact_url(effect.url)})
     if isinstance(effect, SessionActivated) and effect.launch_flags:

@@ -12,6 +12,12 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from agent_browser_tools.planning.plan import ExecutionPlan
+from agent_browser_tools.redaction import (
+    REDACTED,
+    URL_USERINFO_REDACTED,
+    redact_text,
+    redact_url,
+)
 from agent_browser_tools.results import diagnostics
 from agent_browser_tools.results import next_actions as na
 from agent_browser_tools.results.observation import Observation
@@ -31,10 +37,17 @@ def _reached(plan: ExecutionPlan, obs: Observation) -> list[CommandMatch]:
     return [m for m, s in zip(rows, steps, strict=False) if m is not None and s.get("success")]
 
 
+def scrub_pattern(pattern: str) -> str:
+    """A route pattern as it may be kept and shown: a key in its query or a token in it is
+    masked like any URL, so the journal and the diagnostics never hold it (matching is done
+    against request URLs that are masked the same way)."""
+    return redact_text(redact_url(pattern))
+
+
 def _applied(routes: tuple[RouteRule, ...], match: CommandMatch) -> tuple[RouteRule, ...]:
     kind = match.spec.diagnostic
     if kind is Diagnostic.ROUTE_ADD and match.operands:
-        pattern = match.operands[0]
+        pattern = scrub_pattern(match.operands[0])
         mode: RouteMode = "intercept"
         if match.has_flag("--abort"):
             mode = "abort"
@@ -43,7 +56,9 @@ def _applied(routes: tuple[RouteRule, ...], match: CommandMatch) -> tuple[RouteR
         kept = tuple(r for r in routes if r.pattern != pattern)
         return (*kept, RouteRule(pattern=pattern, mode=mode))
     if kind is Diagnostic.ROUTE_REMOVE:
-        return tuple(r for r in routes if r.pattern != match.operands[0]) if match.operands else ()
+        if not match.operands:
+            return ()
+        return tuple(r for r in routes if r.pattern != scrub_pattern(match.operands[0]))
     return routes
 
 
@@ -90,15 +105,23 @@ def _actions(found: list[dict[str, Any]], prefix: Sequence[str]) -> list[na.Next
         )
     patterns = list(dict.fromkeys(d["routePattern"] for d in found))[:MAX_UNROUTE_ACTIONS]
     for index, pattern in enumerate(patterns, start=1):
+        masked = REDACTED in pattern or URL_USERINFO_REDACTED in pattern
         actions.append(
             na.NextAction(
                 id="remove-network-route" if index == 1 else f"remove-network-route-{index}",
                 reason=f"Remove route {pattern} so matching requests reach the network again; "
-                "mock a same-origin URL instead if a cross-origin fetch needs it.",
+                "mock a same-origin URL instead if a cross-origin fetch needs it."
+                + (
+                    " Its pattern holds a secret that is not repeated: this removes every route."
+                    if masked
+                    else ""
+                ),
                 safety="Changes what the page receives; reload or repeat the action after.",
-                params={"args": [*prefix, "network", "unroute", pattern]},
+                params={"args": [*prefix, "network", "unroute", *([] if masked else [pattern])]},
             )
         )
+        if masked:
+            break
     actions.append(
         na.NextAction(
             id="start-network-har-capture-for-route",

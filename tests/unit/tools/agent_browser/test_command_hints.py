@@ -9,7 +9,7 @@ import pytest
 from agent_browser_tools import taxonomy
 from agent_browser_tools.results.categories import FailureCategory, SuccessCategory
 from agent_browser_tools.results.observation import Observation
-from agent_browser_tools.state.journal import ConversationLog
+from agent_browser_tools.state.journal import ConversationLog, scrub_effect
 from agent_browser_tools.state.models import RouteRule, RoutesChanged, SessionClosed, SessionKey
 from agent_browser_tools.state.reducers import apply_effect
 from agent_browser_tools.state.sqlite_journal import SqliteJournal
@@ -141,3 +141,20 @@ def test_the_route_tracker_survives_a_resume(tmp_path: Path) -> None:
         assert ConversationLog(again).state.session(key).routes == (MOCK,)
     finally:
         again.close()
+
+
+def test_a_key_in_a_route_pattern_is_never_kept_or_repeated() -> None:
+    """The tracker is journaled and shown: a pattern's query key is masked like any URL, the
+    raw pattern still removes it, and the removal action does not repeat what was masked."""
+    secret = "sk-live-0123456789abcdefABCDEF"
+    raw = f"https://api.example.com/*?api_key={secret}"
+    (kept,) = _routes(["network", "route", raw, "--abort"]) or ()
+    assert secret not in kept.pattern and kept.pattern.startswith("https://api.example.com/")
+    journaled = scrub_effect(RoutesChanged(routes=(RouteRule(pattern=raw, mode="abort"),)))
+    assert isinstance(journaled, RoutesChanged) and secret not in journaled.model_dump_json()
+    assert _routes(["network", "unroute", raw], (kept,)) == ()
+    found = [{"routePattern": kept.pattern, "summary": "s"}]
+    actions = routes._actions(found, [])
+    removal = next(a for a in actions if a.id == "remove-network-route")
+    assert removal.params["args"] == ["network", "unroute"]
+    assert secret not in str([a.params for a in actions] + [a.reason for a in actions])
