@@ -138,16 +138,17 @@ def _rejected(params: Mapping[str, Any] | AgentBrowserInput, refused: Refused) -
 async def _guard(call: DirectCall) -> ToolResult | None:
     """Stale refs, unknown targets, aliased output destinations, a browser's own debug ports,
     a launched desktop app that is gone, and refs whose element changed since the model's
-    snapshot (one re-read) fail before dispatch; last, the host's `before_execute` callback
-    may refuse it (`host_hook`). The managed browser is owned from here on: the checks below
-    may already start it."""
+    snapshot (one re-read) fail before dispatch. The host's `before_execute` veto comes first,
+    once the URLs passed policy: nothing has touched the engine, the disk or the journal yet.
+    The managed browser is owned from here on: the checks below may already start it."""
     record.own_at_spawn(call)
-    await browser_loss.check_before_dispatch(call)
-    app_lost = await attached_app.refusal(call)
-    if app_lost is not None:
-        return await finish.refused(call, app_lost)
     try:
         endpoint_guard.check_urls(call.plan)
+        await host_hook.before_dispatch(call)
+        await browser_loss.check_before_dispatch(call)
+        app_lost = await attached_app.refusal(call)
+        if app_lost is not None:
+            return await finish.refused(call, app_lost)
         await endpoint_guard.check_page(call)
     except PolicyBlocked as exc:
         raise Refused(str(exc), exc) from None
@@ -167,7 +168,6 @@ async def _guard(call: DirectCall) -> ToolResult | None:
     if changed is not None:
         return await finish.refused(call, guards.stale_refusal(call.plan, changed))
     await artifacts.sample_before(call)
-    await host_hook.before_dispatch(call)  # the host's veto, after the wrapper's own
     await click_probe.install(call)
     return None
 

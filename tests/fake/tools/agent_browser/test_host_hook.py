@@ -195,3 +195,38 @@ def test_sync_tools_take_a_sync_callback(fake_engine: FakeEngine, tmp_path: Path
         assert "not this URL" in refused.text
     assert seen[0] == ("s-1", f"open {URL}") and len(seen) == 2
     assert _opens(fake) == 1
+
+
+async def test_a_veto_comes_before_the_wrappers_own_reads_and_folders(
+    fake_engine: FakeEngine, tmp_path: Path
+) -> None:
+    """A vetoed ref click sends not even the ref re-read, and a vetoed screenshot creates no
+    folder and takes no geometry sample: the host sees the call before anything happens."""
+    fake = _engine(fake_engine)
+    refs = {"e1": {"role": "button", "name": "Go"}}
+    snapshot = {"origin": URL, "snapshot": '- button "Go" [ref=e1]', "refs": refs}
+    fake.on({"command": ["snapshot", "-i"]}, envelope={"data": snapshot})
+    veto = [False]
+
+    def before_execute(tool_call_id: str, ctx: DispatchContext) -> None:
+        if veto[0]:
+            raise RuntimeError("paused by the operator")
+
+    tools = BrowserTools(
+        settings=fake_settings(fake, tmp_path), cwd=tmp_path, before_execute=before_execute
+    )
+    try:
+        await tools.call("agent_browser", {"args": ["open", URL]})
+        await tools.call("agent_browser", {"args": ["snapshot", "-i"]})
+        veto[0] = True
+        before = len(fake.calls())
+        clicked = await tools.call("agent_browser", {"args": ["click", "@e1"]})
+        shot = await tools.call("agent_browser", {"args": ["screenshot", "deep/new/x.png"]})
+    finally:
+        await tools.aclose()
+    assert clicked.details["failureCategory"] == "policy-blocked"
+    assert shot.details["failureCategory"] == "policy-blocked"
+    assert fake.calls()[before:] == [] or all("close" in argv for argv in fake.argvs()[before:]), (
+        fake.argvs()[before:]
+    )
+    assert not (tmp_path / "deep").exists()
