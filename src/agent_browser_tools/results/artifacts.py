@@ -17,9 +17,11 @@ filesystem folds case) so aliases are caught.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
+import stat
 import sys
 import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
@@ -215,23 +217,35 @@ def repair_from_temp(requested: Path, temp: Path, window: tuple[float, float]) -
     why it could not be repaired."""
     if _fresh(requested, window):
         return False
-    if not _fresh(temp, window):
-        return "the engine's temp output is not a fresh file either"
+    if not _fresh(temp, window) or not (media_type(temp) or "").startswith("image/"):
+        return "the engine's temp output is not a fresh image file either"
+    if requested.is_symlink() or (requested.exists() and not requested.is_file()):
+        return "the requested path is a link or a folder; nothing was copied over it"
+    return _copy_into_place(temp, requested)
+
+
+def _copy_into_place(source: Path, requested: Path) -> bool | str:
+    """Copy through a temp file beside the destination, then rename: no half-written file,
+    and a link planted at the destination is replaced, never followed."""
+    partial = requested.with_name(f".{requested.name}.{os.getpid()}.partial")
     try:
-        shutil.copyfile(temp, requested)
+        shutil.copyfile(source, partial, follow_symlinks=False)
+        os.replace(partial, requested)
     except OSError as exc:
+        with contextlib.suppress(OSError):
+            partial.unlink(missing_ok=True)
         return f"copying it there failed ({exc.strerror or exc})"
     return True
 
 
 def _fresh(path: Path, window: tuple[float, float]) -> bool:
     try:
-        info = path.stat()
+        info = path.lstat()
     except OSError:
         return False
     start, end = window
     inside = start - MTIME_TOLERANCE_S <= info.st_mtime <= end + MTIME_TOLERANCE_S
-    return inside and info.st_size > 0
+    return stat.S_ISREG(info.st_mode) and inside and info.st_size > 0
 
 
 def _check_on_disk(entry: dict[str, Any], target: Path, window: tuple[float, float]) -> None:
@@ -247,6 +261,14 @@ def _check_on_disk(entry: dict[str, Any], target: Path, window: tuple[float, flo
             status="missing",
             exists=False,
             limitation="The engine reported this file but it is not on disk.",
+        )
+        return
+    if not stat.S_ISREG(info.st_mode):
+        entry.update(
+            state="unverified",
+            status="not-a-file",
+            exists=True,
+            limitation="The reported path is a folder or a special file, not a saved file.",
         )
         return
     entry.update(exists=True, sizeBytes=info.st_size, updatedAtMs=int(info.st_mtime * 1000))

@@ -189,3 +189,31 @@ def test_a_url_payload_is_never_a_local_file(tmp_path: Path) -> None:
         SHOT, {"path": "data:image/png;base64,AAAA"}, cwd=tmp_path, window=_window()
     )
     assert entry is not None and entry["path"] == "shot.png" and entry["state"] == "missing"
+
+
+def test_a_folder_at_the_reported_path_is_never_a_saved_file(tmp_path: Path) -> None:
+    """`screenshot shots` with `shots/` a folder: the engine saves inside it; the folder itself
+    must not pass as the verified screenshot (nor feed imagePath)."""
+    (tmp_path / "shots").mkdir()
+    request = ArtifactRequest(ArtifactKind.IMAGE, "shots", ("path",), False, "screenshot")
+    entry = verify_entry(request, {"path": str(tmp_path / "shots")}, cwd=tmp_path, window=_window())
+    assert entry is not None and entry["state"] != "verified"
+    assert entry["status"] == "not-a-file"
+
+
+def test_temp_repair_copies_only_a_fresh_image_and_never_through_a_link(tmp_path: Path) -> None:
+    """The copy source must be a fresh image; a link planted at the requested path is replaced,
+    never followed to overwrite the file it points at."""
+    not_image = tmp_path / "engine-tmp.png"
+    not_image.write_text("id_rsa contents")
+    entry = verify_entry(SHOT, {"path": str(not_image)}, cwd=tmp_path, window=_window())
+    assert entry is not None and entry["state"] == "unverified"
+    assert not (tmp_path / "shot.png").exists()
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep me")
+    (tmp_path / "shot.png").symlink_to(victim)
+    temp = tmp_path / "screenshot-1.png"
+    temp.write_bytes(b"\x89PNG\r\n\x1a\n" + b"\0" * 32)
+    verify_entry(SHOT, {"path": str(temp)}, cwd=tmp_path, window=_window())
+    assert victim.read_text() == "keep me"
+    assert not list(tmp_path.glob(".*.partial"))
