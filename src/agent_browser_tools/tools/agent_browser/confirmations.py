@@ -137,12 +137,7 @@ _DECIDING = (ConfirmationRole.APPROVE, ConfirmationRole.DENY)
 def _undecided(plan: ExecutionPlan, prior: SessionPageState | None, obs: Observation) -> Gate:
     """A failed or expired decision: inspect the session; never retry another id."""
     obs.next_actions.append(
-        na.NextAction(
-            id="inspect-session-after-confirmation",
-            reason="The decision failed or nothing was pending; check the session's state.",
-            safety="Do not approve another id; ask again with the exact pending id only.",
-            params={"args": [*_prefix(plan), "session", "info"]},
-        )
+        _inspect_session(plan, "The decision failed or nothing was pending; check the session.")
     )
     before = prior.read_confirmation if prior is not None else None
     if before is not None and before.state == "pending":
@@ -158,6 +153,23 @@ def _source(match: CommandMatch | None) -> ConfirmationSource:
 
 def _prefix(plan: ExecutionPlan) -> list[str]:
     return na.session_prefix(plan.session.key, not plan.session.used_implicit_session)
+
+
+def _inspect_session(plan: ExecutionPlan, reason: str) -> na.NextAction:
+    return na.NextAction(
+        id="inspect-session-after-confirmation",
+        reason=reason,
+        safety="Do not approve another id; ask again with the exact pending id only.",
+        params={"args": [*_prefix(plan), "session", "info"]},
+    )
+
+
+def _offered(plan: ExecutionPlan, control: Control) -> list[na.NextAction]:
+    """Exact approve/deny only for a control the engine really sends in that shape; anything
+    else gets the session inspection (approving an id nothing vouches for is never offered)."""
+    if control.genuine:
+        return decision_actions(_prefix(plan), control.id)
+    return [_inspect_session(plan, "The pending answer is not one the engine sends; inspect.")]
 
 
 def decision_actions(prefix: list[str], ident: str) -> list[na.NextAction]:
@@ -196,12 +208,13 @@ def _pending(
         )
         obs.data = {"confirmationId": control.id, "action": control.action or None}
     obs.next_actions = [a for a in obs.next_actions if a.id not in DECISION_IDS]
-    obs.next_actions += decision_actions(_prefix(plan), control.id)
+    offered = _offered(plan, control)
+    obs.next_actions += offered
     summary = page_change.confirmation_summary(
         command,
         f"`{command}` waits for confirmation (id {control.id}); nothing ran.",
         observed=False,
-        next_ids=list(DECISION_IDS),
+        next_ids=[action.id for action in offered],
     )
     if not control.genuine:
         obs.warnings.append(
@@ -311,12 +324,13 @@ def _batch(
     if decided is not None and decided[0] + 1 == step and known is not None and known.command:
         command = known.command  # nested: the approved row asked again
     obs.next_actions = [a for a in obs.next_actions if a.id not in DECISION_IDS]
-    obs.next_actions += decision_actions(_prefix(plan), control.id)
+    offered = _offered(plan, control)
+    obs.next_actions += offered
     summary = page_change.confirmation_summary(
         command,
         f"step {step} `{command}` waits for confirmation (id {control.id}).",
         observed=False,
-        next_ids=list(DECISION_IDS),
+        next_ids=[action.id for action in offered],
     )
     if not control.genuine:
         return Gate(summary=summary, unrecorded=True)

@@ -74,6 +74,9 @@ async def test_a_mismatched_or_unknown_continuation_grants_no_provenance(
         assert "readConfirmation" not in pending.details
         assert "not recorded as confirmation provenance" in pending.text
         assert "evil.test" not in pending.text and "go there" not in pending.text
+        offered = [a["id"] for a in pending.details["nextActions"]]
+        assert offered == ["inspect-session-after-confirmation"], offered
+        assert pending.details["pageChangeSummary"]["nextActionIds"] == offered
     assert _opened(fake_engine) == []
     await tools.aclose()
 
