@@ -121,7 +121,7 @@ def already_there(
         shown = "@" + ref
         candidates.append({**candidate, "ref": shown, "args": ["click", shown]})
     summary = (
-        "A dialog that was already on the page before this click still covers it (its "
+        "A dialog that was already on the page before this click is still there (its "
         "controls are in your last snapshot): "
         + ", ".join(f"{c['ref']} {c['name']!r}" for c in candidates)
         + ". The click did not open it."

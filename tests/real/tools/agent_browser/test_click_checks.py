@@ -188,3 +188,22 @@ async def test_a_page_that_mutates_by_itself_gives_no_mutation_evidence(
     assert "clickDispatch" not in idle.details, "the button itself got the press"
     assert idle.details["pageChangeSummary"]["observed"] is False
     assert UNVERIFIED in idle.text
+
+
+async def test_a_banner_that_was_already_there_is_not_claimed_as_the_clicks_doing(
+    browser_tools: BrowserTools, fixture_site: FixtureServer
+) -> None:
+    """A persistent cookie dialog: shown as evidence with the model's own refs, the click
+    stays unverified, and the session keeps the refs of the model's snapshot."""
+    await ab(browser_tools, "open", fixture_site.url("/banner.html"))
+    refs = await ab(browser_tools, "snapshot", "-i")
+    idle = await ab(browser_tools, "click", ref_for(refs, "button", "Nothing"))
+    assert not idle.is_error, idle.text
+    blockers = idle.details["overlayBlockers"]
+    (candidate,) = blockers["candidates"]
+    assert blockers["preexisting"] is True
+    assert candidate["ref"] == ref_for(refs, "button", "Accept all")
+    assert idle.details["pageChangeSummary"]["observed"] is False
+    assert UNVERIFIED in idle.text
+    again = await ab(browser_tools, "click", ref_for(refs, "button", "Nothing"))
+    assert not again.is_error, "the model's refs are still the session's latest"
