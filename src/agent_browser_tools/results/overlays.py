@@ -39,6 +39,16 @@ def _modal_subtree_refs(text: str) -> tuple[list[str], set[str]]:
     return names, inside
 
 
+def modal_names(refs: Mapping[str, Mapping[str, Any]], text: str = "") -> set[str]:
+    """The names (else roles) of the dialogs a snapshot shows, as refs or in its tree."""
+    named = {
+        str(info.get("name") or info.get("role"))
+        for info in refs.values()
+        if str(info.get("role", "")).lower() in MODAL_ROLES
+    }
+    return named | set(_modal_subtree_refs(text)[0] if text else [])
+
+
 def overlay_blockers(
     refs: Mapping[str, Mapping[str, Any]], text: str = ""
 ) -> dict[str, Any] | None:

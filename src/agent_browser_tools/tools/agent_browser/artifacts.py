@@ -24,9 +24,8 @@ from agent_browser_tools.results.tool_result import ImageBlock
 from agent_browser_tools.taxonomy import ArtifactKind
 from agent_browser_tools.tools.agent_browser import artifact_details, geometry
 from agent_browser_tools.tools.agent_browser.call import DirectCall, Spawned
-from agent_browser_tools.tools.agent_browser.helpers import helper_args
+from agent_browser_tools.tools.agent_browser.confirm_gate import confirmation_gated
 
-CONFIRMATION_FLAGS = frozenset({"--confirm-actions", "--action-policy"})
 CAPTURE_BY_FLAG = (("--full", "full-page"), ("-f", "full-page"))
 
 
@@ -153,8 +152,7 @@ async def sample_before(call: DirectCall) -> None:
     if key is None or not wants_geometry(call.plan):
         return
     entry = call.rt.log.state.session(key)
-    guarded = set(helper_args(call.plan) or ()) & CONFIRMATION_FLAGS
-    if entry.active and not entry.closed and not guarded:
+    if entry.active and not entry.closed and not confirmation_gated(call):
         call.geometry_samples.append(await geometry.sample(call))
 
 

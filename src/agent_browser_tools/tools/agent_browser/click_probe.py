@@ -16,8 +16,10 @@ daemon settings):
   are then counted. Unproven identity leaves the click unverified, never failed.
 
 The counts are read and the probe removed in the post-click url/title batch (no extra call).
-A proven target that received no trusted event fails the click (`clickDispatch`). Skipped
-when confirmation settings could guard `eval` (a probe must not queue a prompt), on desktop
+Only mutations after the click's first trusted press count (see `judge` for the rule). A
+proven target that received no trusted event fails the click (`clickDispatch`) unless the
+page changed after the press. Skipped when confirmation settings could guard `eval`
+(`confirm_gate`: a probe must not queue a prompt), on desktop
 apps, for batch/QA/`find` clicks and without JSON output. A probe that is never collected
 removes itself after the call's timeout budget plus two seconds.
 """
@@ -31,6 +33,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agent_browser_tools.engine.envelope import BatchRow, OutputMode
+from agent_browser_tools.planning.plan import ExecutionPlan
 from agent_browser_tools.redaction import redact_argv, redact_text
 from agent_browser_tools.results import next_actions as na
 from agent_browser_tools.results.categories import FailureCategory
@@ -38,10 +41,10 @@ from agent_browser_tools.results.observation import Observation
 from agent_browser_tools.state.models import RefInfo
 from agent_browser_tools.state.stale_refs import ref_ids
 from agent_browser_tools.taxonomy import CommandMatch
-from agent_browser_tools.tools.agent_browser.artifacts import CONFIRMATION_FLAGS
 from agent_browser_tools.tools.agent_browser.attached_app import ELECTRON_TOOL, launch_of
 from agent_browser_tools.tools.agent_browser.call import DirectCall
-from agent_browser_tools.tools.agent_browser.helpers import helper_args, helper_call
+from agent_browser_tools.tools.agent_browser.confirm_gate import confirmation_gated
+from agent_browser_tools.tools.agent_browser.helpers import helper_call
 
 MARKER = "data-abt-click-probe"
 ROLES = frozenset({"button", "checkbox", "menuitem", "radio", "switch", "tab"})
@@ -75,21 +78,33 @@ if (cfg.xpath) {
 }
 const target = found.length === 1 && found[0] instanceof Element ? found[0] : null;
 if (target) target.setAttribute(cfg.marker, cfg.token);
-const probe = {token: cfg.token, events: 0, mutations: 0};
+const probe = {token: cfg.token, events: 0, mutations: 0, quiet: 0, phase: 0};
 const types = ["pointerdown", "mousedown", "pointerup", "mouseup", "click"];
-const seen = (e) => {
-  if (target && e.isTrusted && e.composedPath().includes(target)) probe.events++;
-};
+const hover = ["pointerover", "pointermove", "mouseover", "mousemove"];
 const count = (records) => {
-  for (const r of records) if (r.attributeName !== cfg.marker) probe.mutations++;
+  for (const r of records) {
+    if (r.attributeName === cfg.marker) continue;
+    if (probe.phase === 2) probe.mutations++; else if (probe.phase === 0) probe.quiet++;
+  }
 };
 const observer = new MutationObserver(count);
+const enter = (phase) => {
+  if (probe.phase < phase) { count(observer.takeRecords()); probe.phase = phase; }
+};
+const hovered = (e) => { if (e.isTrusted) enter(1); };
+const seen = (e) => {
+  if (!e.isTrusted) return;
+  enter(2);
+  if (target && e.composedPath().includes(target)) probe.events++;
+};
 observer.observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
 for (const t of types) w.addEventListener(t, seen, true);
+for (const t of hover) w.addEventListener(t, hovered, true);
 let timer = 0;
 probe.stop = () => {
   clearTimeout(timer); count(observer.takeRecords()); observer.disconnect();
   for (const t of types) w.removeEventListener(t, seen, true);
+  for (const t of hover) w.removeEventListener(t, hovered, true);
   if (target) target.removeAttribute(cfg.marker);
   if (w.__abtClickProbe === probe) delete w.__abtClickProbe;
 };
@@ -102,7 +117,7 @@ _COLLECT_JS = """(() => {
 const p = window.__abtClickProbe;
 if (!p || p.token !== %s) return null;
 p.stop();
-return JSON.stringify({events: p.events, mutations: p.mutations});
+return JSON.stringify({events: p.events, mutations: p.mutations, quiet: p.quiet});
 })()"""
 
 
@@ -151,12 +166,14 @@ def target_of(match: CommandMatch, refs: Mapping[str, RefInfo]) -> Target | None
 
 
 def remember_page(call: DirectCall) -> None:
-    """Before a direct click: the page it starts on, for the same-URL overlay check."""
+    """Before a direct click: the page it starts on and its recorded refs, for the overlay
+    check (same URL; a dialog that was already there)."""
     match, key = call.plan.match, call.key
     if key is None or match is None or not match.spec.click_probes or call.plan.is_batch:
         return
     target = call.rt.log.state.session(key).target
     call.click["priorUrl"] = target.url if target is not None else None
+    call.click["priorRefs"] = dict(call.ref_table)
 
 
 def wanted(call: DirectCall) -> bool:
@@ -167,7 +184,7 @@ def wanted(call: DirectCall) -> bool:
     entry = call.rt.log.state.session(key)
     if not entry.active or entry.closed or entry.target_unknown:
         return False
-    if set(helper_args(plan) or ()) & CONFIRMATION_FLAGS:
+    if confirmation_gated(call):
         return False
     return call.hooks.tool != ELECTRON_TOOL and launch_of(call.rt.log.state, key) is None
 
@@ -219,15 +236,51 @@ def take(call: DirectCall, rows: Sequence[BatchRow]) -> None:
         call.click["seen"] = seen
 
 
-def judge(call: DirectCall, obs: Observation) -> int | None:
-    """Fail a click whose proven target got no trusted event; the DOM mutation count (None
-    when the probe did not run or was not collected)."""
+def judge(call: DirectCall, obs: Observation, *, title_changed: bool = False) -> int | None:
+    """Judge a probed click; return the DOM mutations that count as evidence of a change
+    (None when the probe did not run or was not collected).
+
+    The evidence rule: the probe counts only mutations after the first trusted press event
+    (pointer/mouse down/up, click) anywhere in the document, and none at all when the page
+    mutated on its own before the pointer even arrived (timers, animations, live feeds):
+    there a count says nothing about this click. A proven target that got no trusted event
+    fails the click only when nothing changed after the press (no mutation, same title); if
+    something did, the app may have acted on it (a re-render under the pointer, a handler
+    that stopped the event), so the click stays a success, unverified, with no retry offer
+    that could submit twice."""
     probe, seen = call.click.get("probe"), call.click.get("seen")
     if not isinstance(probe, Installed) or not isinstance(seen, dict):
         return None
+    after = int(seen["mutations"])
     if obs.success and probe.target is not None and seen["events"] == 0:
-        dispatch_miss(call, obs, probe.target, seen["events"])
-    return int(seen["mutations"])
+        if after or title_changed:
+            changed_without_target(call, obs, probe.target, after, title_changed)
+        else:
+            dispatch_miss(call, obs, probe.target, seen["events"])
+    return 0 if seen.get("quiet") else after
+
+
+def changed_without_target(
+    call: DirectCall, obs: Observation, target: Target, mutations: int, title_changed: bool
+) -> None:
+    """No event reached the marked element, yet the page changed: unverified, not failed."""
+    what = target.descriptor.get("refId") or target.descriptor.get("selector")
+    obs.extra["clickDispatch"] = {
+        "status": "no-target-event-page-changed",
+        "reason": "page-changed-without-a-target-dom-event",
+        "nativeEventCount": 0,
+        "domMutations": mutations,
+        "titleChanged": title_changed,
+        "target": dict(target.descriptor),
+    }
+    seen = "the title changed" if title_changed else f"{mutations} DOM mutations followed"
+    obs.warnings.append(
+        f"Click unverified: no trusted pointer or click event reached {what}, but {seen} "
+        "the press. The app may have acted (the element re-rendered under the pointer, or a "
+        "handler stopped the event) or something else changed. Check the page before "
+        "clicking again: a repeated click could act twice."
+    )
+    obs.next_actions.append(_inspect(call.plan))
 
 
 def dispatch_miss(call: DirectCall, obs: Observation, target: Target, events: int) -> None:
@@ -249,11 +302,7 @@ def dispatch_miss(call: DirectCall, obs: Observation, target: Target, events: in
         "or been covered). Nothing is known to have happened."
     )
     obs.next_actions += [
-        na.NextAction(
-            id="inspect-click-dispatch-miss",
-            reason="See where the element is now before clicking again.",
-            params={"args": [*prefix, "snapshot", "-i"]},
-        ),
+        _inspect(plan),
         na.NextAction(
             id="retry-click-after-dispatch-miss",
             reason="Retry the same native click once the element is in place.",
@@ -261,3 +310,12 @@ def dispatch_miss(call: DirectCall, obs: Observation, target: Target, events: in
             params={"args": [*prefix, *redact_argv(plan.checked.command_tokens)]},
         ),
     ]
+
+
+def _inspect(plan: ExecutionPlan) -> na.NextAction:
+    prefix = na.session_prefix(plan.session.key, not plan.session.used_implicit_session)
+    return na.NextAction(
+        id="inspect-click-dispatch-miss",
+        reason="See where the element is now before clicking again.",
+        params={"args": [*prefix, "snapshot", "-i"]},
+    )

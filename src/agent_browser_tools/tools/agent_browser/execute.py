@@ -231,7 +231,8 @@ async def _run_engine(call: DirectCall) -> tuple[RawOutcome, Envelope]:
 async def _follow_up(call: DirectCall, obs: Observation) -> None:
     """Recovery snapshots (a selector miss, a covering dialog), then the final change summary."""
     await _recover_selector_miss(call, obs)
-    await overlay_probe.run(call, obs, lambda params: run(call.rt, params, lock_held=True))
+    with host_hook.internal():  # the wrapper's own snapshot is not the host's to veto
+        await overlay_probe.run(call, obs, lambda params: run(call.rt, params, lock_held=True))
     page_change.settle(call.plan, obs)
 
 

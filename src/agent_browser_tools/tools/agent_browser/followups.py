@@ -42,7 +42,8 @@ async def read_back(call: DirectCall, obs: Observation, spawned: Spawned) -> lis
     gate = confirmations.settle(plan, prior, obs, envelope)
     pending = obs.failure_category is FailureCategory.CONFIRMATION_REQUIRED
     probe = await run_probe(call) if wants_probe(plan, envelope) and not pending else None
-    mutations = click_probe.judge(call, obs)
+    changed = page_change.title_changed(prior, probe)
+    mutations = click_probe.judge(call, obs, title_changed=changed)
     effects = [] if pending else [scrub_effect(e) for e in record.effects_of(plan, envelope, probe)]
     page_change.annotate(plan, obs, prior, probe, effects, dom_mutations=mutations)
     if plan.path == ("snapshot",) and obs.success and plan.output_mode is OutputMode.JSON:

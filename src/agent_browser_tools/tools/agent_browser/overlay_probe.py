@@ -13,9 +13,13 @@ interactive view leaves dialog containers out, and a dialog role is the only evi
 counts (see `results.overlays`). It runs through the executor like a caller's snapshot, so its
 refs become the session's latest and the candidates' refs are valid as shown. That journaled
 snapshot runs only when a first, unjournaled read found a dialog: a click that opened nothing
-leaves the session's refs those of the model's own snapshot. CSS selector clicks that
-succeeded do not get it (the contract's rule). Cost: one engine call for those clicks, two
-when a dialog is found.
+leaves the session's refs those of the model's own snapshot. A dialog that was already in the
+session's recorded snapshot (a persistent cookie banner) is not news: it is attached as
+evidence with the recorded refs (`already_there`), no change is claimed and no journaled
+snapshot runs. CSS selector clicks that succeeded do not get it (the contract's rule). Cost:
+one engine call for those clicks, two when a new dialog is found. The first read's refs are
+not recorded directly: recording refs takes the executor's journal entry, engine-to-shown id
+mapping, redaction and host hook, which only a journaled run gives.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ from agent_browser_tools.results import next_actions as na
 from agent_browser_tools.results import overlays
 from agent_browser_tools.results.observation import Observation
 from agent_browser_tools.results.tool_result import ToolResult
+from agent_browser_tools.state.models import RefInfo
 from agent_browser_tools.state.snapshot_payload import snapshot_payload
 from agent_browser_tools.state.stale_refs import normalize_url
 from agent_browser_tools.tools.agent_browser import page_change
@@ -64,22 +69,61 @@ def qualifies(call: DirectCall, obs: Observation) -> bool:
 
 async def run(call: DirectCall, obs: Observation, nested: Nested) -> None:
     """`overlayBlockers` when a snapshot shows a dialog with dismiss controls."""
-    if not qualifies(call, obs) or not await _dialog_seen(call):
+    if not qualifies(call, obs):
+        return
+    payload = snapshot_payload(await helper_data(call.rt, call.plan, list(READ)))
+    if payload is None or payload.refs is None:
+        return
+    found = overlays.overlay_blockers(payload.refs, payload.text)
+    if found is None:
         return
     plan = call.plan
     prefix = na.session_prefix(plan.session.key, not plan.session.used_implicit_session)
-    result = await nested({"args": [*prefix, *READ]})
-    found = result.details.get("overlayBlockers")
-    if result.is_error or not isinstance(found, Mapping):
+    known = already_there(call.click.get("priorRefs") or {}, payload.refs, payload.text, found)
+    if obs.success and known is not None:
+        overlays.attach(obs, known, prefix)  # evidence only: this click did not open it
         return
-    overlays.attach(obs, {**found, "snapshot": result.details.get("refSnapshot")}, prefix)
+    result = await nested({"args": [*prefix, *READ]})
+    fresh = result.details.get("overlayBlockers")
+    if result.is_error or not isinstance(fresh, Mapping):
+        return
+    overlays.attach(obs, {**fresh, "snapshot": result.details.get("refSnapshot")}, prefix)
     page_change.saw_overlay(obs, plan.path[0])
 
 
-async def _dialog_seen(call: DirectCall) -> bool:
-    """One unjournaled read: does the page show a dialog with dismiss controls? Without one
-    the session's refs stay those of the model's own snapshot."""
-    payload = snapshot_payload(await helper_data(call.rt, call.plan, list(READ)))
-    if payload is None or payload.refs is None:
-        return False
-    return overlays.overlay_blockers(payload.refs, payload.text) is not None
+def already_there(
+    prior: Mapping[str, RefInfo],
+    refs: Mapping[str, Mapping[str, Any]],
+    text: str,
+    found: Mapping[str, Any],
+) -> dict[str, Any] | None:
+    """The blockers again, named by the refs of the session's recorded snapshot, when the
+    dialog was already in it (pure); None when it may be new.
+
+    Already there: every dialog seen now is named in the recorded snapshot; or, when that
+    snapshot shows no dialog at all (the interactive view leaves dialog containers out),
+    every dismiss control seen now is in it by role and name. A persistent cookie banner is
+    then not news: no change is claimed and the session's refs stay the model's own."""
+    by_pair = {
+        ((info.role or "").lower(), info.name or ""): ref
+        for ref, info in reversed(list(prior.items()))
+    }
+    if not by_pair:
+        return None
+    before = overlays.modal_names({r: i.model_dump() for r, i in prior.items()})
+    if before and not overlays.modal_names(refs, text) <= before:
+        return None
+    candidates = []
+    for candidate in found["candidates"]:
+        ref = by_pair.get((candidate["role"], candidate["name"]))
+        if ref is None:
+            return None
+        shown = "@" + ref
+        candidates.append({**candidate, "ref": shown, "args": ["click", shown]})
+    summary = (
+        "A dialog that was already on the page before this click is still there (its "
+        "controls are in your last snapshot): "
+        + ", ".join(f"{c['ref']} {c['name']!r}" for c in candidates)
+        + ". The click did not open it."
+    )
+    return {"candidates": candidates, "summary": summary, "preexisting": True}

@@ -114,9 +114,8 @@ def _seen_without_navigation(
     dom_mutations: int | None,
 ) -> None:
     """A same-URL mutation is observed when the title changed or the DOM did."""
-    before = prior.target.title if prior is not None and prior.target is not None else None
     command = summary["command"]
-    if probe is not None and probe.title and before and probe.title != before:
+    if probe is not None and title_changed(prior, probe):
         summary.update(observed=True, summary=f"{command}: title is now {probe.title}")
         summary["title"] = probe.title
     elif dom_mutations:
@@ -124,6 +123,12 @@ def _seen_without_navigation(
             observed=True,
             summary=f"{command} changed the page ({dom_mutations} DOM mutations, same URL).",
         )
+
+
+def title_changed(prior: SessionPageState | None, probe: Probe | None) -> bool:
+    """The post-action title differs from a known one before it."""
+    before = prior.target.title if prior is not None and prior.target is not None else None
+    return probe is not None and bool(probe.title) and bool(before) and probe.title != before
 
 
 def _batch_summary(

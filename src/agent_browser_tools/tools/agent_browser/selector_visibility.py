@@ -19,9 +19,9 @@ from agent_browser_tools.engine.envelope import OutputMode
 from agent_browser_tools.results import next_actions as na
 from agent_browser_tools.results.observation import Observation
 from agent_browser_tools.taxonomy import Diagnostic
-from agent_browser_tools.tools.agent_browser.artifacts import CONFIRMATION_FLAGS
 from agent_browser_tools.tools.agent_browser.call import DirectCall
-from agent_browser_tools.tools.agent_browser.helpers import helper_args, helper_data
+from agent_browser_tools.tools.agent_browser.confirm_gate import confirmation_gated
+from agent_browser_tools.tools.agent_browser.helpers import helper_data
 
 MAX_CANDIDATES = 10
 _VISIBLE = (
@@ -68,7 +68,7 @@ async def check(call: DirectCall, obs: Observation, prefix: Sequence[str]) -> No
     selector = _selector(call)
     if selector is None or not obs.success or call.key is None:
         return
-    if set(helper_args(call.plan) or ()) & CONFIRMATION_FLAGS:
+    if confirmation_gated(call):
         return
     data = await helper_data(call.rt, call.plan, ["eval", "--stdin"], stdin=probe_script(selector))
     counts = data.get("result") if isinstance(data, Mapping) else None

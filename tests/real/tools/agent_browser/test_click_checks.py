@@ -157,3 +157,53 @@ async def test_unverified_is_said_only_when_nothing_was_seen(
     landed = moved.details["pageChangeSummary"]
     assert landed["changeType"] == "navigation" and landed["observed"] is True
     assert "application change unverified" not in moved.text
+
+
+async def test_a_click_that_landed_on_a_re_rendered_copy_is_not_failed(
+    browser_tools: BrowserTools, fixture_site: FixtureServer
+) -> None:
+    """The button is replaced when the pointer arrives, so the marked element gets no event,
+    yet the copy's handler acts: the click stays a success, unverified, with no retry that
+    would act twice."""
+    await ab(browser_tools, "open", fixture_site.url("/clicks.html"))
+    refs = await ab(browser_tools, "snapshot", "-i")
+    swapped = await ab(browser_tools, "click", ref_for(refs, "button", "Swap"))
+    assert not swapped.is_error, swapped.text
+    assert swapped.details["clickDispatch"]["status"] == "no-target-event-page-changed"
+    assert "no trusted pointer or click event reached" in swapped.text
+    ids = [a["id"] for a in swapped.details["nextActions"]]
+    assert "retry-click-after-dispatch-miss" not in ids and "inspect-click-dispatch-miss" in ids
+    assert await _status(browser_tools) == "swapped"
+
+
+async def test_a_page_that_mutates_by_itself_gives_no_mutation_evidence(
+    browser_tools: BrowserTools, fixture_site: FixtureServer
+) -> None:
+    """A ticking clock changes the DOM during every click: a click that did nothing stays
+    unverified instead of counting the clock's ticks as its own change."""
+    await ab(browser_tools, "open", fixture_site.url("/clicks-noisy.html"))
+    refs = await ab(browser_tools, "snapshot", "-i")
+    idle = await ab(browser_tools, "click", ref_for(refs, "button", "Nothing"))
+    assert not idle.is_error, idle.text
+    assert "clickDispatch" not in idle.details, "the button itself got the press"
+    assert idle.details["pageChangeSummary"]["observed"] is False
+    assert UNVERIFIED in idle.text
+
+
+async def test_a_banner_that_was_already_there_is_not_claimed_as_the_clicks_doing(
+    browser_tools: BrowserTools, fixture_site: FixtureServer
+) -> None:
+    """A persistent cookie dialog: shown as evidence with the model's own refs, the click
+    stays unverified, and the session keeps the refs of the model's snapshot."""
+    await ab(browser_tools, "open", fixture_site.url("/banner.html"))
+    refs = await ab(browser_tools, "snapshot", "-i")
+    idle = await ab(browser_tools, "click", ref_for(refs, "button", "Nothing"))
+    assert not idle.is_error, idle.text
+    blockers = idle.details["overlayBlockers"]
+    (candidate,) = blockers["candidates"]
+    assert blockers["preexisting"] is True
+    assert candidate["ref"] == ref_for(refs, "button", "Accept all")
+    assert idle.details["pageChangeSummary"]["observed"] is False
+    assert UNVERIFIED in idle.text
+    again = await ab(browser_tools, "click", ref_for(refs, "button", "Nothing"))
+    assert not again.is_error, "the model's refs are still the session's latest"

@@ -1,10 +1,15 @@
-"""`click_probe.target_of`: only a target whose identity can be proven gets a dispatch probe."""
+"""`click_probe`: only a target whose identity can be proven gets a dispatch probe, and a
+miss fails the click only when nothing changed after the press."""
 
 from __future__ import annotations
 
+from types import SimpleNamespace as NS
+from typing import Any
+
+from agent_browser_tools.results.observation import Observation
 from agent_browser_tools.state.models import RefInfo
 from agent_browser_tools.taxonomy import CommandMatch, resolve_command
-from agent_browser_tools.tools.agent_browser.click_probe import target_of
+from agent_browser_tools.tools.agent_browser.click_probe import Installed, Target, judge, target_of
 
 REFS = {
     "e1": RefInfo(role="button", name="Save", engine="e7"),
@@ -46,3 +51,56 @@ def test_unprovable_targets_get_no_probe() -> None:
     element."""
     for operand in ("@e2", "@e3", "@e5", "#save", "@e99"):
         assert target_of(_click(operand), REFS) is None, operand
+
+
+TARGET = Target(
+    {"role": "button", "name": "Buy"},
+    "@e1",
+    {"kind": "accessible", "refId": "@e1", "role": "button", "name": "Buy"},
+)
+
+
+def _judged(seen: dict[str, int], *, title_changed: bool = False) -> tuple[int | None, Observation]:
+    """Judge a probed `click @e1` whose proven target saw `seen`; (evidence, observation)."""
+    plan = NS(
+        session=NS(key=None, used_implicit_session=True),
+        checked=NS(command_tokens=("click", "@e1")),
+    )
+    call: Any = NS(click={"probe": Installed("tok", TARGET), "seen": seen}, plan=plan)
+    obs = Observation(success=True)
+    return judge(call, obs, title_changed=title_changed), obs
+
+
+def test_a_target_without_events_on_an_unchanged_page_is_a_dispatch_miss() -> None:
+    evidence, obs = _judged({"events": 0, "mutations": 0})
+    assert evidence == 0 and not obs.success
+    assert obs.extra["clickDispatch"]["status"] == "no-native-event-observed"
+    assert [a.id for a in obs.next_actions] == [
+        "inspect-click-dispatch-miss",
+        "retry-click-after-dispatch-miss",
+    ]
+
+
+def test_a_page_that_changed_after_the_press_keeps_the_click_unverified_without_retry() -> None:
+    """A re-render under the pointer or a handler that stopped the event: the app may have
+    acted, so a failure inviting a retry could submit twice."""
+    for seen, title in (
+        ({"events": 0, "mutations": 57}, False),
+        ({"events": 0, "mutations": 0}, True),
+    ):
+        evidence, obs = _judged(seen, title_changed=title)
+        assert obs.success and obs.failure_category is None, seen
+        assert obs.extra["clickDispatch"]["status"] == "no-target-event-page-changed"
+        assert any("no trusted pointer or click event reached @e1" in w for w in obs.warnings)
+        ids = [a.id for a in obs.next_actions]
+        assert ids == ["inspect-click-dispatch-miss"], ids
+        assert evidence == seen["mutations"]
+
+
+def test_mutations_on_a_page_that_mutates_by_itself_are_no_evidence() -> None:
+    """Timers and animations changed the DOM before the pointer arrived: a count after the
+    press says nothing about the click (it still keeps a target miss from failing)."""
+    evidence, obs = _judged({"events": 2, "mutations": 40, "quiet": 9})
+    assert evidence == 0 and obs.success and "clickDispatch" not in obs.extra
+    evidence, obs = _judged({"events": 2, "mutations": 40, "quiet": 0})
+    assert evidence == 40
