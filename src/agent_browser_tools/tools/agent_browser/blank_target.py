@@ -43,6 +43,7 @@ BLANK = "about:blank"
 _STILL = frozenset({PageEffect.NONE, PageEffect.MAY_NAVIGATE})
 """Page effects of commands that do not ask for another page (`open`, history, tab/window
 switches and closes may legitimately end on a blank page)."""
+ATTACHED = "this browser is attached, and a person or an app may have switched on purpose"
 _MAY_SWITCH_BACK = frozenset({PageEffect.NONE})
 """Only after a read-only call may the wrapper select another tab by itself."""
 
@@ -196,7 +197,7 @@ async def after_answer(call: DirectCall, obs: Observation, effects: list[Effect]
 def no_switch_reason(call: DirectCall) -> str | None:
     """Why the wrapper must not select another tab by itself after `call`, or None."""
     if attachment.attached(call):
-        return "this browser is attached, and a person or an app may have switched on purpose"
+        return ATTACHED
     if not _effects_all_in(call.plan, _MAY_SWITCH_BACK):
         return "the call may have opened this tab (a popup or a new tab still loading)"
     return None

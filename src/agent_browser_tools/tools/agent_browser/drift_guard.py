@@ -52,7 +52,7 @@ async def check(call: DirectCall) -> None:
     target = entry.target
     if not entry.active or entry.closed or target is None:
         return
-    why = blank_target.no_switch_reason(call) if attachment.attached(call) else None
+    why = blank_target.ATTACHED if attachment.attached(call) else None
     if entry.ownership != "caller" and why is None:
         return
     if entry.target_unknown or not _page_dependent(call):
