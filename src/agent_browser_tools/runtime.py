@@ -39,7 +39,7 @@ from agent_browser_tools.engine.runner import RawOutcome, run_engine
 from agent_browser_tools.planning import file_config
 from agent_browser_tools.planning.file_access import FileRoots
 from agent_browser_tools.planning.policy import ModelPolicy
-from agent_browser_tools.planning.sessions import managed_base_name
+from agent_browser_tools.planning.sessions import is_managed_name, managed_base_name
 from agent_browser_tools.private_fs import ensure_private_dir, write_private_file
 from agent_browser_tools.results.artifact_manifest import ArtifactManifest
 from agent_browser_tools.results.tool_result import TextBlock, ToolResult
@@ -159,8 +159,9 @@ class Runtime:
 
     def caller_owned(self, key: SessionKey) -> bool:
         """Not a browser of the wrapper's own managed slot (`abt-<root>` and its fresh
-        rotations): a session the caller, the user or another tool named."""
-        return not key.session.startswith(managed_base_name(self.root_id))
+        rotations): a session the caller, the user or another tool named. The same test as
+        planning's ownership (`is_managed_name`)."""
+        return not is_managed_name(key.session, self.root_id)
 
     @property
     def child_env(self) -> dict[str, str]:

@@ -27,8 +27,9 @@ DEFAULT_DIALOG_PROCESS_TIMEOUT_MS = 5_000
 DEFAULT_DIALOG_TRIGGER_PROCESS_TIMEOUT_MS = 8_000
 DEFAULT_IDLE_TIMEOUT_MS = 900_000
 """Idle shutdown of managed browser daemons; the same value is passed on every spawn of a managed
-session because the engine treats a changed idle timeout as a different launch (sessions the
-caller names keep the caller's environment)."""
+session because the engine treats a changed idle timeout as a different launch. Sessions the
+caller names keep the caller's `AGENT_BROWSER_IDLE_TIMEOUT_MS` when it is set, else get this one
+too (a leak guard: nothing else stops them)."""
 
 DEFAULT_SESSION_CLOSE_TIMEOUT_MS = 35_000
 DEFAULT_INLINE_IMAGE_MAX_BYTES = 5 * 1024 * 1024

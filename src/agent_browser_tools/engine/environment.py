@@ -7,8 +7,11 @@ Rules (contract, `timeoutMs` section):
 - `AGENT_BROWSER_IDLE_TIMEOUT_MS` is the same on every spawn for the wrapper's managed
   sessions: the engine treats launch settings as part of a daemon's identity, so a changing
   value would restart browsers. A caller-owned session (`--session NAME`) keeps the caller's
-  own value (or none): it is the user's browser, and their terminal `agent-browser --session
-  NAME` must see the same daemon settings the wrapper's spawns do.
+  own value when the server's environment defines one (the caller's explicit choice, so their
+  terminal `agent-browser --session NAME` sees the same daemon settings); when it does not,
+  the configured value applies too, as a leak guard: such a browser lives in the
+  conversation's private socket dir, nothing closes it when a stdio conversation ends, and
+  the engine's own default does not stop a headed browser.
 - `AGENT_BROWSER_SOCKET_DIR` is the socket dir of the call's browser: the conversation's own
   dir, or the shared one for an operator-shared session (`engine.isolation`). `socket_dir_for`
   says which base the engine would use without the wrapper (`doctor` smokes there): a short
@@ -97,7 +100,7 @@ def build_child_env(
     settings: Settings, socket_dir: Path | None, *, caller_owned: bool = False
 ) -> dict[str, str]:
     """The complete environment for one engine child process (`caller_owned`: a session the
-    caller named, whose idle timeout stays the caller's)."""
+    caller named, whose idle timeout stays the caller's when the environment defines one)."""
     dropped = {*_WITHHELD, *cleared_by_isolation(settings)}
     env = {
         key: value
@@ -108,7 +111,7 @@ def build_child_env(
     env["AGENT_BROWSER_DEFAULT_TIMEOUT"] = clamp_default_timeout(
         settings.env.get("AGENT_BROWSER_DEFAULT_TIMEOUT")
     )
-    if not caller_owned:
+    if not caller_owned or "AGENT_BROWSER_IDLE_TIMEOUT_MS" not in settings.env:
         env["AGENT_BROWSER_IDLE_TIMEOUT_MS"] = str(settings.idle_timeout_ms)
     if socket_dir is not None:
         env["AGENT_BROWSER_SOCKET_DIR"] = str(socket_dir)

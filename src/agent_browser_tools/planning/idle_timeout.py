@@ -6,7 +6,8 @@ part of a daemon's identity. A call asking for another value would either be ign
 running browser or make the next follow-up (which carries the configured value) relaunch it,
 so such a call is refused before dispatch with the way to change the value: the operator sets
 `AGENT_BROWSER_TOOLS_IDLE_TIMEOUT_MS` and restarts the server. Caller-owned sessions keep
-their own flag (their environment is the caller's).
+their own flag. "Managed" is `planning.sessions.is_managed_name`, the same test the child
+environment uses (`Runtime.caller_owned`).
 """
 
 from __future__ import annotations

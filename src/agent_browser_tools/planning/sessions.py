@@ -25,6 +25,7 @@ from agent_browser_tools.planning.argv_rules import ArgvRejected, CheckedArgv
 from agent_browser_tools.state.models import ConversationState, SessionKey
 
 MANAGED_PREFIX = "abt-"
+_FRESH_SUFFIX_LEN = 6
 
 
 @dataclass(frozen=True)
@@ -45,10 +46,22 @@ def managed_base_name(root_id: str) -> str:
     return MANAGED_PREFIX + hashlib.sha256(root_id.encode()).hexdigest()[:12]
 
 
+def is_managed_name(session: str, root_id: str) -> bool:
+    """The one test of "the wrapper's own managed slot": `abt-<root>` or one of its fresh
+    rotations (`abt-<root>-<6 hex>`). Planning (ownership, the idle-timeout rule) and the
+    child environment both use it, so no name is managed for one and caller-owned for the
+    other (`abt-<root>x` is the caller's)."""
+    base = managed_base_name(root_id)
+    if session == base:
+        return True
+    suffix = session[len(base) + 1 :] if session.startswith(base + "-") else ""
+    return len(suffix) == _FRESH_SUFFIX_LEN and all(c in "0123456789abcdef" for c in suffix)
+
+
 def fresh_name(root_id: str, nonce: str) -> str:
     """A new managed name for a fresh launch. Derived from `nonce` (conversation + journal
     position) so that planning stays pure and re-planning the same call gives the same name."""
-    suffix = hashlib.sha256(f"{root_id}\0{nonce}".encode()).hexdigest()[:6]
+    suffix = hashlib.sha256(f"{root_id}\0{nonce}".encode()).hexdigest()[:_FRESH_SUFFIX_LEN]
     return f"{managed_base_name(root_id)}-{suffix}"
 
 
@@ -108,9 +121,7 @@ def plan_session(
     if checked.inspection:
         return SessionPlan(None, (), False, None, launch)
     if explicit is not None:
-        owner: Literal["managed", "caller"] = (
-            "managed" if explicit == state.managed_session else "caller"
-        )
+        owner = _owner(explicit, root_id)
         key = SessionKey(session=explicit, namespace=namespace)
         if owner == "managed":
             _reject_ignored_launch_flags(launch, state, key, explicit)
@@ -121,7 +132,7 @@ def plan_session(
         return SessionPlan(key, kept, False, owner, launch)
     if native_default is not None:
         key = SessionKey(session=native_default, namespace=namespace)
-        return SessionPlan(key, (), False, "caller", launch)
+        return SessionPlan(key, (), False, _owner(native_default, root_id), launch)
     if checked.match is not None and checked.match.spec.session is taxonomy.SessionNeed.SESSIONLESS:
         return SessionPlan(None, (), False, None, launch)
     current = state.managed_session or managed_base_name(root_id)
@@ -146,6 +157,10 @@ def plan_session(
     _reject_ignored_launch_flags(launch, state, key, current)
     inject = ("--session", current, *_relaunch_guard(launch, state, key))
     return SessionPlan(key, inject, True, "managed", launch)
+
+
+def _owner(session: str, root_id: str) -> Literal["managed", "caller"]:
+    return "managed" if is_managed_name(session, root_id) else "caller"
 
 
 def _relaunch_guard(

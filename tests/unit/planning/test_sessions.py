@@ -18,6 +18,8 @@ from agent_browser_tools.planning.inputs import AgentBrowserInput
 from agent_browser_tools.planning.plan import ExecutionPlan, build_plan
 from agent_browser_tools.planning.sessions import (
     MANAGED_PREFIX,
+    fresh_name,
+    is_managed_name,
     managed_base_name,
     native_session_default,
 )
@@ -438,3 +440,13 @@ def test_unknown_command_still_plans_with_its_first_words() -> None:
     assert plan.match is None
     assert plan.path == ("frobnicate", "now")
     assert plan.effective_args == ("--json", "--session", MANAGED, "frobnicate", "now", "please")
+
+
+def test_managed_names_are_the_slot_and_its_rotations_only() -> None:
+    base = managed_base_name("root-1")
+    assert is_managed_name(base, "root-1")
+    assert is_managed_name(fresh_name("root-1", "7"), "root-1")
+    assert not is_managed_name(base + "x", "root-1")
+    assert not is_managed_name(base + "-xyz", "root-1")
+    assert not is_managed_name(base + "-ABCDEF", "root-1")
+    assert not is_managed_name(managed_base_name("root-2"), "root-1")

@@ -7,6 +7,12 @@ page would make the next read or click act on a blank tab as if it were the know
 wrapper first looks for the recorded page in another tab of the session and re-selects it
 (best effort, never navigating); when no tab has it, `about:blank` is recorded as what it is,
 the old refs are retired, and the result says so with the exact recovery calls.
+
+The wrapper switches tabs itself only where nobody else's choice is undone: never in an
+attached browser (a person or an app may have switched on purpose) and never after a call
+that may have opened the tab (a click's popup can read `about:blank` while it loads, and
+switching back would abandon it). There the switch is reported with `tab list` and
+`tab <id>` as the recovery calls (`report_switch`).
 """
 
 from __future__ import annotations
@@ -29,6 +35,7 @@ from agent_browser_tools.state.models import (
 )
 from agent_browser_tools.state.stale_refs import normalize_url
 from agent_browser_tools.taxonomy import PageEffect
+from agent_browser_tools.tools.agent_browser import attachment
 from agent_browser_tools.tools.agent_browser.call import DirectCall
 from agent_browser_tools.tools.agent_browser.helpers import current_page_url, helper_data
 
@@ -36,6 +43,9 @@ BLANK = "about:blank"
 _STILL = frozenset({PageEffect.NONE, PageEffect.MAY_NAVIGATE})
 """Page effects of commands that do not ask for another page (`open`, history, tab/window
 switches and closes may legitimately end on a blank page)."""
+ATTACHED = "this browser is attached, and a person or an app may have switched on purpose"
+_MAY_SWITCH_BACK = frozenset({PageEffect.NONE})
+"""Only after a read-only call may the wrapper select another tab by itself."""
 
 
 @dataclass
@@ -52,10 +62,26 @@ def is_blank(url: str | None) -> bool:
     return url is not None and url.strip().lower().split("#", 1)[0] == BLANK
 
 
+def _effects_all_in(plan: ExecutionPlan, effects: frozenset[PageEffect]) -> bool:
+    matches = plan.row_matches if plan.row_matches is not None else (plan.match,)
+    return all(m is not None and m.spec.page_effect in effects for m in matches)
+
+
 def should_not_navigate(plan: ExecutionPlan) -> bool:
     """No step of the call asks for another page or tab."""
-    matches = plan.row_matches if plan.row_matches is not None else (plan.match,)
-    return all(m is not None and m.spec.page_effect in _STILL for m in matches)
+    return _effects_all_in(plan, _STILL)
+
+
+async def select_tab_showing(rt: Runtime, plan: ExecutionPlan, url: str) -> tuple[str, str] | None:
+    """Select the inactive tab whose page is `url` and check the focus landed there: (tab id,
+    live URL), else None. Never navigates. The direct tool's only automatic tab switch."""
+    tab = await tab_showing(rt, plan, url)
+    if tab is None or await helper_data(rt, plan, ["tab", tab]) is None:
+        return None
+    live = await current_page_url(rt, plan)
+    if live is None or not same_page(live, url):
+        return None
+    return tab, live
 
 
 async def reselect(
@@ -63,12 +89,10 @@ async def reselect(
 ) -> Recovery | None:
     """Select the tab that still shows `target` when another tab (`seen`) took focus; None
     when no tab shows it or the selection did not land there. Never navigates."""
-    tab = await tab_showing(rt, plan, target.url)
-    if tab is None or await helper_data(rt, plan, ["tab", tab]) is None:
+    selected = await select_tab_showing(rt, plan, target.url)
+    if selected is None:
         return None
-    live = await current_page_url(rt, plan)
-    if live is None or not same_page(live, target.url):
-        return None
+    tab, live = selected
     summary = (
         f"The active tab of session {key.label} showed {redact_url(seen)}; the wrapper "
         f"re-selected tab {tab}, which is still on {target.url}. Refs from before were "
@@ -82,11 +106,49 @@ async def reselect(
     return Recovery(moved, summary, [na.refresh_interactive_refs(prefix)])
 
 
+async def report_switch(
+    rt: Runtime, plan: ExecutionPlan, key: SessionKey, target: PageTarget, seen: str, why: str
+) -> Recovery | None:
+    """The active tab shows `seen` while tab N still has `target`: record `seen`, retire the
+    refs and offer `tab N`, without switching (`why` says why not). None when no tab has it."""
+    tab = await tab_showing(rt, plan, target.url)
+    if tab is None:
+        return None
+    summary = (
+        f"The active tab of session {key.label} shows {redact_url(seen)}, not {target.url}, "
+        f"which is still open in tab {tab}. The wrapper did not switch tabs: {why}. "
+        f"{redact_url(seen)} is now its recorded page and refs from before were retired. "
+        f"Recover: `tab {tab}` to go back (then snapshot -i), or `tab list` to choose."
+    )
+    moved: list[Effect] = [
+        TargetObserved(url=seen, keep_refs=False),
+        RefsInvalidated(reason="page-transition", summary=summary),
+    ]
+    prefix = na.session_prefix(key, not plan.session.used_implicit_session)
+    actions = [
+        NextAction(
+            id="list-tabs-after-tab-switch",
+            reason="See which tab shows which page before acting.",
+            params={"args": [*prefix, "tab", "list"]},
+        ),
+        NextAction(
+            id="select-recorded-tab",
+            reason=f"Go back to {target.url} in tab {tab}, then take new refs.",
+            params={"args": [*prefix, "tab", tab]},
+        ),
+    ]
+    return Recovery(moved, summary, actions)
+
+
 async def recover(
-    rt: Runtime, plan: ExecutionPlan, key: SessionKey, target: PageTarget
+    rt: Runtime, plan: ExecutionPlan, key: SessionKey, target: PageTarget, why: str | None
 ) -> Recovery:
-    """Re-select the tab that still shows `target`, else record `about:blank` with guidance."""
-    found = await reselect(rt, plan, key, target, BLANK)
+    """Re-select the tab that still shows `target` (only when `why` is None; else report it),
+    else record `about:blank` with guidance."""
+    if why is None:
+        found = await reselect(rt, plan, key, target, BLANK)
+    else:
+        found = await report_switch(rt, plan, key, target, BLANK, why)
     return found if found is not None else record_blank(plan, key, target)
 
 
@@ -126,10 +188,19 @@ async def after_answer(call: DirectCall, obs: Observation, effects: list[Effect]
     observed = [e for e in effects if isinstance(e, TargetObserved)]
     if not observed or not is_blank(observed[-1].url):
         return
-    found = await recover(call.rt, call.plan, key, target)
+    found = await recover(call.rt, call.plan, key, target, no_switch_reason(call))
     effects[:] = [e for e in effects if not isinstance(e, TargetObserved)] + found.effects
     obs.warnings.append(found.warning)
     obs.next_actions.extend(found.actions)
+
+
+def no_switch_reason(call: DirectCall) -> str | None:
+    """Why the wrapper must not select another tab by itself after `call`, or None."""
+    if attachment.attached(call):
+        return ATTACHED
+    if not _effects_all_in(call.plan, _MAY_SWITCH_BACK):
+        return "the call may have opened this tab (a popup or a new tab still loading)"
+    return None
 
 
 async def tab_showing(rt: Runtime, plan: ExecutionPlan, url: str) -> str | None:

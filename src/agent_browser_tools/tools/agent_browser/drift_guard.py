@@ -11,8 +11,10 @@ other read goes on and says the tab had moved. The wrapper's own managed session
 private socket dir nobody else can reach, so they are not re-read (cost: one engine call per
 page-dependent call on a caller-owned session) unless they are attached to a browser the
 wrapper did not start (`attachment`). When another tab merely took focus (a restored or
-stray tab), the tab still showing the recorded page is re-selected instead; a reading of
-`about:blank` with no such tab is recorded with recovery actions (`blank_target`).
+stray tab), the tab still showing the recorded page is re-selected instead, except in an
+attached browser, where the switch is reported with `tab <id>` to go back (a person may
+have switched on purpose); a reading of `about:blank` with no such tab is recorded with
+recovery actions (`blank_target`).
 """
 
 from __future__ import annotations
@@ -50,14 +52,18 @@ async def check(call: DirectCall) -> None:
     target = entry.target
     if not entry.active or entry.closed or target is None:
         return
-    if entry.ownership != "caller" and not attachment.attached(call):
+    why = blank_target.ATTACHED if attachment.attached(call) else None
+    if entry.ownership != "caller" and why is None:
         return
     if entry.target_unknown or not _page_dependent(call):
         return
     live = await current_page_url(call.rt, call.plan)
     if live is None or normalize_url(redact_url(live)) == normalize_url(target.url):
         return
-    found = await blank_target.reselect(call.rt, call.plan, key, target, live)
+    if why is None:
+        found = await blank_target.reselect(call.rt, call.plan, key, target, live)
+    else:
+        found = await blank_target.report_switch(call.rt, call.plan, key, target, live, why)
     if found is None and blank_target.is_blank(live) and not blank_target.is_blank(target.url):
         found = blank_target.record_blank(call.plan, key, target)
     if found is not None:

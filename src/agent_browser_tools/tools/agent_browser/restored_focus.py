@@ -5,8 +5,8 @@ An `open` on a browser started with a profile or restored state (`--profile`, `-
 and one of them may take focus after the navigation. The engine then answers with the page it
 opened, but the next command would act on the restored tab. So after such an open, one live
 `get url` checks the active tab; when it is another page, the tab showing the opened page is
-re-selected (never navigating). When no tab shows it, the live page is recorded and the
-result says how to get back.
+re-selected (never navigating; `blank_target.select_tab_showing`, not in an attached browser).
+When no tab shows it, the live page is recorded and the result says how to get back.
 """
 
 from __future__ import annotations
@@ -18,9 +18,10 @@ from agent_browser_tools.results import next_actions as na
 from agent_browser_tools.results.observation import Observation
 from agent_browser_tools.state.models import Effect, RefsInvalidated, TargetObserved
 from agent_browser_tools.taxonomy import PageEffect
-from agent_browser_tools.tools.agent_browser.blank_target import same_page, tab_showing
+from agent_browser_tools.tools.agent_browser import attachment
+from agent_browser_tools.tools.agent_browser.blank_target import same_page, select_tab_showing
 from agent_browser_tools.tools.agent_browser.call import DirectCall
-from agent_browser_tools.tools.agent_browser.helpers import current_page_url, helper_data
+from agent_browser_tools.tools.agent_browser.helpers import current_page_url
 
 RESTORING_FLAGS = frozenset({"--profile", "--restore", "--session-name", "--state"})
 RESTORING_ENV = (
@@ -61,18 +62,22 @@ async def keep_focus(call: DirectCall, obs: Observation, effects: list[Effect]) 
     live = await current_page_url(rt, plan)
     if live is None or same_page(live, redact_url(opened)):
         return
-    tab = await tab_showing(rt, plan, redact_url(opened))
-    if tab is not None and await helper_data(rt, plan, ["tab", tab]) is not None:
-        after = await current_page_url(rt, plan)
-        if after is not None and same_page(after, redact_url(opened)):
-            obs.warnings.append(
-                f"A restored tab ({redact_url(live)}) took focus after the open; the wrapper "
-                f"re-selected tab {tab}, which shows the opened page."
-            )
-            return
+    attached = attachment.attached(call)
+    selected = None if attached else await select_tab_showing(rt, plan, redact_url(opened))
+    if selected is not None:
+        obs.warnings.append(
+            f"A restored tab ({redact_url(live)}) took focus after the open; the wrapper "
+            f"re-selected tab {selected[0]}, which shows the opened page."
+        )
+        return
+    not_selected = (
+        "the wrapper does not switch tabs in an attached browser"
+        if attached
+        else ("no tab could be re-selected")
+    )
     summary = (
         f"A restored tab took focus after the open: the active page is {redact_url(live)}, "
-        f"not the opened {redact_url(opened)}, and no tab could be re-selected. Use `tab list` "
+        f"not the opened {redact_url(opened)}, and {not_selected}. Use `tab list` "
         "and `tab <id>` to choose the page before acting."
     )
     effects.append(TargetObserved(url=live, keep_refs=False))

@@ -49,7 +49,8 @@ async def test_caller_sessions_keep_the_callers_idle_timeout(
     fake_engine: FakeEngine, tmp_path: Path
 ) -> None:
     """Managed browsers get the wrapper's idle timeout on every spawn; a browser the caller
-    named gets the caller's own environment, so their terminal and the wrapper agree."""
+    named keeps the caller's own value when set, so their terminal and the wrapper agree,
+    and else gets the wrapper's (a leak guard), the same on every spawn."""
     fake_engine_rules(fake_engine)
     tools = _tools(
         fake_engine, tmp_path, AGENT_BROWSER_TOOLS_IDLE_TIMEOUT_MS="120000", **{IDLE: "4242"}
@@ -62,9 +63,39 @@ async def test_caller_sessions_keep_the_callers_idle_timeout(
     unset = _tools(fake_engine, tmp_path / "unset", AGENT_BROWSER_TOOLS_IDLE_TIMEOUT_MS="120000")
     fake_engine_rules(fake_engine)
     await _call(unset, {"args": ["--session", "mine", "open", PAGE]})
+    assert _env_of(fake_engine, "mine")[IDLE] == "120000"
     await _call(unset, {"args": ["open", PAGE]})
-    assert IDLE not in _env_of(fake_engine, "mine")
+    await _call(unset, {"args": ["--session", "mine", "open", PAGE]})
+    assert _env_of(fake_engine, "mine")[IDLE] == "120000"
     assert _env_of(fake_engine, MANAGED)[IDLE] == "120000"
+
+
+async def test_one_ownership_rule_for_the_environment_and_the_idle_timeout_check(
+    fake_engine: FakeEngine, tmp_path: Path
+) -> None:
+    """A name that merely starts with the managed slot's is the caller's for both the child
+    environment and the `--idle-timeout` rule; a rotation of the slot is managed for both."""
+    tools = _tools(
+        fake_engine,
+        tmp_path,
+        AGENT_BROWSER_TOOLS_IDLE_TIMEOUT_MS="120000",
+        AGENT_BROWSER_TOOLS_ALLOW_MODEL_FLAGS="--idle-timeout",
+        **{IDLE: "4242"},
+    )
+    fake_engine_rules(fake_engine)
+    lookalike = MANAGED + "x"
+    mine = await _call(
+        tools, {"args": ["--session", lookalike, "--idle-timeout", "5m", "open", PAGE]}
+    )
+    assert not mine.is_error, mine.text
+    assert _env_of(fake_engine, lookalike)[IDLE] == "4242"
+    rotated = MANAGED + "-abc123"
+    refused = await _call(
+        tools, {"args": ["--session", rotated, "--idle-timeout", "5m", "open", PAGE]}
+    )
+    assert refused.details["failureCategory"] == "validation-error", refused.text
+    await _call(tools, {"args": ["--session", rotated, "open", PAGE]})
+    assert _env_of(fake_engine, rotated)[IDLE] == "120000"
 
 
 def fake_engine_rules(fake: FakeEngine) -> None:

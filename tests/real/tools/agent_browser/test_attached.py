@@ -127,3 +127,40 @@ async def test_a_blank_tab_that_took_focus_is_not_read_as_the_page(
         assert url.details["data"]["url"] == form
     finally:
         await ab(browser_tools, "--session", session, "close")
+
+
+async def test_a_tab_switch_in_an_attached_browser_is_reported_not_undone(
+    engine_env: EngineEnv, fixture_site: FixtureServer, tmp_path: Path, debug_port: int
+) -> None:
+    """Someone opened (and focused) another tab in the attached browser: the wrapper does not
+    switch back on its own; it says where the recorded page is and how to select it."""
+    form = fixture_site.url("/form.html")
+    settings = tools_settings(
+        engine_env, tmp_path / "state", AGENT_BROWSER_TOOLS_ALLOW_MODEL_FLAGS="--cdp"
+    )
+    tools = BrowserTools(settings=settings, cwd=tmp_path, conversation_id="attached-switch")
+    try:
+        opened = await ab(tools, "--cdp", str(debug_port), "open", form)
+        assert not opened.is_error, opened.text
+        session = opened.details["sessionName"]
+        outside = subprocess.run(
+            [tools.runtime.engine.path, "--session", session, "--json", "tab", "new"],
+            env=tools.runtime.env_for(SessionKey(session=session)),
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+        assert outside.returncode == 0, outside.stderr
+        read = await ab(tools, "get", "title")
+        assert not read.is_error, read.text
+        assert any("did not switch tabs" in w for w in read.details["warnings"]), read.text
+        actions = {a["id"]: a["params"] for a in read.details["nextActions"]}
+        still = await ab(tools, "get", "url")
+        assert still.details["data"]["url"] != form, "the user's tab stays selected"
+        back = await tools.call("agent_browser", actions["select-recorded-tab"])
+        assert not back.is_error, back.text
+        url = await ab(tools, "get", "url")
+        assert url.details["data"]["url"] == form, url.text
+    finally:
+        await tools.aclose()
