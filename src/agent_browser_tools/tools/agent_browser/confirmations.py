@@ -172,6 +172,19 @@ def _offered(plan: ExecutionPlan, control: Control) -> list[na.NextAction]:
     return [_inspect_session(plan, "The pending answer is not one the engine sends; inspect.")]
 
 
+def _offer_decisions(
+    plan: ExecutionPlan, obs: Observation, control: Control, command: str, text: str
+) -> dict[str, Any]:
+    """Replace any earlier decision actions with this control's, and its `confirmation`
+    summary naming exactly what was offered."""
+    obs.next_actions = [a for a in obs.next_actions if a.id not in DECISION_IDS]
+    offered = _offered(plan, control)
+    obs.next_actions += offered
+    return page_change.confirmation_summary(
+        command, text, observed=False, next_ids=[action.id for action in offered]
+    )
+
+
 def decision_actions(prefix: list[str], ident: str) -> list[na.NextAction]:
     """The exact approve/deny pair for one native id (never another id, never automatic)."""
     return [
@@ -207,14 +220,12 @@ def _pending(
             f"confirmation (id {control.id}); it has not run."
         )
         obs.data = {"confirmationId": control.id, "action": control.action or None}
-    obs.next_actions = [a for a in obs.next_actions if a.id not in DECISION_IDS]
-    offered = _offered(plan, control)
-    obs.next_actions += offered
-    summary = page_change.confirmation_summary(
+    summary = _offer_decisions(
+        plan,
+        obs,
+        control,
         command,
         f"`{command}` waits for confirmation (id {control.id}); nothing ran.",
-        observed=False,
-        next_ids=[action.id for action in offered],
     )
     if not control.genuine:
         obs.warnings.append(
@@ -323,14 +334,12 @@ def _batch(
     step, control, command = found
     if decided is not None and decided[0] + 1 == step and known is not None and known.command:
         command = known.command  # nested: the approved row asked again
-    obs.next_actions = [a for a in obs.next_actions if a.id not in DECISION_IDS]
-    offered = _offered(plan, control)
-    obs.next_actions += offered
-    summary = page_change.confirmation_summary(
+    summary = _offer_decisions(
+        plan,
+        obs,
+        control,
         command,
         f"step {step} `{command}` waits for confirmation (id {control.id}).",
-        observed=False,
-        next_ids=[action.id for action in offered],
     )
     if not control.genuine:
         return Gate(summary=summary, unrecorded=True)
