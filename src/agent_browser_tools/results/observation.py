@@ -50,6 +50,7 @@ class ObservationExtras(TypedDict, total=False):
     browserLost: Annotated[Json, CELL]
     agentBrowserStarted: Annotated[bool, CELL]
     staleRef: Annotated[Json, CELL]
+    notEditable: Annotated[Json, CELL]
     clickDispatch: Annotated[Json, CELL]
     managedSessionOutcome: Annotated[Json, CELL]
     lifecycle: Annotated[Json, CELL]

@@ -39,6 +39,7 @@ from agent_browser_tools.state.models import ConversationState, Effect, SessionK
 from agent_browser_tools.state.reducers import fold
 from agent_browser_tools.state.stale_refs import normalize_url
 from agent_browser_tools.tools.agent_browser import followups, guards, identity, record, segments
+from agent_browser_tools.tools.agent_browser.editable_guard import TAKES_NO_TEXT
 
 KEY = SessionKey(session="abt-property")
 PAGES = (
@@ -312,6 +313,11 @@ class Wrapper:
         return True
 
 
+def _types_into_a_non_text_role(action: UseRef, snapshot: Snapshot) -> bool:
+    """`fill`/`type` on a button is refused for its role (`editable_guard`), not for staleness."""
+    return action.verb in ("fill", "type") and snapshot.roles[action.k - 1] in TAKES_NO_TEXT
+
+
 def run_actions(actions: list[Action]) -> Wrapper:
     engine = ModelEngine()
     wrapper = Wrapper(engine)
@@ -327,6 +333,7 @@ def run_actions(actions: list[Action]) -> Wrapper:
                 isinstance(action, UseRef)
                 and isinstance(previous, Snapshot)
                 and action.k <= len(previous.roles)
+                and not _types_into_a_non_text_role(action, previous)
             ):
                 assert allowed, f"fresh ref e{action.k} was blocked; trace: {engine.trace}"
         previous = action

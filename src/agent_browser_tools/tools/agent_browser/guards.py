@@ -26,6 +26,7 @@ from agent_browser_tools.state.stale_refs import (
     ref_ids,
 )
 from agent_browser_tools.taxonomy import CommandMatch
+from agent_browser_tools.tools.agent_browser import editable_guard
 from agent_browser_tools.tools.agent_browser.confirmations import decision_refusal
 
 
@@ -61,7 +62,9 @@ def refusal(plan: ExecutionPlan, state: ConversationState) -> Observation | None
     stale = guard_batch(batch.rows, entry, latch=latch) if batch else None
     if stale is None and not plan.is_batch:
         stale = guard_direct(plan.match, entry)
-    return None if stale is None else stale_refusal(plan, stale)
+    if stale is not None:
+        return stale_refusal(plan, stale)
+    return editable_guard.refusal(plan, entry)
 
 
 def stale_refusal(plan: ExecutionPlan, stale: StaleRef) -> Observation:
