@@ -1,9 +1,9 @@
 """What an agent reads per episode: this server over MCP against the engine CLI, same steps.
 
 Every character a tool returns is paid for in tokens and context, so this runs a fixed set of
-scripted flows (`episode_flows.py`: the fixture site's forms, date and time inputs, dense
-lists, dialogs, ARIA tabs, links, overlays; plus MiniWoB++ episodes when its pages are
-available) twice, interleaved:
+scripted flows (`episode_flows.py`: the fixture site's forms, a date input, dense lists,
+dialogs, ARIA tabs, links, overlays; plus MiniWoB++ episodes when its pages are available)
+twice, interleaved:
 
   (a) through `agent-browser-tools serve` over stdio with the official MCP client, calling
       `agent_browser` with the argv a model would send; characters = the text content;
@@ -12,14 +12,17 @@ available) twice, interleaved:
 
 Refs come from the text of the preceding `snapshot -i`, looked up by role and name, so a
 control a result does not show cannot be used. Success is read from the page state at the end
-(a field value, a result text, the MiniWoB++ reward), never from what a result said; those
-reads, `open`'s MiniWoB++ episode start and the final check are not counted.
+(a field value, a result text, the MiniWoB++ reward; polled for up to 5 s), never from what a
+result said; those reads and the MiniWoB++ episode start after `open` are not counted.
 
 Printed: per flow and in total, success, calls, characters and the ratio ours/engine; the
 median click/fill result when nothing navigates; the characters per command; and the lines of
 our results that cost most (refs, numbers, quoted text and URLs folded). Targets, checked in
 the last line (exit status 0 only when all hold): 100% success, total characters at most
-1.25x the engine's, median click/fill result at most 120 characters.
+1.25x the engine's, median click/fill result at most 120 characters. Subtotals per group
+(small fixture pages, the two dense pages, MiniWoB++) are printed too: on the dense pages
+snapshot compaction saves far more than the action results cost, so the total alone hides
+the per-action overhead that the small pages show.
 
 MiniWoB++ pages come from the `miniwob` package (the `bench` extra), or without installing it
 (it pulls in gymnasium, selenium and numpy) from its wheel:
@@ -31,7 +34,8 @@ Hermetic: a private 0700 root for sockets, state and downloads; the server exits
 browser is closed at the end (`close`, then `close --all` in the socket dir), even on errors.
 
 Run from the repo root:
-    /work/main/.venv/bin/python benchmarks/episode_chars.py [--miniwob PATH] [--only TEXT]
+    PYTHONPATH=src .venv/bin/python benchmarks/episode_chars.py [--miniwob PATH] [--only TEXT]
+        [--show FLOW]   # --show prints every call's text of one flow, both backends
 """
 
 from __future__ import annotations
@@ -75,6 +79,8 @@ from tests.support.real_engine import EngineEnv, close_socket_dir, engine_env_fo
 
 ENGINE_SESSION = "episodes"
 CALL_TIMEOUT_S = 90.0
+CHECK_WINDOW_S = 5.0
+CHECK_INTERVAL_S = 0.25
 MAX_RATIO = 1.25
 MAX_MEDIAN_ACTION = 120
 #: `- role "name" [attrs, ref=eN]` (the name is absent for unnamed elements).
@@ -201,12 +207,29 @@ async def run_flow(backend: Backend, flow: Flow) -> Outcome:
             text = await send(argv, step)
             if argv[0] == "snapshot":
                 snapshot = text
-        outcome.success = bool(await backend.evaluate(flow.check))
+        outcome.success = await reached(backend, flow.check)
         failed = [c.command for c in outcome.calls if not c.ok]
         outcome.note = f"failed calls: {', '.join(failed)}" if failed else ""
     except Exception as exc:  # a broken flow is a result to print, not a reason to stop
         outcome.note = f"{type(exc).__name__}: {exc}"[:160]
     return outcome
+
+
+async def reached(backend: Backend, check: str) -> bool:
+    """Whether the page reaches the goal state within `CHECK_WINDOW_S` (polled).
+
+    Why poll: an action may return before the navigation it started has finished; reading the
+    state at once would fail a flow that got there, and the next flow's `open` could race
+    that late navigation."""
+    with anyio.move_on_after(CHECK_WINDOW_S):
+        while True:
+            try:
+                if await backend.evaluate(check):
+                    return True
+            except (FlowError, ValueError):  # mid-navigation: no page to read yet
+                pass
+            await anyio.sleep(CHECK_INTERVAL_S)
+    return False
 
 
 Results = dict[str, dict[str, Outcome]]  # flow name -> backend label -> outcome
@@ -228,7 +251,7 @@ def _ratio(ours: int, engine: int) -> str:
     return f"{ours / engine:.2f}x" if engine else "-"
 
 
-def print_table(results: Results) -> None:
+def print_table(results: Results, groups: dict[str, str]) -> None:
     header = (
         f"{'flow':28} {'ok eng/ours':>11} {'calls':>9} {'chars engine':>12} "
         f"{'chars ours':>10} {'ratio':>7}  note (ours; engine)"
@@ -256,6 +279,15 @@ def print_table(results: Results) -> None:
     )
     n = len(results) or 1
     print(f"per flow (mean): engine {eng_chars / n:,.0f} chars, ours {ours_chars / n:,.0f} chars")
+    for group in sorted({g for g in groups.values()}):
+        names = [name for name, g in groups.items() if g == group and name in results]
+        eng_g = sum(results[name]["engine"].chars for name in names)
+        ours_g = sum(results[name]["ours"].chars for name in names)
+        print(
+            f"  {group} ({len(names)} flows): engine {eng_g:,}, ours {ours_g:,} chars, "
+            f"{_ratio(ours_g, eng_g)}; per flow {eng_g / len(names):,.0f} / "
+            f"{ours_g / len(names):,.0f}"
+        )
 
 
 def _yes(flag: bool) -> str:
@@ -326,19 +358,28 @@ def print_breakdown(results: Results, top: int) -> tuple[float, float]:
     return our_median, eng_median
 
 
-def verdict(results: Results, our_median: float) -> bool:
+def verdict(results: Results, groups: dict[str, str], our_median: float) -> bool:
+    """Print the targets line; True only when all hold. The total is the acceptance's figure;
+    the ratio without the dense pages is printed beside it, because compaction of two 60-160k
+    character snapshots outweighs everything else in the total."""
     flows = len(results)
     ok = sum(by["ours"].success for by in results.values())
-    eng_chars = sum(by["engine"].chars for by in results.values())
-    ours_chars = sum(by["ours"].chars for by in results.values())
-    ratio = ours_chars / eng_chars if eng_chars else float("inf")
+    ratio = _chars_ratio(results, list(results))
+    small = _chars_ratio(results, [n for n in results if groups.get(n) != "dense"])
     holds = (ok == flows, ratio <= MAX_RATIO, our_median <= MAX_MEDIAN_ACTION)
     print(
         f"targets: 100% success: {_yes(holds[0])} ({ok}/{flows}); total characters <= "
-        f"{MAX_RATIO}x the engine's: {_yes(holds[1])} ({ratio:.2f}x); median click/fill "
-        f"result <= {MAX_MEDIAN_ACTION}: {_yes(holds[2])} ({our_median:.0f})"
+        f"{MAX_RATIO}x the engine's: {_yes(holds[1])} ({ratio:.2f}x; without the dense pages "
+        f"{small:.2f}x); median click/fill result <= {MAX_MEDIAN_ACTION}: {_yes(holds[2])} "
+        f"({our_median:.0f})"
     )
     return all(holds)
+
+
+def _chars_ratio(results: Results, names: Sequence[str]) -> float:
+    engine = sum(results[n]["engine"].chars for n in names)
+    ours = sum(results[n]["ours"].chars for n in names)
+    return ours / engine if engine else float("inf")
 
 
 def print_calls(results: Results, name: str) -> None:
@@ -393,7 +434,7 @@ def select_flows(
     return [f for f in flows if only is None or only in f.name]
 
 
-async def measure(options: argparse.Namespace, root: Path) -> Results:
+async def measure(options: argparse.Namespace, root: Path) -> tuple[Results, dict[str, str]]:
     engine = engine_env_for(find_engine(options.engine), root / "sock")
     # The server runs this checkout's package, whatever the venv has installed.
     python_path = [str(REPO / "src"), *filter(None, [engine.env.get("PYTHONPATH")])]
@@ -413,7 +454,7 @@ async def measure(options: argparse.Namespace, root: Path) -> Results:
             close_socket_dir(
                 engine.binary, engine.env, engine.socket_dir, sessions=[ENGINE_SESSION]
             )
-    return results
+    return results, {f.name: f.group for f in flows}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -425,12 +466,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--top", type=int, default=12, help="costly lines to list")
     options = parser.parse_args(argv)
     with private_benchmark_root() as root:
-        results = anyio.run(measure, options, root)
-    print_table(results)
+        results, groups = anyio.run(measure, options, root)
+    print_table(results, groups)
     our_median, _ = print_breakdown(results, options.top)
     if options.show:
         print_calls(results, options.show)
-    return 0 if verdict(results, our_median) else 1
+    return 0 if verdict(results, groups, our_median) else 1
 
 
 if __name__ == "__main__":
