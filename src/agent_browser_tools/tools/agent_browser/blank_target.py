@@ -58,6 +58,15 @@ class Recovery:
     actions: list[NextAction] = field(default_factory=list)
 
 
+def page_now(url: str, summary: str, title: str | None = None) -> list[Effect]:
+    """The session's page is now `url` and its refs from before are retired (the summary says
+    why): how every tab-drift finding is recorded."""
+    return [
+        TargetObserved(url=url, title=title, keep_refs=False),
+        RefsInvalidated(reason="page-transition", summary=summary),
+    ]
+
+
 def is_blank(url: str | None) -> bool:
     return url is not None and url.strip().lower().split("#", 1)[0] == BLANK
 
@@ -98,10 +107,7 @@ async def reselect(
         f"re-selected tab {tab}, which is still on {target.url}. Refs from before were "
         "retired: take new ones with snapshot -i."
     )
-    moved: list[Effect] = [
-        TargetObserved(url=live, title=target.title, keep_refs=False),
-        RefsInvalidated(reason="page-transition", summary=summary),
-    ]
+    moved = page_now(live, summary, target.title)
     prefix = na.session_prefix(key, not plan.session.used_implicit_session)
     return Recovery(moved, summary, [na.refresh_interactive_refs(prefix)])
 
@@ -120,10 +126,7 @@ async def report_switch(
         f"{redact_url(seen)} is now its recorded page and refs from before were retired. "
         f"Recover: `tab {tab}` to go back (then snapshot -i), or `tab list` to choose."
     )
-    moved: list[Effect] = [
-        TargetObserved(url=seen, keep_refs=False),
-        RefsInvalidated(reason="page-transition", summary=summary),
-    ]
+    moved = page_now(seen, summary)
     prefix = na.session_prefix(key, not plan.session.used_implicit_session)
     actions = [
         NextAction(
@@ -161,10 +164,7 @@ def record_blank(plan: ExecutionPlan, key: SessionKey, target: PageTarget) -> Re
         f"from before were retired. Recover: `tab list` then `tab <id>` if the page is in "
         f"another tab, else `open {target.url}`."
     )
-    blank: list[Effect] = [
-        TargetObserved(url=BLANK, keep_refs=False),
-        RefsInvalidated(reason="page-transition", summary=summary),
-    ]
+    blank = page_now(BLANK, summary)
     actions = [
         NextAction(
             id="list-tabs-after-blank-target",

@@ -20,7 +20,6 @@ recovery actions (`blank_target`).
 from __future__ import annotations
 
 from agent_browser_tools.redaction import redact_url
-from agent_browser_tools.state.models import RefsInvalidated, TargetObserved
 from agent_browser_tools.state.stale_refs import allowed_on_unknown_target, normalize_url
 from agent_browser_tools.taxonomy import PageEffect
 from agent_browser_tools.tools.agent_browser import attachment, blank_target
@@ -75,9 +74,6 @@ async def check(call: DirectCall) -> None:
         f"The tab of session {key.label} moved to {redact_url(live)} outside this conversation "
         f"(it was on {target.url}); refs from before were retired."
     )
-    moved = (
-        TargetObserved(url=live, keep_refs=False),
-        RefsInvalidated(reason="page-transition", summary=summary),
-    )
+    moved = blank_target.page_now(live, summary)
     call.rt.log.complete(call.rt.next_call_id(), key, True, moved)
     call.warnings.append(summary)

@@ -16,10 +16,14 @@ from collections.abc import Mapping
 from agent_browser_tools.redaction import redact_url
 from agent_browser_tools.results import next_actions as na
 from agent_browser_tools.results.observation import Observation
-from agent_browser_tools.state.models import Effect, RefsInvalidated, TargetObserved
+from agent_browser_tools.state.models import Effect
 from agent_browser_tools.taxonomy import PageEffect
 from agent_browser_tools.tools.agent_browser import attachment
-from agent_browser_tools.tools.agent_browser.blank_target import same_page, select_tab_showing
+from agent_browser_tools.tools.agent_browser.blank_target import (
+    page_now,
+    same_page,
+    select_tab_showing,
+)
 from agent_browser_tools.tools.agent_browser.call import DirectCall
 from agent_browser_tools.tools.agent_browser.helpers import current_page_url
 
@@ -80,8 +84,7 @@ async def keep_focus(call: DirectCall, obs: Observation, effects: list[Effect]) 
         f"not the opened {redact_url(opened)}, and {not_selected}. Use `tab list` "
         "and `tab <id>` to choose the page before acting."
     )
-    effects.append(TargetObserved(url=live, keep_refs=False))
-    effects.append(RefsInvalidated(reason="page-transition", summary=summary))
+    effects += page_now(live, summary)
     obs.warnings.append(summary)
     prefix = na.session_prefix(call.key, not plan.session.used_implicit_session)
     obs.next_actions.append(
