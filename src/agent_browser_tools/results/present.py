@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from agent_browser_tools.results import diagnostics, page_data
+from agent_browser_tools.results.action_lines import action_headline, next_action_lines
 from agent_browser_tools.results.categories import SuccessCategory, category_line
 from agent_browser_tools.results.observation import Observation
 from agent_browser_tools.results.snapshot.delta import (
@@ -43,13 +44,19 @@ def _compact(data: Any) -> str:
     return json.dumps(data, ensure_ascii=False, default=str)
 
 
-def _snapshot_header(data: Any) -> list[str]:
-    """`Snapshot: N refs on URL` for a tree (a native `--delta` partial answer has none)."""
+_COMPACT_MARK = "[Compact snapshot:"
+
+
+def _snapshot_header(data: Any, text: str | None = None) -> list[str]:
+    """`Snapshot: N refs on URL` for a tree (a native `--delta` partial answer has none); a
+    compact view's own first line gives the counts, so then only `Snapshot: URL`."""
     payload = snapshot_payload(data)
     if payload is None or not isinstance(data, Mapping):
         return []
-    count = len(payload.refs) if payload.refs is not None else 0
     where = data.get("origin") or data.get("url") or "the current page"
+    if text is not None and text.startswith(_COMPACT_MARK):
+        return [f"Snapshot: {where}"]
+    count = len(payload.refs) if payload.refs is not None else 0
     return [f"Snapshot: {count} refs on {where}"]
 
 
@@ -76,7 +83,7 @@ def _page_body(head: tuple[str, ...], data: Mapping[str, Any]) -> list[str] | No
     """Snapshot, navigation and `get` output, or None when `data` has no such shape."""
     if head == ("snapshot",):
         if (payload := snapshot_payload(data)) is not None:
-            return [*_snapshot_header(data), payload.text]
+            return [*_snapshot_header(data, payload.text), payload.text]
         if (native := native_snapshot(data)) is not None:
             return render_partial(native)
         return None
@@ -192,18 +199,12 @@ def _batch_lines(steps: Sequence[Mapping[str, Any]]) -> list[str]:
     return lines
 
 
-def _action_line(action: Mapping[str, Any]) -> str:
-    if "params" not in action and "artifactPath" in action:
-        target = f"file {action['artifactPath']}"
-    else:
-        target = json.dumps(action.get("params", {}), ensure_ascii=False)
-    return f"- {action['id']} ({action.get('tool')}): {target} - {action.get('reason', '')}"
-
-
 def _success_body(observation: Observation, path: Sequence[str]) -> list[str]:
     """A successful single command's output (batches and native text are handled first)."""
-    if isinstance(observation.context.get("snapshot_text"), str):
-        return [*_snapshot_header(observation.data), observation.context["snapshot_text"]]
+    if isinstance(text := observation.context.get("snapshot_text"), str):
+        return [*_snapshot_header(observation.data, text), text]
+    if isinstance(effect := observation.extra.get("actionEffect"), Mapping):
+        return [action_headline(effect, observation.extra.get("navigationSummary"))]
     if isinstance(entries := observation.extra.get("artifacts"), list) and entries:
         # The artifact lines say what is really on disk; a bare "Saved:" would not.
         own = command_body(path, observation.data)
@@ -231,7 +232,7 @@ def _page_lines(observation: Observation) -> list[str]:
     """Where the call left the page, and how a read was carried out."""
     lines: list[str] = []
     nav = observation.extra.get("navigationSummary")
-    if isinstance(nav, Mapping) and nav.get("url"):
+    if isinstance(nav, Mapping) and nav.get("url") and _page_moved(observation, nav):
         changed = " (URL changed)" if nav.get("urlChanged") else ""
         lines.append(f"Page: {nav.get('title') or '(untitled)'} - {nav['url']}{changed}")
     if isinstance(read := observation.extra.get("readExecution"), str):
@@ -242,6 +243,18 @@ def _page_lines(observation: Observation) -> list[str]:
     if isinstance(progress := observation.extra.get("timeoutPartialProgress"), Mapping):
         lines += progress_lines(progress)
     return lines
+
+
+def _page_moved(observation: Observation, nav: Mapping[str, Any]) -> bool:
+    """The `Page:` line says where the call left the page only when that is news: a new URL
+    or title, or a failure (where am I now?). An action headline already names a new page."""
+    if not observation.success:
+        return True
+    summary = observation.extra.get("pageChangeSummary")
+    titled = isinstance(summary, Mapping) and "title" in summary
+    if isinstance(observation.extra.get("actionEffect"), Mapping):
+        return titled and not nav.get("urlChanged")
+    return bool(nav.get("urlChanged")) or titled
 
 
 def _category_lines(observation: Observation) -> list[str]:
@@ -261,9 +274,8 @@ def _prose_tail(observation: Observation, native_text: str | None) -> list[str]:
         lines.append(f"Summary: {observation.summary}")
     for warning in observation.warnings:
         lines.append(f"Warning: {warning}")
-    if observation.next_actions:
-        lines.append("Next actions:")
-        lines += [_action_line(action.to_dict()) for action in observation.next_actions]
+    actions = [action.to_dict() for action in observation.next_actions]
+    lines += next_action_lines(actions, success=observation.success)
     return lines + _category_lines(observation)
 
 

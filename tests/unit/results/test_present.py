@@ -85,7 +85,7 @@ def test_failures_end_with_the_category_line_after_exact_next_actions() -> None:
     assert tail.splitlines() == [
         "Warning: careful",
         "Next actions:",
-        '- refresh (agent_browser): {"args": ["snapshot", "-i"]} - Get refs.',
+        "- refresh: snapshot -i - Get refs.",
         "Result category: failure; failureCategory: stale-ref; isError: true.",
     ]
 
@@ -169,4 +169,4 @@ def test_an_artifact_path_action_names_the_file_instead_of_a_call() -> None:
     obs = Observation(success=True, success_category=SuccessCategory.ARTIFACT_SAVED)
     obs.next_actions.append(action)
     _, tail = render_prose(obs, ("pdf",))
-    assert "- use-saved-artifact (agent_browser): file /w/r - Use it." in tail.splitlines()
+    assert "- use-saved-artifact: file /w/r - Use it." in tail.splitlines()

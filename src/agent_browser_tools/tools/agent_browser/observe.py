@@ -107,7 +107,8 @@ def _step(index: int, row: BatchRow, match: CommandMatch | None) -> dict[str, An
         step["successCategory"] = SuccessCategory.COMPLETED.value
         step["result"] = redact_data(_visible(row.result), path=path)
         spec = match.spec if match is not None else None
-        if spec is not None and spec.page_change_summary and not spec.read_only:
+        mutating = spec is not None and spec.page_change_summary and not spec.read_only
+        if mutating and not _landed(row.result):
             step["dispatchOnly"] = True
     else:
         error = scrub_exact(redact_text(row.error or "failed"), argv_secrets(row.command))
@@ -117,6 +118,12 @@ def _step(index: int, row: BatchRow, match: CommandMatch | None) -> dict[str, An
     if lifecycle is not None:
         step["lifecycle"] = lifecycle
     return step
+
+
+def _landed(result: Any) -> bool:
+    """A step that answered with the page it landed on (`open`: url, title) was observed; it
+    is not "dispatched without an observed change" next to its own `Opened:` line."""
+    return isinstance(result, Mapping) and isinstance(result.get("url"), str)
 
 
 def _visible(data: Any) -> Any:

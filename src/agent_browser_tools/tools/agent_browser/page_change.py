@@ -3,7 +3,8 @@
 `navigationSummary.urlChanged` is true only against a known pre-command URL, so a same-URL
 click (or one with no baseline) stays "dispatched, unverified" instead of being reported as an
 observed navigation. "Application change unverified" is said only when nothing was seen: no
-new URL or title, no DOM mutation caught by the click probe, no covering dialog. Artifacts and
+new URL or title, no DOM mutation caught by the click probe, no covering dialog, no value or
+state read back as asked. Artifacts and
 batches get their own summaries (`settle`, `_batch_summary`).
 """
 
@@ -65,6 +66,8 @@ def annotate(
     )
     if summary is not None and not summary["observed"]:
         _seen_without_navigation(summary, prior, probe, dom_mutations)
+    if summary is not None and not summary["observed"]:
+        _read_back(summary, obs.extra.get("actionEffect"))
     if summary is None:
         return
     if not summary["observed"]:
@@ -123,6 +126,13 @@ def _seen_without_navigation(
             observed=True,
             summary=f"{command} changed the page ({dom_mutations} DOM mutations, same URL).",
         )
+
+
+def _read_back(summary: dict[str, Any], effect: Any) -> None:
+    """A value or state read back as asked (`actionEffect.verified`) is an observed change:
+    saying "unverified" next to a verified value would be noise."""
+    if isinstance(effect, dict) and effect.get("verified") is True:
+        summary.update(observed=True, summary=f"{summary['command']}: read back as asked.")
 
 
 def title_changed(prior: SessionPageState | None, probe: Probe | None) -> bool:

@@ -224,6 +224,20 @@ def test_a_successful_mutating_row_is_marked_dispatch_only() -> None:
     assert step["result"] == {"clicked": "@e13"}
 
 
+def test_an_open_row_that_answered_with_its_page_is_not_dispatch_only() -> None:
+    """`open` reports where it landed: "no observed change" would contradict its `Opened:`."""
+    landed = {"url": CLEAN, "title": "Clean Page"}
+    rows = (
+        BatchRow(command=("open", CLEAN), success=True, result=landed, error=None),
+        BatchRow(command=("click", "@e13"), success=True, result={"clicked": "@e13"}, error=None),
+    )
+    answer = Envelope(mode=envelope("batch_success").mode, success=True, rows=rows)
+    obs = observe(plan(["batch"], STATE, rows=[["open", CLEAN], ["click", "@e13"]]), answer)
+    opened, clicked = obs.extra["batchSteps"]
+    assert "dispatchOnly" not in opened
+    assert clicked["dispatchOnly"] is True
+
+
 def test_a_failed_row_quoting_a_secret_operand_is_scrubbed() -> None:
     row = ("cookies", "set", "sid", SECRET)
     answer = Envelope(

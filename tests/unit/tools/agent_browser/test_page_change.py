@@ -183,6 +183,22 @@ def test_a_same_url_click_that_changed_the_dom_or_title_is_observed() -> None:
     assert still.warnings == [UNVERIFIED]
 
 
+def test_a_value_read_back_as_asked_is_observed_and_an_unread_one_is_not() -> None:
+    """A verified `actionEffect` needs no "unverified" warning; an unread one keeps it."""
+    call, answer = plan(command("click_ref"), STATE), envelope("click_ref")
+    verified = observe(call, answer)
+    verified.extra["actionEffect"] = {"verb": "clicked", "checked": True, "verified": True}
+    annotate(call, verified, ON_FORM, None, [], dom_mutations=0)
+    assert verified.extra["pageChangeSummary"]["observed"] is True
+    assert verified.extra["pageChangeSummary"]["summary"] == "click: read back as asked."
+    assert verified.warnings == []
+    unread = observe(call, answer)
+    unread.extra["actionEffect"] = {"verb": "clicked", "verified": None}
+    annotate(call, unread, ON_FORM, None, [], dom_mutations=0)
+    assert unread.extra["pageChangeSummary"]["observed"] is False
+    assert unread.warnings == [UNVERIFIED]
+
+
 def test_an_overlay_makes_an_unverified_click_observed() -> None:
     call, answer = plan(command("click_ref"), STATE), envelope("click_ref")
     obs = observe(call, answer)
