@@ -12,7 +12,11 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from agent_browser_tools.results import diagnostics, page_data
-from agent_browser_tools.results.action_lines import action_headline, next_action_lines
+from agent_browser_tools.results.action_lines import (
+    VERIFIED_IN_PLACE,
+    action_headline,
+    next_action_lines,
+)
 from agent_browser_tools.results.categories import SuccessCategory, category_line
 from agent_browser_tools.results.observation import Observation
 from agent_browser_tools.results.snapshot.delta import (
@@ -275,7 +279,8 @@ def _prose_tail(observation: Observation, native_text: str | None) -> list[str]:
     for warning in observation.warnings:
         lines.append(f"Warning: {warning}")
     actions = [action.to_dict() for action in observation.next_actions]
-    lines += next_action_lines(actions, success=observation.success)
+    quiet = bool(observation.context.get(VERIFIED_IN_PLACE))
+    lines += next_action_lines(actions, success=observation.success, routine_shown=not quiet)
     return lines + _category_lines(observation)
 
 

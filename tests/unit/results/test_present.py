@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from agent_browser_tools.results.action_lines import VERIFIED_IN_PLACE
 from agent_browser_tools.results.categories import FailureCategory, SuccessCategory
 from agent_browser_tools.results.diagnostics import MAX_ROWS
-from agent_browser_tools.results.next_actions import NextAction
+from agent_browser_tools.results.next_actions import NextAction, inspect_after_mutation
 from agent_browser_tools.results.observation import Observation
 from agent_browser_tools.results.present import command_body, render_prose
 
@@ -170,3 +171,33 @@ def test_an_artifact_path_action_names_the_file_instead_of_a_call() -> None:
     obs.next_actions.append(action)
     _, tail = render_prose(obs, ("pdf",))
     assert "- use-saved-artifact: file /w/r - Use it." in tail.splitlines()
+
+
+def test_a_verified_fill_is_one_line_naming_the_field_and_its_value() -> None:
+    """No raw JSON, no "unverified" warning, no routine refresh when only the value changed."""
+    obs = Observation(success=True, data={"filled": "@e4"})
+    obs.extra["actionEffect"] = {
+        "verb": "filled",
+        "ref": "@e4",
+        "role": "textbox",
+        "name": "Email",
+        "value": "ada@example.com",
+        "verified": True,
+    }
+    obs.extra["navigationSummary"] = {"url": "http://x.test/", "title": "X", "urlChanged": False}
+    obs.next_actions.append(inspect_after_mutation([]))
+    obs.context[VERIFIED_IN_PLACE] = True
+    body, tail = render_prose(obs, ("fill",))
+    assert (body, tail) == ('Filled textbox "Email" (@e4) = "ada@example.com"', "")
+    del obs.context[VERIFIED_IN_PLACE]
+    _, tail = render_prose(obs, ("fill",))
+    assert tail == "Refs may have changed: snapshot -i"
+
+
+def test_the_page_line_appears_only_when_the_page_moved() -> None:
+    obs = Observation(success=True, data={"pressed": "Enter"})
+    nav = {"url": "http://x.test/a", "title": "A", "urlChanged": False}
+    obs.extra["navigationSummary"] = nav
+    assert "Page:" not in render_prose(obs, ("press",))[1]
+    obs.extra["navigationSummary"] = {**nav, "urlChanged": True}
+    assert render_prose(obs, ("press",))[1] == "Page: A - http://x.test/a (URL changed)"

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from agent_browser_tools.planning.plan import ExecutionPlan
+from agent_browser_tools.results.action_lines import VERIFIED_IN_PLACE
 from agent_browser_tools.results.observation import Observation
 from agent_browser_tools.state.effects import Probe
 from agent_browser_tools.state.models import Effect, SessionPageState, TargetObserved
@@ -67,7 +68,7 @@ def annotate(
     if summary is not None and not summary["observed"]:
         _seen_without_navigation(summary, prior, probe, dom_mutations)
     if summary is not None and not summary["observed"]:
-        _read_back(summary, obs.extra.get("actionEffect"))
+        _read_back(obs, summary)
     if summary is None:
         return
     if not summary["observed"]:
@@ -128,11 +129,13 @@ def _seen_without_navigation(
         )
 
 
-def _read_back(summary: dict[str, Any], effect: Any) -> None:
+def _read_back(obs: Observation, summary: dict[str, Any]) -> None:
     """A value or state read back as asked (`actionEffect.verified`) is an observed change:
     saying "unverified" next to a verified value would be noise."""
+    effect = obs.extra.get("actionEffect")
     if isinstance(effect, dict) and effect.get("verified") is True:
         summary.update(observed=True, summary=f"{summary['command']}: read back as asked.")
+        obs.context[VERIFIED_IN_PLACE] = True
 
 
 def title_changed(prior: SessionPageState | None, probe: Probe | None) -> bool:
