@@ -21,7 +21,7 @@ be 3x smaller without leaving part of the view unused). The last line is `VERDIC
 Corpus:
 - the fixture site's dense pages: dense.html (500-row table), grid.html (500-row ARIA grid
   in chrome), changelist.html (a Django admin changelist: 48 rows with title links, 29 filter
-  links, actions, search, pagination) and docs.html (a Sphinx reference page of ~1,000 named
+  links, actions, search, pagination; also with 100 rows, Django's default) and docs.html (a Sphinx reference page of ~1,000 named
   links, one of them named "in");
 - MiniWob++ task pages from the PyPI `miniwob` package (the `bench` extra); each episode is
   started with `core.startEpisodeReal()` before the snapshot; skipped with a notice when
@@ -65,7 +65,13 @@ from agent_browser_tools.results.snapshot.tree import parse_snapshot  # noqa: E4
 BUDGET = 15_000
 SPILL_LINE = "Full snapshot: /root/.local/state/agent-browser-tools/spill/snapshot-0123456789ab.txt"
 MIN_REDUCTION = 3.0
-FIXTURE_PAGES = ("dense.html", "grid.html", "changelist.html", "docs.html")
+FIXTURE_PAGES = (
+    "dense.html",
+    "grid.html",
+    "changelist.html",
+    "changelist.html?rows=100",  # Django's default page size
+    "docs.html",
+)
 #: The brief's picks plus the MiniWob++ tasks with the largest `snapshot -i` (all are small:
 #: MiniWob++ tasks live in a 160x210 px area, so they check the verbatim path).
 MINIWOB_TASKS = (

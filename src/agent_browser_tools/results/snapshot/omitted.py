@@ -4,7 +4,9 @@ Why: controls the compact tree could not show must stay reachable without the sp
 list is bounded, so its order decides what an agent can still act on: fields, tabs, choices
 and buttons come first (each one listed, unless it repeats on every row), then links, row
 titles before other links and navigation/filter groups last (see `rows.link_kinds`). Row
-titles have their own allowance: on a 100-row changelist they are what the agent came for.
+titles have their own allowance (on a 100-row changelist they are what the agent came for)
+and may spill into the shared one; while any row title is left out, no navigation or filter
+link is listed.
 Whatever does not fit is counted on one line that says how to reach it.
 
 Pure: no I/O.
@@ -21,7 +23,7 @@ from agent_browser_tools.results.snapshot.controls import (
     ControlGroup,
     render_group_lines,
 )
-from agent_browser_tools.results.snapshot.rows import CONTENT, ROW
+from agent_browser_tools.results.snapshot.rows import CONTENT, GROUP, ROW
 
 #: Lines for everything but row titles: controls first, then links take what is left.
 MAX_OMITTED_LINES = 40
@@ -59,15 +61,16 @@ class _Room:
             return False
         if kind == _CONTROL:
             return self.controls + count <= MAX_CONTROL_LINES
-        if kind == ROW:
-            return self.rows + count <= MAX_ROW_LINK_LINES
+        if kind == ROW and self.rows + count <= MAX_ROW_LINK_LINES:
+            return True
         return self.controls + self.links + count <= MAX_OMITTED_LINES
 
     def take(self, kind: int, count: int, cost: int) -> None:
+        """Row titles past their own allowance use the shared one, ahead of other links."""
         self.chars += cost
         if kind == _CONTROL:
             self.controls += count
-        elif kind == ROW:
+        elif kind == ROW and self.rows + count <= MAX_ROW_LINK_LINES:
             self.rows += count
         else:
             self.links += count
@@ -99,7 +102,9 @@ def omitted_list(
     for _key, kind, group, hidden in pending:
         rendered = render_group_lines(group, hidden, len(group.members))
         cost = sum(len(line) + 1 for line in rendered)
-        if room.fits(kind, len(rendered), cost, max_chars):
+        # Navigation and filter links never take a line while a row title has none.
+        allowed = kind != GROUP or not unlisted_rows
+        if allowed and room.fits(kind, len(rendered), cost, max_chars):
             room.take(kind, len(rendered), cost)
             out.extend(rendered)
             continue

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agent_browser_tools.results.snapshot.sections import CHROME, JUNK, classify
-from agent_browser_tools.results.snapshot.tree import SnapshotLine, ref_role_name
+from agent_browser_tools.results.snapshot.tree import SnapshotLine, ancestors, ref_role_name
 
 ROW, CONTENT, GROUP = 0, 1, 2
 _CELL_ROLES = frozenset({"cell", "gridcell", "rowheader"})
@@ -87,22 +87,19 @@ def _row_key(
     lines: Sequence[SnapshotLine], index: int, run_of: Mapping[int, _Run]
 ) -> tuple[Any, ...] | None:
     """Which row a link belongs to, or None when it is not in a row (or not its title cell)."""
-    parent = lines[index].parent
-    while parent is not None:
-        line = lines[parent]
-        if line.role in _ROW_ROLES:
+    chain = ancestors(lines, index)[::-1]  # nearest first
+    for parent in chain:
+        if lines[parent].role in _ROW_ROLES:
             return ("row", parent)
-        if line.role in _CELL_ROLES:
-            run = run_of.get(parent)
-            if run is None:
-                return ("cell", parent)
-            if run.has_rowheader:
-                return ("cell", parent) if line.role == "rowheader" else None
-            if run.headers:
-                return ("chunk", id(run), run.cells[parent] // run.headers)
-            return ("cell", parent)
-        parent = line.parent
-    return None
+    cell = next((p for p in chain if lines[p].role in _CELL_ROLES), None)
+    if cell is None:
+        return None
+    run = run_of.get(cell)
+    if run is not None and run.has_rowheader:
+        return ("cell", cell) if lines[cell].role == "rowheader" else None
+    if run is not None and run.headers:
+        return ("chunk", id(run), run.cells[cell] // run.headers)
+    return ("cell", cell)
 
 
 def _short(name: str) -> bool:
