@@ -21,8 +21,8 @@ be 3x smaller without leaving part of the view unused). The last line is `VERDIC
 Corpus:
 - the fixture site's dense pages: dense.html (500-row table), grid.html (500-row ARIA grid
   in chrome), changelist.html (a Django admin changelist: 48 rows with title links, 29 filter
-  links, actions, search, pagination; also with 100 rows, Django's default) and docs.html (a Sphinx reference page of ~1,000 named
-  links, one of them named "in");
+  links, actions, search, pagination; also with 100 rows, Django's default) and docs.html
+  (a Sphinx reference page of ~1,000 named links, one of them named "in");
 - MiniWob++ task pages from the PyPI `miniwob` package (the `bench` extra); each episode is
   started with `core.startEpisodeReal()` before the snapshot; skipped with a notice when
   missing;

@@ -79,9 +79,9 @@ class SnapshotFlags:
     """Wrapper-only snapshot flags found in the caller's args."""
 
     search: str | None = None
+    exact: bool = False  # `--search-exact`: `search` is a whole accessible name
     role: str | None = None
     viewport: bool = False
-    exact: bool = False
     diff: bool = False
     stripped_delta: tuple[str, ...] = ()
     notes: tuple[str, ...] = field(default=())
