@@ -76,6 +76,12 @@ NETWORK_SOURCE = (
     "file/line/column and are hints, not blame. URLs and credentials are redacted."
 )
 
+#: How a compact snapshot's "… N more not listed" line says to reach what it could not name.
+UNLISTED_REFS_HINT = (
+    "reach one with snapshot -i --search <name> (whole name: --search-exact <name>), "
+    "or list them with snapshot -i --filter role={role}"
+)
+
 INSTRUCTIONS = """Browser tools: how to work.
 - Read a page: agent_browser {"args": ["open", URL]}, then {"args": ["snapshot", "-i"]}.
 - Act with refs from the LATEST snapshot: {"args": ["click", "@e3"]}, {"args": ["fill", "@e2", \
@@ -85,7 +91,8 @@ refused as stale-ref (follow the result's next action).
 "[[\\"fill\\",\\"@e2\\",\\"a\\"],[\\"click\\",\\"@e5\\"]]"}.
 - Three or more reads on one page: batch them (get text/title/url rows).
 - Loops or branching: agent_browser_code.
-- Dense pages: snapshot -i --search TEXT or --filter role=ROLE.
+- Dense pages: snapshot -i --search TEXT (part of a name or text), --search-exact NAME (the \
+whole name, for short ones like "in") or --filter role=ROLE.
 - Launch flags (--headed, --user-agent, --device ...) need sessionMode "fresh" once a browser \
 is running. The executable, browser args, profiles, CDP, proxies and file access are the \
 operator's (policy-blocked); files you read or write stay in the workspace.
@@ -113,8 +120,12 @@ FULL_GUIDANCE = """# Browser tools: full guidance
 - In a batch, a step that can replace the page (open, click, press, eval, tab ...) blocks later
   ref steps until a `snapshot` step; fills and same-snapshot checkbox/radio/select steps do not.
 - `snapshot --compact` for a denser tree; full `snapshot` only when you need everything.
-- Dense pages: `snapshot -i --search TEXT` or `--filter role=ROLE` show matching refs (the
-  full ref map is kept); `--viewport` adds scroll context, `--diff` a ref-map delta.
+- Dense pages: `snapshot -i --search TEXT` (any case, part of a name or line; names equal to
+  TEXT come first), `--search-exact NAME` (whole accessible name only, for names that are
+  common substrings such as a link "in") or `--filter role=ROLE` show matching refs (the full
+  ref map is kept); `--viewport` adds scroll context, `--diff` a ref-map delta. A compact
+  snapshot lists row titles before navigation and filter links, and its "… N more not
+  listed" line names these flags.
 - `snapshot -i --delta` answers with what changed since the previous delta snapshot
   (unchanged, or changed lines and refs); the wrapper still keeps the complete ref map, so
   refs stay usable. `--delta --full` starts a new baseline.

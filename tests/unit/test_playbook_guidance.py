@@ -14,7 +14,7 @@ from agent_browser_tools import playbook
 GUIDELINE_TOPICS: dict[str, tuple[str, ...]] = {
     "choose direct, batch or code": ("batch --bail", "agent_browser_code"),
     "refs are page-scoped; re-snapshot": ("snapshot -i", "stale-ref"),
-    "dense pages: search/filter": ("--search", "--filter"),
+    "dense pages: search/filter": ("--search", "--search-exact", "--filter"),
     "launch-scoped flags on the first call or fresh": ("sessionmode", '"fresh"'),
     "eval --stdin through the stdin field, return values": ("eval --stdin", "`stdin` field"),
     "function snippet returning {} (evalStdinHint)": ("evalstdinhint",),

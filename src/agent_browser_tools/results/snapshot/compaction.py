@@ -6,9 +6,12 @@ came for, and every control below the cut. Instead the tree is split into ranked
 (see `snapshot_sections`), primary content is emitted first with its ancestor lines as
 context, then nearby sections, then chrome, each as a DOM-order prefix with a marker saying
 how much was left out. After the tree come three bounded lists: sections not shown at all,
-key refs (headings and landmarks) that did not fit, and `Omitted high-value controls`, so an
-agent can act on editable fields, tabs, choices, named buttons and action links without
-opening the spill file. Repeated controls ("Edit 1" ... "Edit 500") collapse into one line.
+key refs (headings and landmarks) that did not fit, and `Omitted high-value controls`
+(`omitted.py`), so an agent can act on editable fields, tabs, choices, named buttons, row
+titles and other links without opening the spill file. Repeated controls ("Edit 1" ...
+"Edit 500") collapse into one line. The lists are sized before the tree is filled, so what
+they name outranks tree lines; when even the list cannot name every row title, navigation and
+filter sections lose their first look at the tree too (see `rows.py`).
 
 Pure: no I/O. The caller appends one `Full snapshot: <path>` line naming the spill file; the
 compacted text leaves `SPILL_LINE_RESERVE` characters of the budget for it.
@@ -25,9 +28,14 @@ from agent_browser_tools.results.snapshot.controls import (
     collect_controls,
     group_controls,
     listed_refs,
-    render_group_lines,
 )
+from agent_browser_tools.results.snapshot.omitted import (
+    MAX_OMITTED_LINES,
+    omitted_list,
+)
+from agent_browser_tools.results.snapshot.rows import link_kinds
 from agent_browser_tools.results.snapshot.sections import (
+    RANK_CHROME,
     RANK_PRIMARY,
     Section,
     split_sections,
@@ -40,13 +48,16 @@ from agent_browser_tools.results.snapshot.tree import (
     ref_role_name,
 )
 
+__all__ = ["MAX_OMITTED_LINES", "SPILL_LINE_RESERVE", "CompactSnapshot", "compact_snapshot"]
+
 VIEWPORT_ORDERING = "dom-signal-prioritized"
 #: Characters of the budget left for the caller's `Full snapshot: <path>` line.
 SPILL_LINE_RESERVE = 300
-#: Bounds of the lists after the tree.
-MAX_OMITTED_LINES = 40
+#: Bounds of the lists after the tree (the omitted list's line bounds are in `omitted.py`).
 MAX_KEY_REFS = 15
 MAX_OUTLINE = 12
+#: Most of the text the omitted-controls list may take.
+OMITTED_SHARE = 0.5
 #: Share of the tree budget primary sections may take before other sections get a look-in.
 PRIMARY_SHARE = 0.7
 #: Most a non-primary section may take in the first pass (it can grow in the last pass).
@@ -69,10 +80,6 @@ _KEY_ROLES = frozenset(
         "table",
         "grid",
     }
-)
-_OMITTED_TITLE = (
-    "Omitted high-value controls (not shown above; use these refs directly, or "
-    "snapshot -i --search <text> / --filter role=<role>):"
 )
 
 
@@ -113,6 +120,8 @@ class _Layout:
     rank_of: list[int]
     prefix: list[int]  # prefix[i] = total cost of lines[:i]
     kept: list[int]  # lines kept per section (a DOM-order prefix of it)
+    kinds: dict[int, int]  # link line index -> rows.ROW / CONTENT / GROUP
+    list_chars: int = 0  # most the omitted-controls list may take
 
     def context_cost(self, section: Section) -> int:
         return sum(self.lines[i].cost for i in ancestors(self.lines, section.start))
@@ -141,7 +150,8 @@ def _layout(text: str, refs: Mapping[str, Mapping[str, Any]]) -> _Layout:
     for line in lines:
         prefix.append(prefix[-1] + line.cost)
     groups = group_controls(collect_controls(lines, refs))
-    return _Layout(lines, refs, sections, groups, rank_of, prefix, [0] * len(sections))
+    kinds = link_kinds(lines, refs)
+    return _Layout(lines, refs, sections, groups, rank_of, prefix, [0] * len(sections), kinds)
 
 
 def _grow(layout: _Layout, pos: int, allowance: int) -> int:
@@ -160,12 +170,17 @@ def _grow(layout: _Layout, pos: int, allowance: int) -> int:
     return layout.cost(pos, best) - before
 
 
-def _fill(layout: _Layout, room: int) -> None:
+def _fill(layout: _Layout, room: int, *, rows_first: bool) -> None:
     """Primary sections first (bounded share), then a capped look at each other section,
-    then whatever room is left, in rank order."""
+    then whatever room is left, in rank order. With `rows_first` (row titles the list cannot
+    all name), chrome sections get no capped look: their links rank below row titles."""
     used = 0
     primary = [p for p, s in enumerate(layout.sections) if s.rank <= RANK_PRIMARY]
-    others = [p for p in range(len(layout.sections)) if p not in primary]
+    others = [
+        p
+        for p, s in enumerate(layout.sections)
+        if p not in primary and not (rows_first and s.rank >= RANK_CHROME)
+    ]
     primary_room = int(room * PRIMARY_SHARE) if others else room
     for pos in primary:
         used += _grow(layout, pos, max(primary_room - used, 0))
@@ -236,44 +251,34 @@ def _key_ref_lines(layout: _Layout, shown: set[int]) -> list[str]:
     return ["Key refs:", *lines] if lines else []
 
 
-def _omitted_lines(layout: _Layout, visible: set[str]) -> tuple[list[str], int]:
-    """The bounded omitted-controls list and how many hidden controls it could not name."""
-    pending: list[tuple[tuple[int, int, int], ControlGroup, list[Any]]] = []
-    for group in layout.groups:
-        hidden = [c for c in group.members if c.ref not in visible]
-        if hidden:
-            rank = min(layout.rank_of[c.index] for c in hidden)
-            pending.append(((hidden[0].tier, rank, hidden[0].index), group, hidden))
-    pending.sort(key=lambda item: item[0])
-    out: list[str] = []
-    unlisted: dict[str, int] = {}
-    for _key, group, hidden in pending:
-        rendered = render_group_lines(group, hidden, len(group.members))
-        if len(out) + len(rendered) > MAX_OMITTED_LINES:
-            unlisted[group.role] = unlisted.get(group.role, 0) + len(hidden)
-            continue
-        out.extend(rendered)
-    count = sum(unlisted.values())
-    if count:
-        roles = ", ".join(f"{role} {n}" for role, n in sorted(unlisted.items()))
-        out.append(f"… {count} more not listed ({roles}); narrow with --search/--filter")
-    return ([_OMITTED_TITLE, *out] if out else []), count
+@dataclass(frozen=True)
+class _Rendered:
+    text: str
+    visible: set[str]
+    omitted: list[str]
+    shown_lines: int
+    unlisted: int
+    unlisted_rows: int
 
 
-def _assemble(layout: _Layout) -> tuple[str, set[str], list[str], int, int]:
+def _assemble(layout: _Layout) -> _Rendered:
     tree, shown = _tree_lines(layout)
     outline, roots = _outline_lines(layout)
     shown_all = shown | roots
     keys = _key_ref_lines(layout, shown_all)
     visible = {layout.lines[i].ref for i in shown_all if layout.lines[i].ref}
     visible_refs = {r for r in visible if r is not None} | listed_refs(keys)
-    omitted, unlisted = _omitted_lines(layout, visible_refs)
+    omitted = omitted_list(
+        layout.groups, visible_refs, layout.rank_of, layout.kinds, layout.list_chars
+    )
     header = (
         f"[Compact snapshot: {len(shown)} of {len(layout.lines)} lines shown, main content "
         "first (DOM/signal-prioritized, not viewport order).]"
     )
-    text = "\n".join([header, *tree, *outline, *keys, *omitted])
-    return text, visible_refs, omitted, len(shown), unlisted
+    text = "\n".join([header, *tree, *outline, *keys, *omitted.lines])
+    return _Rendered(
+        text, visible_refs, omitted.lines, len(shown), omitted.unlisted, omitted.unlisted_rows
+    )
 
 
 def _shrink(layout: _Layout, excess: int) -> bool:
@@ -310,39 +315,37 @@ def compact_snapshot(
         return CompactSnapshot(text, False, _refs_in(lines), (), len(lines), len(lines))
     limit = max(budget - SPILL_LINE_RESERVE, budget // 2)
     layout = _layout(text, refs)
-    reserve = len(_assemble(layout)[0]) + 40
-    _fill(layout, limit - reserve)
+    layout.list_chars = int(limit * OMITTED_SHARE)
+    worst = _assemble(layout)
+    _fill(layout, limit - len(worst.text) - 40, rows_first=worst.unlisted_rows > 0)
     rendered = _assemble(layout)
     for _ in range(8):
-        if len(rendered[0]) <= limit or not _shrink(layout, len(rendered[0]) - limit):
+        if len(rendered.text) <= limit or not _shrink(layout, len(rendered.text) - limit):
             break
         rendered = _assemble(layout)
-    slack_text = _use_slack(layout, limit, rendered)
-    body, visible, omitted, shown_lines, unlisted = slack_text
-    if len(body) > limit:
-        body = _hard_trim(body, limit)
+    rendered = _use_slack(layout, limit, rendered)
+    body = rendered.text if len(rendered.text) <= limit else _hard_trim(rendered.text, limit)
+    listed = listed_refs(rendered.omitted)
     return CompactSnapshot(
         text=body,
         compacted=True,
-        shown_ref_ids=tuple(sorted(visible - listed_refs(omitted), key=_ref_order)),
-        high_value_ref_ids=tuple(sorted(listed_refs(omitted), key=_ref_order)),
+        shown_ref_ids=tuple(sorted(rendered.visible - listed, key=_ref_order)),
+        high_value_ref_ids=tuple(sorted(listed, key=_ref_order)),
         total_lines=len(layout.lines),
-        shown_lines=shown_lines,
-        unlisted_control_count=unlisted,
+        shown_lines=rendered.shown_lines,
+        unlisted_control_count=rendered.unlisted,
     )
 
 
-def _use_slack(
-    layout: _Layout, limit: int, rendered: tuple[str, set[str], list[str], int, int]
-) -> tuple[str, set[str], list[str], int, int]:
+def _use_slack(layout: _Layout, limit: int, rendered: _Rendered) -> _Rendered:
     """Spend room the reserve did not need on more tree lines, keeping the result if it fits."""
-    slack = limit - len(rendered[0]) - 60
+    slack = limit - len(rendered.text) - 60
     if slack < 200:
         return rendered
     saved = list(layout.kept)
     _spend(layout, slack)
     grown = _assemble(layout)
-    if len(grown[0]) <= limit:
+    if len(grown.text) <= limit:
         return grown
     layout.kept = saved
     return rendered

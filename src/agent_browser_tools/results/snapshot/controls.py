@@ -45,6 +45,16 @@ SAME_NAME_COLLAPSE_ROLES = frozenset({"link"})
 GROUP_LIST_ALL = 4
 #: Sample refs named on a collapsed group line.
 GROUP_SAMPLES = 2
+#: Roles whose long names collapse by a shared leading phrase when they repeat on every row
+#: ("Select this object for an action - <row title>"); fields and tabs never do: each one
+#: is a different thing to fill or open.
+PREFIX_COLLAPSE_ROLES = frozenset(
+    {"checkbox", "radio", "switch", "button", "option", "menuitem", "menuitemcheckbox"}
+)
+#: Words a name must share with the others (and exceed) to join a prefix group.
+PREFIX_WORDS = 3
+#: Members a prefix group needs: fewer are listed one by one.
+PREFIX_GROUP_MIN = 8
 
 _DIGITS = re.compile(r"\d+")
 _WORDY = re.compile(r"\w", re.UNICODE)
@@ -127,7 +137,43 @@ def group_controls(controls: Sequence[Control]) -> list[ControlGroup]:
         if group is None:
             group = groups[key] = ControlGroup(control.role, key[1])
         group.members.append(control)
-    return list(groups.values())
+    return _merge_prefix_groups(list(groups.values()))
+
+
+def _merge_prefix_groups(groups: list[ControlGroup]) -> list[ControlGroup]:
+    """Merge same-role groups whose names start with the same words into one group.
+
+    Why: a Django changelist gives every row a checkbox named "Select this object for an
+    action - <title>"; listed one per line they crowd the omitted list that row titles and
+    fields need, and the sample refs plus the count say as much.
+    """
+    clusters: dict[tuple[str, str], list[ControlGroup]] = {}
+    for group in groups:
+        words = group.pattern.split()
+        if group.role in PREFIX_COLLAPSE_ROLES and len(words) > PREFIX_WORDS:
+            key = (group.role, " ".join(words[:PREFIX_WORDS]))
+            clusters.setdefault(key, []).append(group)
+    replaced: dict[int, ControlGroup | None] = {}
+    for members in clusters.values():
+        if len(members) < 2 or sum(len(g.members) for g in members) < PREFIX_GROUP_MIN:
+            continue
+        pattern = _common_words([g.pattern for g in members]) + " …"
+        controls = sorted((c for g in members for c in g.members), key=lambda c: c.index)
+        replaced[id(members[0])] = ControlGroup(members[0].role, pattern, controls)
+        replaced.update((id(g), None) for g in members[1:])
+    out = [replaced.get(id(g), g) for g in groups]
+    return [g for g in out if g is not None]
+
+
+def _common_words(patterns: Sequence[str]) -> str:
+    """The longest run of leading words all `patterns` share."""
+    split = [p.split() for p in patterns]
+    shared: list[str] = []
+    for words in zip(*split, strict=False):
+        if any(w != words[0] for w in words):
+            break
+        shared.append(words[0])
+    return " ".join(shared)
 
 
 def render_group_lines(group: ControlGroup, hidden: Sequence[Control], total: int) -> list[str]:

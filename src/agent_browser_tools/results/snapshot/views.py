@@ -1,4 +1,5 @@
-"""Wrapper-side snapshot views: `--search`, `--filter role=`, `--viewport` and `--diff`.
+"""Wrapper-side snapshot views: `--search`, `--search-exact`, `--filter role=`, `--viewport`
+and `--diff`.
 
 Why: on a dense page an agent looking for one control should not have to read, or open the
 spill file of, a 60,000-character tree. These flags are the wrapper's, not the engine's: they
@@ -9,6 +10,11 @@ ordinary full tree and ref map, and the view is computed here from that (`filter
 feed these views: when a wrapper flag is present `--delta`/`--full` are stripped too and the
 result says so.
 
+`--search TEXT` matches any ref whose name or line contains TEXT (any case) and, when there
+are more matches than fit, shows those named exactly TEXT first; `--search-exact NAME` matches
+whole names only, so a link named "in" is found alone on a page where hundreds of names
+contain "in" (it skips the rendered-text probe, which matches substrings).
+
 Pure: no I/O.
 """
 
@@ -16,7 +22,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from agent_browser_tools.results.snapshot.diff import diff_refs, render_diff
@@ -59,8 +65,12 @@ _SHORT_BOOLEANS = frozenset("iuc")
 _DELTA_FLAGS = frozenset({"--delta", "--full"})
 _ROLE = re.compile(r"^[A-Za-z][A-Za-z0-9_-]*$")
 _ATTR_GROUP = re.compile(r"\s*\[[^\[\]]*\]")
+#: The `- role "name"` head of a line: searched as the name, never as the role word (else
+#: `--search in` would match every `link` line).
+_LINE_HEAD = re.compile(r'^\s*- [^\s"\[:]+(?: "(?:[^"\\]|\\.)*")?')
 FILTER_BUDGET = 15_000
 _SEARCH_FIX = "snapshot -i --search <text>"
+_EXACT_FIX = "snapshot -i --search-exact <name>"
 _FILTER_FIX = "snapshot -i --filter role=<role>"
 
 
@@ -69,6 +79,7 @@ class SnapshotFlags:
     """Wrapper-only snapshot flags found in the caller's args."""
 
     search: str | None = None
+    exact: bool = False  # `--search-exact`: `search` is a whole accessible name
     role: str | None = None
     viewport: bool = False
     diff: bool = False
@@ -125,6 +136,7 @@ def split_snapshot_flags(tokens: Sequence[str]) -> tuple[list[str], SnapshotFlag
     """
     clean: list[str] = []
     found: dict[str, Any] = {"search": None, "role": None, "viewport": False, "diff": False}
+    searches: list[str] = []
     delta: list[str] = []
     pos = 0
     while pos < len(tokens):
@@ -134,6 +146,11 @@ def split_snapshot_flags(tokens: Sequence[str]) -> tuple[list[str], SnapshotFlag
             pos += 2
         elif token == "--search" or token.startswith("--search="):
             found["search"], pos = _option_value(tokens, pos, "--search", _SEARCH_FIX)
+            searches.append("--search")
+        elif token == "--search-exact" or token.startswith("--search-exact="):
+            found["search"], pos = _option_value(tokens, pos, "--search-exact", _EXACT_FIX)
+            found["exact"] = True
+            searches.append("--search-exact")
         elif token == "--filter" or token.startswith("--filter="):
             value, pos = _option_value(tokens, pos, "--filter", _FILTER_FIX)
             found["role"] = _parse_role(value)
@@ -143,6 +160,8 @@ def split_snapshot_flags(tokens: Sequence[str]) -> tuple[list[str], SnapshotFlag
         else:
             (delta if token in _DELTA_FLAGS else clean).append(token)
             pos += 1
+    if len(set(searches)) > 1:
+        raise ValueError(f"use one of --search / --search-exact: {_SEARCH_FIX} or {_EXACT_FIX}")
     flags = SnapshotFlags(**found)
     if (flags.search is not None or flags.role is not None) and not any(
         _is_interactive(t) for t in clean
@@ -167,9 +186,7 @@ def _settle_delta(
         "views use a full snapshot tree, not native delta output (the delta baseline is "
         "unchanged)."
     )
-    return clean, SnapshotFlags(
-        flags.search, flags.role, flags.viewport, flags.diff, tuple(delta), (note,)
-    )
+    return clean, replace(flags, stripped_delta=tuple(delta), notes=(note,))
 
 
 @dataclass(frozen=True)
@@ -184,24 +201,42 @@ class FilteredSnapshot:
     search: str | None
     role: str | None
     truncated: bool = False
+    exact: bool = False
 
     @property
     def matched_refs(self) -> int:
         return len(self.matched_ref_ids)
 
 
-def _line_matches(
-    line: SnapshotLine, refs: Mapping[str, Mapping[str, Any]], needle: str | None, role: str | None
-) -> bool:
+def _normal(text: str) -> str:
+    return " ".join(text.split()).casefold()
+
+
+def _match_rank(
+    line: SnapshotLine,
+    refs: Mapping[str, Mapping[str, Any]],
+    needle: str | None,
+    role: str | None,
+    exact: bool,
+) -> int | None:
+    """None when the line does not match; else 0 for a whole-name match, 1 for any other.
+
+    Why the rank: `--search in` matches hundreds of names on a documentation page; showing
+    the refs named exactly "in" first keeps them in the view when the rest is cut."""
     if line.ref is None:
-        return False
+        return None
     line_role, name = ref_role_name(line, refs)
     if role is not None and line_role.casefold() != role.casefold():
-        return False
+        return None
     if needle is None:
-        return True
-    haystack = f"{name}\n{_ATTR_GROUP.sub('', line.text)}".casefold()
-    return needle in haystack
+        return 1
+    if _normal(name) == " ".join(needle.split()):
+        return 0
+    if exact:
+        return None
+    rest = _ATTR_GROUP.sub("", _LINE_HEAD.sub("", line.text, count=1))
+    haystack = f"{name}\n{rest}".casefold()
+    return 1 if needle in haystack else None
 
 
 def _with_context(lines: Sequence[SnapshotLine], index: int) -> list[int]:
@@ -231,16 +266,23 @@ def filter_snapshot(
     search: str | None,
     role: str | None,
     budget: int = FILTER_BUDGET,
+    exact: bool = False,
 ) -> FilteredSnapshot:
-    """Ref lines matching `search` (case-insensitive, name and line text) and/or `role`,
-    rendered in DOM order with context; cut at `budget` characters with a note saying how
-    many matches were not rendered (the counts still cover all of them)."""
+    """Ref lines matching `search` (case-insensitive, name and line text; with `exact`, the
+    whole name) and/or `role`, rendered in DOM order with context; cut at `budget` characters
+    with a note saying how many matches were not rendered (the counts still cover all of
+    them). Whole-name matches are picked first, so they survive the cut."""
     lines = parse_snapshot(text)
     needle = search.casefold() if search is not None else None
-    matches = [line.index for line in lines if _line_matches(line, refs, needle, role)]
+    ranked: list[tuple[int, int]] = []
+    for line in lines:
+        rank = _match_rank(line, refs, needle, role, exact)
+        if rank is not None:
+            ranked.append((rank, line.index))
+    matches = [index for _, index in ranked]
     chosen: set[int] = set()
     used = shown = 0
-    for index in matches:
+    for _, index in sorted(ranked):
         new = [i for i in dict.fromkeys(_with_context(lines, index)) if i not in chosen]
         # Upper bound: the new lines plus at most two gap markers ("  …\n").
         cost = sum(lines[i].cost for i in new) + 8
@@ -262,6 +304,7 @@ def filter_snapshot(
         search=search,
         role=role,
         truncated=shown < len(matches),
+        exact=exact,
     )
 
 
@@ -276,6 +319,8 @@ def snapshot_filter_details(
     details: dict[str, Any] = {"cleanArgs": list(clean_args)}
     if filtered.search is not None:
         details["search"] = filtered.search
+        if filtered.exact:
+            details["searchExact"] = True
     if filtered.role is not None:
         details["role"] = filtered.role
     details.update(
@@ -299,7 +344,9 @@ def render_search_matches(
     what = " and ".join(
         part
         for part in (
-            f'search "{filtered.search}"' if filtered.search is not None else "",
+            f'{"search-exact" if filtered.exact else "search"} "{filtered.search}"'
+            if filtered.search is not None
+            else "",
             f"role={filtered.role}" if filtered.role is not None else "",
         )
         if part
@@ -309,7 +356,7 @@ def render_search_matches(
         f"{filtered.total_refs} refs; showing {filtered.visible_lines} of "
         f"{filtered.total_lines} snapshot lines with context."
     ]
-    if filtered.search is None:
+    if filtered.search is None or filtered.exact:
         return lines
     more = " (list cut short)" if truncated else ""
     lines.append(

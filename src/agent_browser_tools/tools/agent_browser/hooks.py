@@ -32,7 +32,8 @@ class Hooks:
     post: PostHook | None = None
     details: Mapping[str, Any] = field(default_factory=dict)
     snapshot: SnapshotFlags | None = None
-    """Wrapper-side snapshot flags (`--search`, `--filter`, `--viewport`, `--diff`)."""
+    """Wrapper-side snapshot flags (`--search`, `--search-exact`, `--filter`, `--viewport`,
+    `--diff`)."""
     grant: WrapperGrant | None = None
     """The one operator-only command this wrapper-built call may run (see `WrapperGrant`)."""
     model_visible: bool = True

@@ -3,8 +3,9 @@
 Every successful snapshot is checked against the visible budget: small ones are shown
 verbatim; oversized ones are compacted main-content-first with an `Omitted high-value
 controls` section, and the full redacted tree is spilled (`details.fullOutputPath`). Wrapper
-flags (`--search`, `--filter role=`, `--viewport`, `--diff`) were stripped before spawn; their
-views are computed here, with at most one read-only `eval --stdin` probe each. Probes never
+flags (`--search`, `--search-exact`, `--filter role=`, `--viewport`, `--diff`) were stripped
+before spawn; their views are computed here, with at most one read-only `eval --stdin` probe
+each (`--search-exact` needs none: it matches whole names in the ref map). Probes never
 change page state and a failed probe only adds a warning.
 """
 
@@ -117,10 +118,11 @@ async def apply_views(
     lines: list[str] = [*flags.notes]
     clean = [t for t in plan.args if t not in ("--viewport", "--diff")]
     if flags.search is not None or flags.role is not None:
-        filtered = views.filter_snapshot(text, refs, search=flags.search, role=flags.role)
-        probe = (
-            await _probe(rt, plan, views.search_probe_js(flags.search)) if flags.search else None
+        filtered = views.filter_snapshot(
+            text, refs, search=flags.search, role=flags.role, exact=flags.exact
         )
+        substring = flags.search if flags.search and not flags.exact else None
+        probe = await _probe(rt, plan, views.search_probe_js(substring)) if substring else None
         details = views.snapshot_filter_details(filtered, clean, probe_result=probe, refs=refs)
         obs.extra["snapshotFilter"] = details
         matches = details.get("renderedTextMatches", [])
@@ -131,7 +133,7 @@ async def apply_views(
             bool(details.get("renderedTextTruncated")),
         )
         lines.append(filtered.text)
-        if flags.search and probe is None:
+        if substring and probe is None:
             obs.warnings.append("The rendered-text search probe failed; ref matches only.")
     if flags.viewport:
         viewport = views.parse_viewport_probe(await _probe(rt, plan, views.VIEWPORT_PROBE_JS))

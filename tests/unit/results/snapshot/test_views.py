@@ -323,3 +323,80 @@ def test_diff_without_a_previous_map_is_a_baseline() -> None:
     assert render_diff(many, {}, {f"e{i}": ("link", str(i)) for i in range(50)})[-1].startswith(
         "… 30 more ref changes"
     )
+
+
+# --- whole-name search (issue 19 item 5) -------------------------------------------------
+
+IN_PAGE = "\n".join(
+    [
+        '- heading "Built-in Types" [level=1, ref=e1]',
+        '- link "index" [ref=e2]',
+        '- link "in" [ref=e3]',
+        '- link "not in" [ref=e4]',
+        '- link "int" [ref=e5]',
+        '- button "Sign in" [ref=e6]',
+        '- link "Home" [ref=e7]',
+    ]
+)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["snapshot", "-i", "--search-exact", "in"],
+        ["snapshot", "--search-exact=in", "-i"],
+    ],
+)
+def test_search_exact_is_stripped_and_marks_the_search_exact(args: list[str]) -> None:
+    clean, flags = split_snapshot_flags(args)
+    assert clean == ["snapshot", "-i"]
+    assert (flags.search, flags.exact, flags.any) == ("in", True, True)
+
+
+@pytest.mark.parametrize(
+    ("args", "fix"),
+    [
+        (["snapshot", "-i", "--search", "a", "--search-exact", "b"], "one of --search"),
+        (["snapshot", "--search-exact", "in"], "add -i"),
+        (["snapshot", "-i", "--search-exact"], "snapshot -i --search-exact <name>"),
+    ],
+)
+def test_misused_search_exact_names_the_fix(args: list[str], fix: str) -> None:
+    with pytest.raises(ValueError, match=re.escape(fix)):
+        split_snapshot_flags(args)
+
+
+def test_search_exact_finds_the_link_named_in_alone() -> None:
+    exact = filter_snapshot(IN_PAGE, {}, search="in", role=None, exact=True)
+    assert exact.matched_ref_ids == ("e3",)
+    assert 'link "in" [ref=e3]' in exact.text
+    upper = filter_snapshot(IN_PAGE, {}, search=" IN ", role="link", exact=True)
+    assert upper.matched_ref_ids == ("e3",), "any case, outer spaces ignored"
+
+
+def test_substring_search_matches_names_not_the_role_word() -> None:
+    """`link` contains "in": the role word must not make every link a match."""
+    found = filter_snapshot(IN_PAGE, {}, search="in", role=None)
+    assert found.matched_ref_ids == ("e1", "e2", "e3", "e4", "e5", "e6")  # "Built-in" too
+    assert filter_snapshot(IN_PAGE, {}, search="link", role=None).matched_refs == 0
+
+
+def test_a_cut_substring_search_still_shows_the_whole_name_match() -> None:
+    many = [f'- link "Maintain item {i}" [ref=e{i}]' for i in range(1, 800)]
+    text = "\n".join([*many, '- link "in" [ref=e900]'])
+    found = filter_snapshot(text, {}, search="in", role=None)
+    assert found.truncated and found.matched_refs == 800
+    assert "ref=e900]" in found.text
+
+
+def test_exact_search_details_and_summary_say_exact_and_skip_rendered_text() -> None:
+    exact = filter_snapshot(IN_PAGE, {}, search="in", role=None, exact=True)
+    details = snapshot_filter_details(exact, ["snapshot", "-i"])
+    assert (details["search"], details["searchExact"], details["matchedRefs"]) == ("in", True, 1)
+    lines = render_search_matches(exact, [], 0, False)
+    assert lines == [
+        'Snapshot filter (search-exact "in"): 1 direct ref matches of 7 refs; showing '
+        f"{exact.visible_lines} of 7 snapshot lines with context."
+    ]
+    plain = filter_snapshot(IN_PAGE, {}, search="in", role=None)
+    assert "searchExact" not in snapshot_filter_details(plain, ["snapshot", "-i"])
