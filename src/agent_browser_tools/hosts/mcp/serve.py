@@ -27,11 +27,13 @@ from __future__ import annotations
 import asyncio
 import logging
 import sys
+from collections.abc import Awaitable, Callable
 from dataclasses import replace
 
-from agent_browser_tools.api import BrowserTools
 from agent_browser_tools.hosts.mcp.options import ServeOptions
+from agent_browser_tools.hosts.mcp.sdk_import import gc_paused
 from agent_browser_tools.settings import Settings, SettingsError
+from agent_browser_tools.settings_check import check_settings
 from agent_browser_tools.state.writable import (
     EPHEMERAL_ENV,
     drop_scratch,
@@ -40,15 +42,24 @@ from agent_browser_tools.state.writable import (
     with_scratch_state_dir,
 )
 
+Transport = Callable[[ServeOptions, Settings], Awaitable[int]]
 
-async def _serve(options: ServeOptions, settings: Settings) -> int:
-    if options.http:
-        from agent_browser_tools.hosts.mcp.http import serve_http
 
-        return await serve_http(options, settings)
-    from agent_browser_tools.hosts.mcp.stdio import serve_stdio
+def _transport(http: bool) -> Transport:
+    """The transport's serve function. Only the chosen transport's modules are imported (the
+    HTTP stack is of no use to stdio), with the collector paused (see `sdk_import`)."""
+    with gc_paused():
+        if http:
+            from agent_browser_tools.hosts.mcp.http import serve_http
 
-    return await serve_stdio(options, settings)
+            return serve_http
+        from agent_browser_tools.hosts.mcp.stdio import serve_stdio
+
+        return serve_stdio
+
+
+async def _serve(transport: Transport, options: ServeOptions, settings: Settings) -> int:
+    return await transport(options, settings)
 
 
 def run(options: ServeOptions) -> int:
@@ -56,11 +67,12 @@ def run(options: ServeOptions) -> int:
     logging.basicConfig(
         level=logging.WARNING, stream=sys.stderr, format="agent-browser-tools: %(message)s"
     )
+    transport = _transport(options.http)
     try:
         settings = Settings.load()
         if options.operator:
             settings = settings.with_layer("serve flags", options.operator)
-        BrowserTools.check_settings(settings, shared_sessions=options.shared_sessions)
+        check_settings(settings, shared_sessions=options.shared_sessions)
     except SettingsError as exc:
         print(f"agent-browser-tools: {exc}", file=sys.stderr)
         return 2
@@ -73,11 +85,11 @@ def run(options: ServeOptions) -> int:
                 file=sys.stderr,
             )
             return 2
-        return asyncio.run(_serve(options, settings))
-    return _serve_ephemeral(replace(options, ephemeral_state=True), settings)
+        return asyncio.run(_serve(transport, options, settings))
+    return _serve_ephemeral(transport, replace(options, ephemeral_state=True), settings)
 
 
-def _serve_ephemeral(options: ServeOptions, settings: Settings) -> int:
+def _serve_ephemeral(transport: Transport, options: ServeOptions, settings: Settings) -> int:
     try:
         scratch = with_scratch_state_dir(settings)
     except OSError as exc:
@@ -89,6 +101,6 @@ def _serve_ephemeral(options: ServeOptions, settings: Settings) -> int:
         file=sys.stderr,
     )
     try:
-        return asyncio.run(_serve(options, scratch))
+        return asyncio.run(_serve(transport, options, scratch))
     finally:
         drop_scratch(scratch)
