@@ -20,8 +20,8 @@ Contract:
   new ones.
 - A host may give the registry a `preview`: what a conversation of a key lists before it is
   open (stdio, for a new conversation: `catalog.listed_at_start`). `listed_tools(key)` then
-  answers `tools/list` without opening the conversation, which keeps its modules (API,
-  runtime, engine, journal) off the path to a client's first answer; it opens on its first
+  answers `tools/list` without opening the conversation, which keeps its journal and modules
+  (API, runtime, engine) off the path to a client's first answer; it opens on its first
   call, and a conversation that cannot start says so in that call's result.
 - A conversation that cannot start raises `ConversationUnavailable` (one line naming the fix)
   and is not kept, so the session's next request tries again: the journal cannot be opened

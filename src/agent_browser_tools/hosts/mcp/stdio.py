@@ -1,8 +1,8 @@
 """MCP over stdio: one conversation for the whole process.
 
 Start-up: the first `tools/list` of a new conversation is answered from the catalog, and the
-conversation (API, runtime, engine and journal modules) opens on its first call, so the client's
-handshake waits for little more than the SDK (see `sdk_import`).
+conversation (its journal; the API, runtime and engine modules) opens on its first call, so a
+client's handshake waits for little more than the SDK's import (see `sdk_import`).
 
 Lifecycle: a resumed conversation (`--conversation ID`) is opened at start, so the browsers it
 owns are closed at exit even if no request comes. The server runs until stdin reaches EOF or
@@ -36,6 +36,7 @@ from agent_browser_tools.hosts.mcp.conversations import ConversationRegistry
 from agent_browser_tools.hosts.mcp.options import ServeOptions
 from agent_browser_tools.hosts.mcp.server import Ctx, build_server
 from agent_browser_tools.settings import Settings
+from agent_browser_tools.tools.catalog import listed_at_start
 
 if TYPE_CHECKING:
     from agent_browser_tools.api import BrowserTools
@@ -84,8 +85,6 @@ async def serve_stdio(options: ServeOptions, settings: Settings) -> int:
         )
 
     def preview(key: str) -> list[ToolSpec]:
-        from agent_browser_tools.tools.catalog import listed_at_start
-
         return listed_at_start(settings, options.tools)
 
     # A new conversation answers `tools/list` before it opens (see `conversations`); a
