@@ -8,8 +8,9 @@ Prints:
         - ours: `agent-browser-tools serve`, the console script of this venv, exactly as an
           MCP client launches it;
         - playwright's MCP server (`@playwright/mcp` from npm, installed once into
-          `--npm-dir`, no browser download), run with the system Chromium
-          (`--executable-path`, `--headless --isolated`);
+          `--npm-dir`, no browser download; delete that dir to take a newer release), its
+          `playwright-mcp` bin run directly (no `npx` in front, which would only add to its
+          time) with the system Chromium (`--executable-path`, `--headless --isolated`);
       both driven by the same minimal JSON-RPC stdio client below, so no client library's
       import or set-up is inside the clock: it starts right before the child is spawned;
   (b) the size in characters of our always-on tool list as the model loads it: the listed
@@ -153,10 +154,13 @@ def install_playwright_mcp(npm_dir: Path) -> Path:
     npm = shutil.which("npm")
     if npm is None:
         raise BenchError("npm not found: install Node.js (npm) to measure playwright's server")
-    npm_dir.mkdir(parents=True, exist_ok=True)
-    manifest = npm_dir / "package.json"
-    if not manifest.exists():
-        manifest.write_text('{"private": true}\n')
+    try:
+        npm_dir.mkdir(parents=True, exist_ok=True)
+        manifest = npm_dir / "package.json"
+        if not manifest.exists():
+            manifest.write_text('{"private": true}\n')
+    except OSError as exc:
+        raise BenchError(f"cannot prepare {npm_dir} for npm: {exc}") from None
     print(f"installing {PLAYWRIGHT_PACKAGE} into {npm_dir} ...", flush=True)
     done = subprocess.run(
         [npm, "install", "--no-audit", "--no-fund", PLAYWRIGHT_PACKAGE],
