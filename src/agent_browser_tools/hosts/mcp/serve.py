@@ -58,8 +58,8 @@ def _transport(http: bool) -> Transport:
         return serve_stdio
 
 
-async def _serve(transport: Transport, options: ServeOptions, settings: Settings) -> int:
-    return await transport(options, settings)
+async def _serve(options: ServeOptions, settings: Settings) -> int:
+    return await _transport(options.http)(options, settings)
 
 
 def run(options: ServeOptions) -> int:
@@ -67,7 +67,6 @@ def run(options: ServeOptions) -> int:
     logging.basicConfig(
         level=logging.WARNING, stream=sys.stderr, format="agent-browser-tools: %(message)s"
     )
-    transport = _transport(options.http)
     try:
         settings = Settings.load()
         if options.operator:
@@ -85,11 +84,11 @@ def run(options: ServeOptions) -> int:
                 file=sys.stderr,
             )
             return 2
-        return asyncio.run(_serve(transport, options, settings))
-    return _serve_ephemeral(transport, replace(options, ephemeral_state=True), settings)
+        return asyncio.run(_serve(options, settings))
+    return _serve_ephemeral(replace(options, ephemeral_state=True), settings)
 
 
-def _serve_ephemeral(transport: Transport, options: ServeOptions, settings: Settings) -> int:
+def _serve_ephemeral(options: ServeOptions, settings: Settings) -> int:
     try:
         scratch = with_scratch_state_dir(settings)
     except OSError as exc:
@@ -101,6 +100,6 @@ def _serve_ephemeral(transport: Transport, options: ServeOptions, settings: Sett
         file=sys.stderr,
     )
     try:
-        return asyncio.run(_serve(transport, options, scratch))
+        return asyncio.run(_serve(options, scratch))
     finally:
         drop_scratch(scratch)
