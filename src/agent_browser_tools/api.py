@@ -21,14 +21,13 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from agent_browser_tools.engine.isolation import shared_session_names
-from agent_browser_tools.launch_options import operator_launch_env
 from agent_browser_tools.planning.file_config import FileAccess
 from agent_browser_tools.planning.file_urls import root_uri_path
 from agent_browser_tools.planning.policy import ModelPolicy
 from agent_browser_tools.results.tool_result import ToolResult
 from agent_browser_tools.runtime import Runtime
 from agent_browser_tools.settings import Settings
+from agent_browser_tools.settings_check import check_settings
 from agent_browser_tools.state.journal import ConversationLog
 from agent_browser_tools.state.sqlite_journal import SqliteJournal
 from agent_browser_tools.tools.agent_browser import close_own_dir, close_owned, host_call
@@ -117,11 +116,8 @@ class BrowserTools:
     @staticmethod
     def check_settings(settings: Settings, *, shared_sessions: Iterable[str] = ()) -> None:
         """Raise `SettingsError` (with the fix) now for operator launch, policy or isolation
-        settings every conversation would refuse later (a server checks this before it
-        listens)."""
-        ModelPolicy.from_settings(settings)
-        operator_launch_env(settings)
-        shared_session_names(settings, shared_sessions)
+        settings every conversation would refuse later (see `settings_check`)."""
+        check_settings(settings, shared_sessions=shared_sessions)
 
     @property
     def conversation_id(self) -> str:

@@ -49,7 +49,9 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
 #: subcommand: `demo` for the CLI's `demo`, the journal for `state`, and the engine, private
 #: dirs, policy and file-access settings for `doctor`, which checks the installation without a
 #: `BrowserTools` (and reports the operator's policy). Every host may run the state-dir
-#: preflight (`state.writable`): it must refuse an unusable state dir before serving.
+#: preflight (`state.writable`): it must refuse an unusable state dir before serving, and
+#: the settings preflight (`settings_check`, what `BrowserTools.check_settings` runs) without
+#: importing the API before its first client's handshake.
 HOSTS_MAY_IMPORT: dict[str, tuple[str, ...]] = {
     "hosts": (
         "hosts",
@@ -60,6 +62,7 @@ HOSTS_MAY_IMPORT: dict[str, tuple[str, ...]] = {
         "results.categories",
         "playbook",
         "settings",
+        "settings_check",
         "launch_options",
         "tools.registry",
         "tools.catalog",

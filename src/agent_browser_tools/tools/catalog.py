@@ -31,3 +31,10 @@ def build_toolkit(settings: Settings, allowlist: frozenset[str] | None = None) -
     toolkit = Toolkit(specs=build_specs(settings), allowlist=allowlist)
     toolkit.specs[capabilities.NAME] = capabilities.bind(toolkit)
     return toolkit
+
+
+def listed_at_start(settings: Settings, allowlist: frozenset[str] | None = None) -> list[ToolSpec]:
+    """What a new conversation lists before anything is enabled: `BrowserTools.listed_tools()`
+    of a fresh conversation, without opening one (its journal, runtime and engine modules),
+    so a host can answer a client's first `tools/list` sooner."""
+    return build_toolkit(settings, allowlist).listed()

@@ -21,7 +21,6 @@ from typing import Any
 
 from agent_browser_tools.hosts.cli import call as call_cli
 from agent_browser_tools.hosts.cli import state as state_cli
-from agent_browser_tools.hosts.cli.doctor import run_doctor
 from agent_browser_tools.hosts.mcp.operator_flags import (
     add_access_flags,
     add_file_page_flag,
@@ -156,6 +155,8 @@ def _main(argv: Sequence[str] | None) -> int:
     if args.command == "serve":
         return _serve(args)
     if args.command == "doctor":
+        from agent_browser_tools.hosts.cli.doctor import run_doctor
+
         return run_doctor()
     if args.command == "demo":
         from agent_browser_tools.demo import run_demo

@@ -13,8 +13,6 @@ import sys
 from typing import TextIO
 
 from agent_browser_tools.settings import Settings
-from agent_browser_tools.state.sqlite_journal import JournalError, list_conversations, prune
-from agent_browser_tools.state.writable import state_dir_problem
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -31,6 +29,10 @@ def _when(epoch: float) -> str:
 
 
 def run_state(args: argparse.Namespace, out: TextIO | None = None) -> int:
+    # Imported here: the journal (and pydantic) would slow down every other command's start.
+    from agent_browser_tools.state.sqlite_journal import JournalError, list_conversations, prune
+    from agent_browser_tools.state.writable import state_dir_problem
+
     out = out or sys.stdout
     settings = Settings.load()
     problem = state_dir_problem(settings.state_dir)

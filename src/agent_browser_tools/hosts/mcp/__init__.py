@@ -9,4 +9,11 @@
   read deadlines and the connection cap in uvicorn's protocol, and their settings.
 
 The entry point is `agent_browser_tools.hosts.mcp.serve.run`.
+
+Importing this package registers the SDK's `mcp` and `mcp.server` packages lazily first
+(`sdk_import`), so whichever host module imports the SDK first loads only what it names.
 """
+
+from agent_browser_tools.hosts.mcp.sdk_import import skip_sdk_package_inits
+
+skip_sdk_package_inits()

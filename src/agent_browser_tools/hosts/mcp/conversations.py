@@ -18,6 +18,11 @@ Contract:
   session id over HTTP), closes one when its session ends, reaps conversations idle for longer
   than `idle_timeout_s` with nothing in flight, and on shutdown closes all of them and refuses
   new ones.
+- A host may give the registry a `preview`: what a conversation of a key lists before it is
+  open (stdio, for a new conversation: `catalog.listed_at_start`). `listed_tools(key)` then
+  answers `tools/list` without opening the conversation, which keeps its journal and modules
+  (API, runtime, engine) off the path to a client's first answer; it opens on its first
+  call, and a conversation that cannot start says so in that call's result.
 - A conversation that cannot start raises `ConversationUnavailable` (one line naming the fix)
   and is not kept, so the session's next request tries again: the journal cannot be opened
   (the state dir filled up or broke after the server started, a damaged journal, an unreadable
@@ -32,15 +37,18 @@ import contextlib
 import logging
 import time
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 
-from agent_browser_tools.api import BrowserTools
 from agent_browser_tools.results import response
 from agent_browser_tools.results.categories import FailureCategory
 from agent_browser_tools.results.tool_result import ToolResult
 from agent_browser_tools.state.writable import JournalError
+
+if TYPE_CHECKING:  # imported by the host's factory when a conversation opens
+    from agent_browser_tools.api import BrowserTools
+    from agent_browser_tools.tools.registry import ToolSpec
 
 logger = logging.getLogger(__name__)
 
@@ -162,8 +170,10 @@ class ConversationRegistry:
         factory: Callable[[str], BrowserTools],
         *,
         idle_timeout_s: float | None = None,
+        preview: Callable[[str], list[ToolSpec]] | None = None,
     ) -> None:
         self._factory = factory
+        self._preview = preview
         self._idle_timeout_s = idle_timeout_s
         self._conversations: dict[str, Conversation] = {}
         self._closing: set[asyncio.Task[None]] = set()
@@ -189,6 +199,15 @@ class ConversationRegistry:
             self._conversations[key] = conversation
             logger.info("conversation %s opened", conversation.tools.conversation_id)
         return conversation
+
+    def listed_tools(self, key: str) -> list[ToolSpec]:
+        """The tools the conversation of `key` lists: its own once open, before that the
+        host's `preview` if it gave one, else those of the conversation opened now."""
+        if self._closed:
+            raise ServerClosing("the server is shutting down")
+        if key not in self._conversations and self._preview is not None:
+            return self._preview(key)
+        return self.get(key).tools.listed_tools()
 
     async def close(self, key: str) -> None:
         """Close the conversation of `key` (its session ended); unknown keys are ignored."""

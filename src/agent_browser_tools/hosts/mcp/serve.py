@@ -27,11 +27,13 @@ from __future__ import annotations
 import asyncio
 import logging
 import sys
+from collections.abc import Awaitable, Callable
 from dataclasses import replace
 
-from agent_browser_tools.api import BrowserTools
 from agent_browser_tools.hosts.mcp.options import ServeOptions
+from agent_browser_tools.hosts.mcp.sdk_import import gc_paused
 from agent_browser_tools.settings import Settings, SettingsError
+from agent_browser_tools.settings_check import check_settings
 from agent_browser_tools.state.writable import (
     EPHEMERAL_ENV,
     drop_scratch,
@@ -40,15 +42,24 @@ from agent_browser_tools.state.writable import (
     with_scratch_state_dir,
 )
 
+Transport = Callable[[ServeOptions, Settings], Awaitable[int]]
+
+
+def _transport(http: bool) -> Transport:
+    """The transport's serve function. Only the chosen transport's modules are imported (the
+    HTTP stack is of no use to stdio), with the collector paused (see `sdk_import`)."""
+    with gc_paused():
+        if http:
+            from agent_browser_tools.hosts.mcp.http import serve_http
+
+            return serve_http
+        from agent_browser_tools.hosts.mcp.stdio import serve_stdio
+
+        return serve_stdio
+
 
 async def _serve(options: ServeOptions, settings: Settings) -> int:
-    if options.http:
-        from agent_browser_tools.hosts.mcp.http import serve_http
-
-        return await serve_http(options, settings)
-    from agent_browser_tools.hosts.mcp.stdio import serve_stdio
-
-    return await serve_stdio(options, settings)
+    return await _transport(options.http)(options, settings)
 
 
 def run(options: ServeOptions) -> int:
@@ -60,7 +71,7 @@ def run(options: ServeOptions) -> int:
         settings = Settings.load()
         if options.operator:
             settings = settings.with_layer("serve flags", options.operator)
-        BrowserTools.check_settings(settings, shared_sessions=options.shared_sessions)
+        check_settings(settings, shared_sessions=options.shared_sessions)
     except SettingsError as exc:
         print(f"agent-browser-tools: {exc}", file=sys.stderr)
         return 2

@@ -3,7 +3,9 @@
 Contract of `build_server`:
 
 - `tools/list` answers the `listed_tools()` of the caller's conversation (name, title,
-  description, inputSchema, annotations), never cached by clients (`ttlMs` 0, private).
+  description, inputSchema, annotations), never cached by clients (`ttlMs` 0, private);
+  before a conversation is open, the registry's preview of it when the host gave one (see
+  `conversations`).
 - `tools/call` runs the call on the caller's conversation and answers `result_to_mcp(result)`.
   A call that takes longer than ~2 s reports progress every ~2 s when the client sent a
   progressToken. A cancelled request cancels the handler, which kills the engine child (see
@@ -23,7 +25,8 @@ Contract of `build_server`:
 - A conversation that cannot start (`ConversationUnavailable`: e.g. the state dir's disk
   filled up after the server started) fails `tools/call` as an `aborted` result naming the
   fix, and `tools/list` (which has no result to carry it) as an `INTERNAL_ERROR` with the same
-  one line; nothing is logged as a traceback, and the next request tries again.
+  one line, unless the registry answered it from a preview; nothing is logged as a traceback,
+  and the next request tries again.
 """
 
 from __future__ import annotations
@@ -96,12 +99,15 @@ class _Handlers:
         self.key_of = key_of
         self.bus = bus
 
-    def conversation(self, ctx: Ctx) -> Conversation:
+    def key(self, ctx: Ctx) -> str:
         key = self.key_of(ctx)
         if key is None:
             raise MCPError(types.INVALID_REQUEST, NO_SESSION)
+        return key
+
+    def conversation(self, ctx: Ctx) -> Conversation:
         try:
-            return self.registry.get(key)
+            return self.registry.get(self.key(ctx))
         except ServerClosing as exc:
             raise MCPError(types.INVALID_REQUEST, str(exc)) from None
 
@@ -109,7 +115,9 @@ class _Handlers:
         self, ctx: Ctx, params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
         try:
-            listed = self.conversation(ctx).tools.listed_tools()
+            listed = self.registry.listed_tools(self.key(ctx))
+        except ServerClosing as exc:
+            raise MCPError(types.INVALID_REQUEST, str(exc)) from None
         except ConversationUnavailable as exc:
             raise MCPError(types.INTERNAL_ERROR, str(exc)) from None
         return types.ListToolsResult(

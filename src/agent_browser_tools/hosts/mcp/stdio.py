@@ -1,5 +1,9 @@
 """MCP over stdio: one conversation for the whole process.
 
+Start-up: the first `tools/list` of a new conversation is answered from the catalog, and the
+conversation (its journal; the API, runtime and engine modules) opens on its first call, so a
+client's handshake waits for little more than the SDK's import (see `sdk_import`).
+
 Lifecycle: a resumed conversation (`--conversation ID`) is opened at start, so the browsers it
 owns are closed at exit even if no request comes. The server runs until stdin reaches EOF or
 the process gets SIGTERM/SIGINT. Either way it then cancels the calls in flight (killing their
@@ -24,14 +28,19 @@ import os
 import signal
 import sys
 import uuid
+from typing import TYPE_CHECKING
 
 from mcp.server.stdio import stdio_server
 
-from agent_browser_tools.api import BrowserTools
 from agent_browser_tools.hosts.mcp.conversations import ConversationRegistry
 from agent_browser_tools.hosts.mcp.options import ServeOptions
 from agent_browser_tools.hosts.mcp.server import Ctx, build_server
 from agent_browser_tools.settings import Settings
+from agent_browser_tools.tools.catalog import listed_at_start
+
+if TYPE_CHECKING:
+    from agent_browser_tools.api import BrowserTools
+    from agent_browser_tools.tools.registry import ToolSpec
 
 logger = logging.getLogger(__name__)
 
@@ -63,6 +72,8 @@ async def serve_stdio(options: ServeOptions, settings: Settings) -> int:
     conversation_id = options.conversation or uuid.uuid4().hex
 
     def factory(key: str) -> BrowserTools:
+        from agent_browser_tools.api import BrowserTools  # on the first call: see `preview`
+
         return BrowserTools(
             conversation_id=conversation_id,
             settings=settings,
@@ -73,7 +84,13 @@ async def serve_stdio(options: ServeOptions, settings: Settings) -> int:
             persist=not options.ephemeral_state,
         )
 
-    registry = ConversationRegistry(factory)
+    def preview(key: str) -> list[ToolSpec]:
+        return listed_at_start(settings, options.tools)
+
+    # A new conversation answers `tools/list` before it opens (see `conversations`); a
+    # resumed one may have enabled tools, and is opened at once anyway (`_resume`).
+    new = options.conversation is None
+    registry = ConversationRegistry(factory, preview=preview if new else None)
     if options.conversation is not None:
         _resume(registry, options.conversation)
     stop = asyncio.Event()

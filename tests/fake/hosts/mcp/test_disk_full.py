@@ -176,13 +176,15 @@ def test_stdio_conversation_starting_after_the_disk_filled_up(env: dict[str, str
         assert "result" in server.request("initialize", hello)
         server.send("notifications/initialized")
         filler = fill(_tiny(env))
+        # A new stdio conversation lists its tools before it opens (start-up speed, see
+        # hosts/mcp/stdio.py), so the first call is what meets the full disk.
         listed = server.request("tools/list")
-        assert listed["error"]["code"] == types.INTERNAL_ERROR
-        assert "free space" in listed["error"]["message"]
+        assert "agent_browser" in {tool["name"] for tool in listed["result"]["tools"]}
         get_url = {"name": "agent_browser", "arguments": {"args": ["get", "url"]}}
         failed = server.request("tools/call", get_url)["result"]
         assert failed["isError"] is True
         assert failed["_meta"]["agent-browser-tools/details"]["failureCategory"] == "aborted"
+        assert "free space" in failed["content"][0]["text"]
         filler.unlink()
         worked = server.request("tools/call", get_url)["result"]
         assert worked["isError"] is False
