@@ -52,6 +52,7 @@ class ObservationExtras(TypedDict, total=False):
     staleRef: Annotated[Json, CELL]
     notEditable: Annotated[Json, CELL]
     clickDispatch: Annotated[Json, CELL]
+    actionEffect: Annotated[Json, CELL]
     managedSessionOutcome: Annotated[Json, CELL]
     lifecycle: Annotated[Json, CELL]
     closeAllApplied: Annotated[bool, CELL]
