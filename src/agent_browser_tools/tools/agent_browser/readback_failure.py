@@ -103,11 +103,11 @@ def _text(
     prefix: list[str], target: Asked, effect: dict[str, Any]
 ) -> tuple[str, list[na.NextAction]]:
     if effect.get("valueHidden"):
-        held = "another value (not shown: credential field)"
+        held = "another value now (not shown: credential field)"
     else:
-        held = f'"{effect.get("value") or ""}"'
+        held = f'"{effect.get("value") or ""}" now'
         held += f', not "{effect.get("expected")}"' if effect.get("expected") else ""
-    error = f"{target.command} did not take: {describe(target)} holds {held} now."
+    error = f"{target.command} did not take: {describe(target)} holds {held}."
     actions = [_inspect(prefix)]
     if target.role in KEYSTROKE_ROLES and not effect.get("valueHidden") and _pressable(target):
         clear = ["press", "Control+a"] if target.command == "fill" else ["press", "End"]
