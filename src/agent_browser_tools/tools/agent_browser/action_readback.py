@@ -7,7 +7,8 @@ stays unchecked. So after a standalone `fill`/`type`/`select`/`check`/`uncheck`/
 on a ref or selector, the element is read back in the post-action helper batch (`followups.
 run_probe`: no extra engine call): `get value` (+ `get text` for contenteditable regions, an
 `eval` of the focused native date/time input for date parts), `get value` + `get html` for a
-select, `is checked` for check/uncheck and for clicks on toggle refs.
+select, and for check/uncheck and clicks on toggle refs the session's snapshot (its state
+found by role and name, see `toggle_state`; `is checked` for a plain selector).
 
 `actionEffect` names the element (role and name from the session's latest ref snapshot) and
 what it holds; a read-back that provably does not match what was asked turns the call into
@@ -35,6 +36,7 @@ from agent_browser_tools.tools.agent_browser.call import DirectCall
 from agent_browser_tools.tools.agent_browser.confirm_gate import confirmation_gated
 from agent_browser_tools.tools.agent_browser.date_entry import READ_JS, parse_field
 from agent_browser_tools.tools.agent_browser.effect_verdict import Asked
+from agent_browser_tools.tools.agent_browser.identity import DEFAULT_READ, current_refs
 
 VERBS = {
     "fill": "filled",
@@ -96,17 +98,21 @@ def rows(call: DirectCall) -> list[list[str]]:
     elif target.command == "select":
         kinds = ["value", "html"]
     elif target.command in ("check", "uncheck") or target.role in TOGGLES:
-        kinds = ["checked"]
-    out = [_row(kind, target.operand) for kind in kinds]
+        kinds = ["snapshot" if target.info is not None else "checked"]
+    out = [_row(call, kind, target.operand) for kind in kinds]
     call.readback["kinds"] = kinds
     return refmap.rows_to_engine(out, call.ref_table)
 
 
-def _row(kind: str, operand: str) -> list[str]:
+def _row(call: DirectCall, kind: str, operand: str) -> list[str]:
     if kind == "date":
         return ["eval", READ_JS]
     if kind == "checked":
         return ["is", "checked", operand]
+    if kind == "snapshot":
+        assert call.key is not None
+        recorded = call.rt.log.state.session(call.key).ref_snapshot
+        return list(recorded.read_args if recorded and recorded.read_args else DEFAULT_READ)
     return [*_ROW_KINDS[kind], operand]
 
 
@@ -119,6 +125,8 @@ def take(call: DirectCall, answered: Sequence[BatchRow]) -> None:
             continue
         if kind == "checked" and isinstance(result.get("checked"), bool):
             read[kind] = result["checked"]
+        elif kind == "snapshot":
+            read[kind] = result
         elif kind == "date":
             read[kind] = parse_field(result.get("result"))
         elif isinstance(result.get(kind), str):
@@ -151,8 +159,9 @@ def judge(call: DirectCall, obs: Observation) -> None:
         )
         effect["expected"] = [redact_text(o) for o in target.options]
         effect["value"] = [redact_text(v) for v in labels] if labels is not None else None
-    elif "checked" in read:
-        _toggle_effect(call, target, read["checked"], effect)
+    elif "snapshot" in read or "checked" in read:
+        checked = toggle_state(target, call.ref_table, read.get("snapshot"))
+        _toggle_effect(call, target, read.get("checked") if checked is None else checked, effect)
     if hidden:
         effect["value"] = effect["expected"] = None
     obs.extra["actionEffect"] = effect
@@ -181,7 +190,31 @@ def _fill_effect(
     return None
 
 
-def _toggle_effect(call: DirectCall, target: Asked, checked: bool, effect: dict[str, Any]) -> None:
+def toggle_state(target: Asked, table: Mapping[str, RefInfo], data: object) -> bool | None:
+    """The target toggle's state in the post-action snapshot, found by its recorded role and
+    name (pure). Why not `is checked <ref>`: a list patched in place (a pinned row sorted to
+    the top) shows another row in the clicked node, whose state says nothing about this one.
+    The ref's own node counts while it still shows the same element; otherwise the one
+    element with that role and name (none, or look-alikes: unknown)."""
+    if target.info is None or target.ref is None:
+        return None
+    fresh, states = current_refs(data), refmap.checked_states(data)
+    if fresh is None:
+        return None
+    want = (target.info.role, target.info.name)
+    own = refmap.engine_id(target.ref, table)
+    mine = fresh.get(own)
+    if mine is not None and (mine.role, mine.name, mine.context) == (*want, target.info.context):
+        return states.get(own)
+    same = [ref for ref, info in fresh.items() if (info.role, info.name) == want]
+    return states.get(same[0]) if len(same) == 1 else None
+
+
+def _toggle_effect(
+    call: DirectCall, target: Asked, checked: bool | None, effect: dict[str, Any]
+) -> None:
+    if checked is None:
+        return
     if target.command in ("check", "uncheck"):
         wanted: bool | None = target.command == "check"
     else:

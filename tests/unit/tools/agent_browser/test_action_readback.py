@@ -27,13 +27,14 @@ REFS = {
 
 
 def _call(*args: str, read: dict[str, Any] | None = None, checked: Any = None) -> Any:
+    planned = plan(list(args), STATE)
     return NS(
-        plan=plan(list(args), STATE),
+        plan=planned,
         ref_table=REFS,
         readback={"read": read or {}},
-        rt=NS(secrets=SecretStore()),
+        rt=NS(secrets=SecretStore(), log=NS(state=STATE)),
         checked=checked or {},
-        key=object(),
+        key=planned.session.key,
     )
 
 
@@ -147,6 +148,30 @@ def test_a_check_and_a_toggle_click_that_changed_nothing_fail() -> None:
     assert obs.success and effect["verified"] is True
 
 
+def _pins(*lines: tuple[str, str, bool]) -> dict[str, Any]:
+    """A snapshot answer: (ref, name, checked) checkboxes in page order."""
+    text = "\n".join(f'- checkbox "{n}" [checked={str(c).lower()}, ref={r}]' for r, n, c in lines)
+    refs = {r: {"role": "checkbox", "name": n} for r, n, _ in lines}
+    return {"snapshot": text, "refs": refs}
+
+
+def test_a_toggle_is_found_by_role_and_name_after_its_row_moved() -> None:
+    """Pinning sorts the row to the top in place: the clicked node (e9) now shows another
+    row, still unchecked; the box named "Subscribe" (now e2) is the one that was checked."""
+    moved = _pins(("e2", "Subscribe", True), ("e9", "Other", False))
+    obs, effect = _judged("check", "@e9", read={"snapshot": moved})
+    assert obs.success and (effect["checked"], effect["verified"]) == (True, True)
+    stayed = _pins(("e9", "Subscribe", False), ("e2", "Other", True))
+    obs, effect = _judged("check", "@e9", read={"snapshot": stayed})
+    assert not obs.success and effect["checked"] is False
+
+
+def test_a_toggle_that_cannot_be_found_again_is_unverified() -> None:
+    twins = _pins(("e2", "Other", True), ("e4", "Other", False))
+    obs, effect = _judged("check", "@e9", read={"snapshot": twins})
+    assert obs.success and (effect["checked"], effect["verified"]) == (None, None)
+
+
 def test_a_failed_action_gets_no_effect() -> None:
     obs = Observation(success=False)
     judge(_call("fill", "@e3", "Ada", read={"value": ""}), obs)
@@ -160,8 +185,9 @@ def test_the_rows_each_action_reads_in_engine_ids() -> None:
         ["get", "value", "@e7"],
         ["get", "html", "@e7"],
     ]
-    assert rows(_call("uncheck", "@e9")) == [["is", "checked", "@e9"]]
-    assert rows(_call("click", "@e9")) == [["is", "checked", "@e9"]]
+    assert rows(_call("uncheck", "@e9")) == [["snapshot", "-i"]]
+    assert rows(_call("click", "@e9")) == [["snapshot", "-i"]]
+    assert rows(_call("check", "#remember")) == [["is", "checked", "#remember"]]
     assert rows(_call("click", "@e13")) == []
     assert rows(_call("--json", "false", "fill", "@e3", "Ada")) == []
 
