@@ -52,6 +52,8 @@ class DirectCall:
     """How the session's browser was found lost (`browser_loss`), for `details.browserLost`."""
     click: dict[str, Any] = field(default_factory=dict)
     """A direct click's probe state, from before the dispatch to after it (`click_probe`)."""
+    readback: dict[str, Any] = field(default_factory=dict)
+    """An element action's read-back rows and answers (`action_readback`)."""
 
     @property
     def hooks(self) -> Hooks:

@@ -25,7 +25,13 @@ from agent_browser_tools.state.effects import Probe
 from agent_browser_tools.state.journal import scrub_effect
 from agent_browser_tools.state.models import ConversationState, Effect, RefInfo
 from agent_browser_tools.taxonomy import PageEffect
-from agent_browser_tools.tools.agent_browser import click_probe, confirmations, page_change, record
+from agent_browser_tools.tools.agent_browser import (
+    action_readback,
+    click_probe,
+    confirmations,
+    page_change,
+    record,
+)
 from agent_browser_tools.tools.agent_browser import snapshot as snapshot_flow
 from agent_browser_tools.tools.agent_browser.call import DirectCall, Spawned
 from agent_browser_tools.tools.agent_browser.helpers import helper_call
@@ -44,6 +50,8 @@ async def read_back(call: DirectCall, obs: Observation, spawned: Spawned) -> lis
     probe = await run_probe(call) if wants_probe(plan, envelope) and not pending else None
     changed = page_change.title_changed(prior, probe)
     mutations = click_probe.judge(call, obs, title_changed=changed)
+    if not pending:
+        action_readback.judge(call, obs)
     effects = [] if pending else [scrub_effect(e) for e in record.effects_of(plan, envelope, probe)]
     page_change.annotate(plan, obs, prior, probe, effects, dom_mutations=mutations)
     if plan.path == ("snapshot",) and obs.success and plan.output_mode is OutputMode.JSON:
@@ -74,19 +82,24 @@ def wants_probe(plan: ExecutionPlan, envelope: Envelope) -> bool:
     if envelope.success:
         # Anything that may navigate (keys, taps, locator clicks, evals) is probed too: an
         # unobserved navigation would let old refs pass the stale-ref guard on the new page.
-        return spec.navigation_summary or spec.page_effect is PageEffect.MAY_NAVIGATE
+        # Element actions are read back in the same batch (`action_readback`).
+        may_navigate = spec.navigation_summary or spec.page_effect is PageEffect.MAY_NAVIGATE
+        return may_navigate or action_readback.applies(plan)
     return spec.failure_probe
 
 
 async def run_probe(call: DirectCall) -> Probe | None:
     """One extra engine call: `get url` and `get title` in a single fail-fast batch (and the
-    click probe's collection, see `click_probe`)."""
-    collect = click_probe.collect_row(call)
-    stdin = json.dumps([["get", "url"], ["get", "title"], *([collect] if collect else [])])
+    click probe's collection, see `click_probe`, and the element read-back, see
+    `action_readback`)."""
+    collect = [probe] if (probe := click_probe.collect_row(call)) else []
+    readback = action_readback.rows(call)
+    stdin = json.dumps([["get", "url"], ["get", "title"], *collect, *readback])
     envelope = await helper_call(call.rt, call.plan, ["batch", "--bail"], stdin=stdin)
     if envelope is None:
         return None
-    click_probe.take(call, (envelope.rows or ())[2:])
+    click_probe.take(call, (envelope.rows or ())[2 : 2 + len(collect)])
+    action_readback.take(call, (envelope.rows or ())[2 + len(collect) :])
     url = title = None
     for row in (envelope.rows or ())[:2]:
         if row.success and isinstance(row.result, Mapping):

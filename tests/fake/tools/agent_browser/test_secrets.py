@@ -166,24 +166,34 @@ async def test_batch_rows_of_a_typed_password_are_masked(
 async def test_the_probe_costs_one_call_only_when_needed(
     tools: BrowserTools, fake_engine: FakeEngine
 ) -> None:
-    # A session with no known page is never read (the read would launch its browser).
+    # A session with no known page is never read (the read would launch its browser). After
+    # the fill, the post-action read-back batch (`action_readback`) is not this probe.
     await tools.call("agent_browser", {"args": ["fill", "#q", "shoes"]})
-    assert [argv[-3:] for argv in fake_engine.argvs()] == [["fill", "#q", "shoes"]]
+    assert [argv[-3:] for argv in _before_readback(fake_engine.argvs())] == [
+        ["fill", "#q", "shoes"]
+    ]
     await _opened(tools, fake_engine)
     seen = len(fake_engine.calls())
     await tools.call("agent_browser", {"args": ["focus", "#go"]})
     assert len(fake_engine.calls()) == seen + 1
     await tools.call("agent_browser", {"args": ["fill", "#pwd", "x-1234567"]})
-    assert [argv[-3:] for argv in fake_engine.argvs()[seen + 1 :]] == [
+    assert [argv[-3:] for argv in _before_readback(fake_engine.argvs()[seen + 1 :])] == [
         ["fill", "#pwd", "x-1234567"]
     ]
     seen = len(fake_engine.calls())
     await tools.call("agent_browser", {"args": ["fill", "#q", "shoes"]})
-    probe, fill = fake_engine.argvs()[seen:]
+    probe, fill = _before_readback(fake_engine.argvs()[seen:])
     assert probe[-1] == "batch" and "--session" in probe
     probe_rows = json.loads(str(fake_engine.calls()[seen]["stdin"]))
     assert [row[:2] + row[3:] for row in probe_rows] == [["get", "attr", attr] for attr in ATTRS]
     assert fill[-3:] == ["fill", "#q", "shoes"]
+
+
+def _before_readback(argvs: list[list[str]]) -> list[list[str]]:
+    """The calls up to the fill: what follows it is the one post-action read-back batch."""
+    at = next(i for i, argv in enumerate(argvs) if "fill" in argv)
+    assert [argv[-2:] for argv in argvs[at + 1 :]] in ([], [["batch", "--bail"]]), argvs
+    return argvs[: at + 1]
 
 
 async def test_a_code_cell_never_holds_an_operator_secret(

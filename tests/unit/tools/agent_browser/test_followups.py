@@ -58,12 +58,21 @@ def test_a_may_navigate_command_is_probed_even_without_a_navigation_summary(name
     assert wants_probe(call, answer) is True
 
 
-@pytest.mark.parametrize("name", ["fill_ref", "get_text", "scroll_down", "snapshot"])
+@pytest.mark.parametrize("name", ["get_text", "scroll_down", "snapshot"])
 def test_commands_that_cannot_navigate_are_not_probed(name: str) -> None:
     """The probe is an extra engine call: it is spent only where the page may have moved."""
     call, answer = _captured(name)
     assert answer.success
     assert wants_probe(call, answer) is False
+
+
+@pytest.mark.parametrize(
+    "args", [["fill", "@e3", "Ada"], ["type", "@e3", "x"], ["check", "@e9"], ["select", "#f", "b"]]
+)
+def test_element_actions_are_probed_to_read_their_effect_back(args: list[str]) -> None:
+    """The read-back rows ride in the probe batch (`action_readback`): one call, not two."""
+    _call, answer = _captured("fill_ref")
+    assert wants_probe(plan(args, STATE), answer) is True
 
 
 def test_a_failure_is_probed_only_for_commands_with_a_failure_probe() -> None:
