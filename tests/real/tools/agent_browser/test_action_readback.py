@@ -64,6 +64,8 @@ async def test_each_action_names_its_element_and_reads_the_effect_back(
         "verified": True,
         "expected": "Ada Lovelace",
     }
+    # What the model reads: one line naming the field and the value read back.
+    assert filled.text == f'Filled textbox "Display name" ({name}) = "Ada Lovelace"'
     typed = await ab(browser_tools, "type", name, " II")
     assert _effect(typed)["verb"] == "typed" and _effect(typed)["value"] == "Ada Lovelace II"
     assert _effect(typed)["verified"] is True
@@ -73,22 +75,27 @@ async def test_each_action_names_its_element_and_reads_the_effect_back(
     effect = _effect(selected)
     assert _who(effect) == ("selected", "combobox", "Colour")
     assert (effect["value"], effect["expected"], effect["verified"]) == (["Blue"], ["Blue"], True)
+    assert selected.text.splitlines()[0].startswith('Selected "Blue" in combobox "Colour" (@e')
 
     checked = await ab(browser_tools, "check", ref_for(snap, "checkbox", "Remember me"))
     effect = _effect(checked)
     assert _who(effect) == ("checked", "checkbox", "Remember me")
     assert (effect["checked"], effect["verified"]) == (True, True)
+    assert checked.text.splitlines()[0].startswith('Checked checkbox "Remember me" (@e')
 
     radio = await ab(browser_tools, "click", ref_for(snap, "radio", "Pro"))
     effect = _effect(radio)
     assert _who(effect) == ("clicked", "radio", "Pro")
     assert (effect["checked"], effect["expected"], effect["verified"]) == (True, True, True)
+    assert radio.text.splitlines()[0].endswith('radio "Pro" (' + effect["ref"] + "), now checked")
+    assert "unverified" not in radio.text
 
     button = await ab(browser_tools, "click", ref_for(snap, "button", "Save"))
     assert not button.is_error, button.text
     effect = _effect(button)
     assert _who(effect) == ("clicked", "button", "Save")
     assert effect["verified"] is None and effect["checked"] is None
+    assert button.text.splitlines()[0] == f'Clicked button "Save" ({effect["ref"]})'
 
 
 async def test_a_fill_on_a_date_part_fails_and_the_offered_key_presses_set_it(
