@@ -52,6 +52,8 @@ class DirectCall:
     """How the session's browser was found lost (`browser_loss`), for `details.browserLost`."""
     click: dict[str, Any] = field(default_factory=dict)
     """A direct click's probe state, from before the dispatch to after it (`click_probe`)."""
+    settle: dict[str, Any] = field(default_factory=dict)
+    """What the post-action settle wait saw (`nav_settle`)."""
 
     @property
     def hooks(self) -> Hooks:
