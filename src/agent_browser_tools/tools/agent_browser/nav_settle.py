@@ -25,15 +25,16 @@ How, within the one post-action helper batch (`followups.run_probe`), as its fir
 - an `eval` reads the outcome back; `get url` / `get title` then name the settled page.
 
 A probe batch after an action that cannot navigate carries only the arming row. A document
-the watcher never saw (opened by `open`, no probe since) counts as the action's new page only
-when it answered within the last second; otherwise a click or an Enter/Space press on it is
-given one more poll to start the navigation it may have caused.
+the watcher never saw (opened by `open`, no probe since) is the action's new page when its
+navigation started after the action did (`performance.timeOrigin`); an older one ends the
+wait at once, except that a click or an Enter/Space press gets one more poll to start the
+navigation it may have caused.
 
 The budget is `[tools] settle_ms` / `AGENT_BROWSER_TOOLS_SETTLE_MS` (0 turns all of this off).
-Its deadline is wall-clock time shared with the page (`Date.now()`): the managed browser runs
-on this machine. A navigation that has not committed holds the check itself (Chromium,
-above), so the wait can outlast the budget by the server's answer time, which any next
-command would wait for too.
+Its deadline and the action's start are wall-clock times shared with the page (`Date.now()`,
+`performance.timeOrigin`): the managed browser runs on this machine. A navigation that has
+not committed holds the check itself (Chromium, above), so the wait can outlast the budget by
+the server's answer time, which any next command would wait for too.
 """
 
 from __future__ import annotations
@@ -52,8 +53,9 @@ from agent_browser_tools.tools.agent_browser.confirm_gate import confirmation_ga
 
 QUIET_MS = 150
 """DOM quiet spell a new document must show after `load` (apps that render after load)."""
-YOUNG_MS = 1_000
-"""An unarmed document that answered less than this ago may be the action's new page."""
+SKEW_MS = 200
+"""A document whose navigation started after the action did (less this much clock slack
+between our wall clock and the browser's `performance.timeOrigin`) is the action's new page."""
 HOLD_MS = 100
 """On an older unarmed document, how long a click or an Enter/Space press is given to start
 the navigation it may have caused (a form submission starts a few ms after the key)."""
@@ -142,9 +144,8 @@ if (s && s.restored && document.readyState === "complete") {
 }
 let q = w.__abtSettleQuiet;
 if (!q) {
-  const entry = performance.getEntriesByType("navigation")[0];
-  const age = entry ? performance.now() - entry.responseStart : 0;
-  q = {first: performance.now(), last: performance.now(), young: age < cfg.young};
+  const young = performance.timeOrigin >= cfg.since - cfg.skew;
+  q = {first: performance.now(), last: performance.now(), young};
   q.observer = new MutationObserver(() => { q.last = performance.now(); });
   q.observer.observe(document, {subtree: true, childList: true, attributes: true,
     characterData: true});
@@ -164,6 +165,12 @@ return done({navigated: q.young, settled: false, reason: complete ? "dom-busy" :
 OUTCOME_JS = "JSON.stringify((window.__abtSettle && window.__abtSettle.outcome) || null)"
 
 SETTLING_EFFECTS = frozenset({PageEffect.MAY_NAVIGATE, PageEffect.HISTORY})
+
+
+def before(call: DirectCall) -> None:
+    """Just before the action is dispatched: when it started, so the check can tell a
+    document the action made from one that was there before it."""
+    call.settle["since"] = int(time.time() * 1000)
 
 
 def budget_ms(call: DirectCall) -> int:
@@ -192,7 +199,8 @@ def rows(call: DirectCall, obs: Observation) -> list[list[str]]:
         "start": start,
         "deadline": start + budget,
         "quiet": QUIET_MS,
-        "young": YOUNG_MS,
+        "since": call.settle.get("since", start),
+        "skew": SKEW_MS,
         "hold": HOLD_MS if _holds(call) else 0,
     }
     call.settle["waiting"] = True
