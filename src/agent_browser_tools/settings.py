@@ -33,6 +33,10 @@ too (a leak guard: nothing else stops them)."""
 
 DEFAULT_SESSION_CLOSE_TIMEOUT_MS = 35_000
 DEFAULT_INLINE_IMAGE_MAX_BYTES = 5 * 1024 * 1024
+DEFAULT_SETTLE_MS = 2_000
+"""How long an action that started a navigation waits for the new page to load and go quiet
+(`[tools] settle_ms` / `AGENT_BROWSER_TOOLS_SETTLE_MS`; 0 turns it off): see
+`tools/agent_browser/nav_settle.py`."""
 STDOUT_MEMORY_LIMIT_BYTES = 512 * 1024
 """Engine stdout beyond this goes to a private temp file instead of memory."""
 
@@ -63,6 +67,7 @@ class Settings:
     idle_timeout_ms: int = DEFAULT_IDLE_TIMEOUT_MS
     session_close_timeout_ms: int = DEFAULT_SESSION_CLOSE_TIMEOUT_MS
     inline_image_max_bytes: int = DEFAULT_INLINE_IMAGE_MAX_BYTES
+    settle_ms: int = DEFAULT_SETTLE_MS
     socket_dir: Path | None = None
     execution_dir: Path | None = None
     """Where relative paths (`outputPath`, artifact paths) resolve; None: the process cwd."""
@@ -112,6 +117,8 @@ class Settings:
         socket_value = environ.get(ENV_PREFIX + "SOCKET_DIR") or engine_cfg.get("socket_dir")
         tools_cfg = merged.get("tools", {}) if isinstance(merged.get("tools"), dict) else {}
         cwd_value = environ.get(ENV_PREFIX + "CWD") or tools_cfg.get("cwd")
+        settle_value = environ.get(ENV_PREFIX + "SETTLE_MS") or tools_cfg.get("settle_ms")
+        settle_env = {} if settle_value is None else {ENV_PREFIX + "SETTLE_MS": str(settle_value)}
         return cls(
             env=environ,
             state_dir=_state_dir(environ),
@@ -134,6 +141,7 @@ class Settings:
             inline_image_max_bytes=_int_knob(
                 environ, "INLINE_IMAGE_MAX_BYTES", DEFAULT_INLINE_IMAGE_MAX_BYTES
             ),
+            settle_ms=_int_knob(settle_env, "SETTLE_MS", DEFAULT_SETTLE_MS, zero=True),
             socket_dir=Path(str(socket_value)).expanduser() if socket_value else None,
             execution_dir=Path(str(cwd_value)).expanduser() if cwd_value else None,
             layers=tuple(layers),

@@ -244,7 +244,9 @@ def fake_engine(tmp_path: Path) -> Iterator[FakeEngine]:
 
 def fake_settings(fake: FakeEngine, tmp_path: Path, **env: str) -> Settings:
     """Settings for `BrowserTools` on `fake`: the process env without engine variables, a
-    private HOME and state dir under `tmp_path`, then `env` (which may override any of them)."""
+    private HOME and state dir under `tmp_path`, no settle wait (the fake runs no page script,
+    so its scripted probe rows would not line up), then `env` (which may override any of
+    them)."""
     base = {k: v for k, v in os.environ.items() if not k.startswith("AGENT_BROWSER")}
     (tmp_path / "home").mkdir(exist_ok=True)
     return Settings.load(
@@ -253,6 +255,7 @@ def fake_settings(fake: FakeEngine, tmp_path: Path, **env: str) -> Settings:
             "HOME": str(tmp_path / "home"),
             "AGENT_BROWSER_TOOLS_BIN": str(fake.path),
             "AGENT_BROWSER_TOOLS_STATE_DIR": str(tmp_path / "state"),
+            "AGENT_BROWSER_TOOLS_SETTLE_MS": "0",
             **env,
         },
         cwd=tmp_path,

@@ -2,7 +2,9 @@
 
 It serves ``tests/fixture_site/`` on 127.0.0.1 at an ephemeral port, plus a few dynamic
 routes that static files cannot express (a delayed page, a Set-Cookie response, JSON APIs
-that succeed or fail, a guaranteed 404, a form POST that answers 303 back to the page). It
+that succeed or fail, a guaranteed 404, a form POST that answers 303 back to the page, and
+the delayed `/slow/<page>` family: any fixture page, or a POST that answers 303 to one, each
+after `?ms=` milliseconds). It
 also owns the planted fake secrets: the pages and responses that carry them are rendered
 from :data:`PLANTED_SECRETS`, so redaction tests grep for exactly the values the browser saw.
 """
@@ -66,6 +68,18 @@ SLOW_DEFAULT_MS = 3000
 SLOW_MAX_MS = 60_000
 
 
+#: Prefix of the delayed route family (`/slow/<page>?ms=N`, GET and POST).
+SLOW_PREFIX = "/slow/"
+
+
+def _sleep_ms(query: dict[str, list[str]]) -> None:
+    try:
+        delay_ms = int(query.get("ms", ["0"])[0])
+    except ValueError:
+        delay_ms = 0
+    time.sleep(max(0, min(delay_ms, SLOW_MAX_MS)) / 1000)
+
+
 def render_placeholders(text: str) -> str:
     """Fill ``{{NAME}}`` placeholders with planted secrets (one source of truth)."""
     for name, value in PLANTED_SECRETS.items():
@@ -90,7 +104,9 @@ class _FixtureHandler(SimpleHTTPRequestHandler):
     def do_GET(self) -> None:
         parts = urlsplit(self.path)
         route = self._ROUTES.get(parts.path)
-        if route is not None:
+        if parts.path.startswith(SLOW_PREFIX):
+            self._slow_page(parts.path, parse_qs(parts.query))
+        elif route is not None:
             route(self, parse_qs(parts.query))
         elif parts.path.startswith("/react/"):
             self._react(parts.path)
@@ -100,7 +116,11 @@ class _FixtureHandler(SimpleHTTPRequestHandler):
             super().do_GET()
 
     def do_POST(self) -> None:
-        route = self._POST_ROUTES.get(urlsplit(self.path).path)
+        parts = urlsplit(self.path)
+        route = self._POST_ROUTES.get(parts.path)
+        if parts.path.startswith(SLOW_PREFIX):
+            self._slow_redirect(parts.path, parse_qs(parts.query))
+            return
         if route is None:
             # What the stdlib handler answers for a method it does not implement.
             self.send_error(HTTPStatus.NOT_IMPLEMENTED, f"Unsupported method ({self.command!r})")
@@ -117,6 +137,23 @@ class _FixtureHandler(SimpleHTTPRequestHandler):
             delay_ms = SLOW_DEFAULT_MS
         time.sleep(max(0, min(delay_ms, SLOW_MAX_MS)) / 1000)
         self._send_html_file("/slow.html")
+
+    def _slow_page(self, path: str, query: dict[str, list[str]]) -> None:
+        """`GET /slow/<page>?ms=N`: the fixture page `<page>`, answered after N ms."""
+        _sleep_ms(query)
+        self._send_html_file("/" + path[len(SLOW_PREFIX) :])
+
+    def _slow_redirect(self, path: str, query: dict[str, list[str]]) -> None:
+        """`POST /slow/<page>?ms=N`: after N ms, 303 to `GET /slow/<page>?ms=N` (Post/Redirect/
+        Get, so the browser keeps the posting document until the redirect's target answers)."""
+        length = int(self.headers.get("Content-Length") or 0)
+        self.rfile.read(length)
+        _sleep_ms(query)
+        ms = query.get("ms", ["0"])[0]
+        self.send_response(HTTPStatus.SEE_OTHER)
+        self.send_header("Location", f"{path}?ms={ms}")
+        self.send_header("Content-Length", "0")
+        self.end_headers()
 
     def _report(self, _query: dict[str, list[str]]) -> None:
         self._send_body(HTTPStatus.OK, "text/plain; charset=utf-8", REPORT_TEXT.encode())

@@ -43,6 +43,7 @@ class ObservationExtras(TypedDict, total=False):
 
     # direct tool: page facts and ref guards
     navigationSummary: Annotated[Json, CELL]
+    navigationSettle: Annotated[Json, CELL]
     pageChangeSummary: Annotated[Json, CELL]
     readConfirmation: Annotated[Json, CELL]
     sessionTabTargetUnknown: Annotated[bool, CELL]

@@ -54,6 +54,8 @@ class DirectCall:
     """A direct click's probe state, from before the dispatch to after it (`click_probe`)."""
     readback: dict[str, Any] = field(default_factory=dict)
     """An element action's read-back rows and answers (`action_readback`)."""
+    settle: dict[str, Any] = field(default_factory=dict)
+    """What the post-action settle wait saw (`nav_settle`)."""
 
     @property
     def hooks(self) -> Hooks:

@@ -45,6 +45,7 @@ from agent_browser_tools.tools.agent_browser.attached_app import ELECTRON_TOOL, 
 from agent_browser_tools.tools.agent_browser.call import DirectCall
 from agent_browser_tools.tools.agent_browser.confirm_gate import confirmation_gated
 from agent_browser_tools.tools.agent_browser.helpers import helper_call
+from agent_browser_tools.tools.agent_browser.nav_settle import arm_rows
 
 MARKER = "data-abt-click-probe"
 ROLES = frozenset({"button", "checkbox", "menuitem", "radio", "switch", "tab"})
@@ -201,6 +202,7 @@ async def install(call: DirectCall) -> None:
     rows: list[list[str]] = [["eval", _INSTALL_JS % json.dumps({**cfg, **_locate(target)})]]
     if target is not None:
         rows.append(["get", "attr", target.selector, MARKER])
+    rows += arm_rows(call)  # the navigation watcher the settle wait reads (`nav_settle`)
     envelope = await helper_call(call.rt, call.plan, ["batch"], stdin=json.dumps(rows))
     answered = (envelope.rows or ()) if envelope is not None else ()
     if not answered or not answered[0].success:

@@ -44,6 +44,7 @@ from agent_browser_tools.tools.agent_browser import (
     guards,
     host_hook,
     identity,
+    nav_settle,
     overlay_probe,
     page_change,
     record,
@@ -169,6 +170,7 @@ async def _guard(call: DirectCall) -> ToolResult | None:
         return await finish.refused(call, guards.stale_refusal(call.plan, changed))
     await artifacts.sample_before(call)
     await click_probe.install(call)
+    nav_settle.before(call)
     return None
 
 

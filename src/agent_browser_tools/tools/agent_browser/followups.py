@@ -1,10 +1,11 @@
 """Direct tool, after the engine answered: the read-backs that complete an observation.
 
-`read_back` runs the post-action probe (at most one extra engine call: url + title in one
-batch), decides the call's effects, annotates the page change, and completes snapshots
-(compaction, wrapper views, complete refs for a native delta). Selector-miss recovery is split
-into a decision (`selector_miss`) and its application (`apply_selector_miss`); the executor runs
-the recovery snapshot in between, so nothing here re-enters the executor.
+`read_back` runs the post-action probe (at most one extra engine call: the settle wait, then
+url + title in one batch), decides the call's effects, annotates the page change, and
+completes snapshots (compaction, wrapper views, complete refs for a native delta).
+Selector-miss recovery is split into a decision (`selector_miss`) and its application
+(`apply_selector_miss`); the executor runs the recovery snapshot in between, so nothing here
+re-enters the executor.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from agent_browser_tools.tools.agent_browser import (
     action_readback,
     click_probe,
     confirmations,
+    nav_settle,
     page_change,
     record,
 )
@@ -47,7 +49,8 @@ async def read_back(call: DirectCall, obs: Observation, spawned: Spawned) -> lis
     prior = rt.log.state.session(call.key) if call.key is not None else None
     gate = confirmations.settle(plan, prior, obs, envelope)
     pending = obs.failure_category is FailureCategory.CONFIRMATION_REQUIRED
-    probe = await run_probe(call) if wants_probe(plan, envelope) and not pending else None
+    probe = await run_probe(call, obs) if wants_probe(plan, envelope) and not pending else None
+    nav_settle.report(call, obs)
     changed = page_change.title_changed(prior, probe)
     mutations = click_probe.judge(call, obs, title_changed=changed)
     if not pending:
@@ -88,26 +91,36 @@ def wants_probe(plan: ExecutionPlan, envelope: Envelope) -> bool:
     return spec.failure_probe
 
 
-async def run_probe(call: DirectCall) -> Probe | None:
-    """One extra engine call: `get url` and `get title` in a single fail-fast batch (and the
-    click probe's collection, see `click_probe`, and the element read-back, see
-    `action_readback`)."""
-    collect = [probe] if (probe := click_probe.collect_row(call)) else []
-    readback = action_readback.rows(call)
-    stdin = json.dumps([["get", "url"], ["get", "title"], *collect, *readback])
-    envelope = await helper_call(call.rt, call.plan, ["batch", "--bail"], stdin=stdin)
+async def run_probe(call: DirectCall, obs: Observation) -> Probe | None:
+    """One extra engine call: the settle wait when the action may have navigated (see
+    `nav_settle`), then `get url` and `get title` in a single fail-fast batch (and the click
+    probe's collection, see `click_probe`, and the element read-back, see `action_readback`)."""
+    lead = nav_settle.rows(call, obs)
+    envelope = await _probe_batch(call, lead)
+    if lead and envelope is not None and not nav_settle.take(call, envelope.rows or ()):
+        lead = []  # the wait failed (the page went away mid-check): read the page once more
+        envelope = await _probe_batch(call, lead)
     if envelope is None:
         return None
-    click_probe.take(call, (envelope.rows or ())[2 : 2 + len(collect)])
-    action_readback.take(call, (envelope.rows or ())[2 + len(collect) :])
+    rows = (envelope.rows or ())[len(lead) :]
+    collected = 1 if click_probe.collect_row(call) else 0
+    click_probe.take(call, rows[2 : 2 + collected])
+    action_readback.take(call, rows[2 + collected :])
     url = title = None
-    for row in (envelope.rows or ())[:2]:
+    for row in rows[:2]:
         if row.success and isinstance(row.result, Mapping):
             url = url or _str(row.result.get("url"))
             title = title or _str(row.result.get("title"))
     if not url:
         return None
     return Probe(url=redact_url(url), title=redact_text(title) if title else None)
+
+
+async def _probe_batch(call: DirectCall, lead: list[list[str]]) -> Envelope | None:
+    collect = click_probe.collect_row(call)
+    readback = action_readback.rows(call)
+    rows = [*lead, ["get", "url"], ["get", "title"], *([collect] if collect else []), *readback]
+    return await helper_call(call.rt, call.plan, ["batch", "--bail"], stdin=json.dumps(rows))
 
 
 def _str(value: Any) -> str | None:

@@ -1,0 +1,163 @@
+"""What the settle-after-navigation wait costs an action that does not navigate.
+
+Issue 19 item 6 makes an action that starts a navigation wait for the new page
+(`tools/agent_browser/nav_settle.py`); an action that does not navigate must not pay more
+than a few ms for it. One run, one browser: a `BrowserTools` conversation opens the fixture
+site's settle home page, then, interleaved so drift hits both alike, it clicks the same-page
+"Count" button by ref with settling off (`settle_ms = 0`: no watcher row before the click, no
+settle rows after it, the behaviour before item 6) and on (the default budget), and prints
+the medians, the paired difference and what `details.navigationSettle` said.
+
+For scale it also times one navigating click each way (a form POST answered 303 after 400 ms,
+to a cart page answered after 400 ms that builds its Checkout link after `load`), and whether
+the `snapshot -i` right after it already lists that link.
+
+Hermetic: a private 0700 root for sockets, state and downloads; the browser is closed at the
+end, even on errors.
+
+Run from the repo root:
+    PYTHONPATH=src .venv/bin/python benchmarks/settle_cost.py [--iterations 30] [--warmup 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import statistics
+import sys
+import time
+import uuid
+from collections.abc import Awaitable, Callable
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from tests.support.engine_session import private_benchmark_root  # noqa: E402
+from tests.support.fixture_server import start_fixture_server  # noqa: E402
+from tests.support.real_engine import close_socket_dir  # noqa: E402
+
+from agent_browser_tools import BrowserTools  # noqa: E402
+
+TOOL = "agent_browser"
+
+
+class BenchError(RuntimeError):
+    """A measured call did not succeed, so its timing would mean nothing."""
+
+
+async def call(tools: BrowserTools, args: list[str]) -> dict[str, Any]:
+    result = await tools.call(TOOL, {"args": args})
+    if result.is_error:
+        raise BenchError(f"{TOOL} {args} failed: {result.text[:500]}")
+    return result.details
+
+
+def ref_of(details: dict[str, Any], role: str, name: str) -> str:
+    refs: dict[str, dict[str, Any]] = details["data"]["refs"]
+    found = [r for r, info in refs.items() if (info.get("role"), info.get("name")) == (role, name)]
+    if not found:
+        raise BenchError(f"no {role} {name!r} in the snapshot")
+    return "@" + found[0]
+
+
+async def run(iterations: int, warmup: int, root: Path) -> None:
+    server = start_fixture_server()
+    tools = BrowserTools(conversation_id=f"bench-{uuid.uuid4().hex[:12]}", cwd=REPO)
+    rt = tools.runtime
+    on, off = rt.settings, replace(rt.settings, settle_ms=0)
+    try:
+        await call(tools, ["open", server.url("/slow/settle-home.html?ms=0")])
+        count = ref_of(await call(tools, ["snapshot", "-i"]), "button", "Count")
+        seen: dict[str, Any] = {}
+
+        def clicker(settings: Any, name: str) -> Callable[[], Awaitable[None]]:
+            async def click() -> None:
+                rt.settings = settings
+                seen[name] = (await call(tools, ["click", count])).get("navigationSettle")
+
+            return click
+
+        timings = await measure(
+            {"off": clicker(off, "off"), "on": clicker(on, "on")}, iterations, warmup
+        )
+        navigating = {
+            name: await _navigating(tools, server, settings)
+            for name, settings in (("off", off), ("on", on))
+        }
+    finally:
+        rt.settings = on
+        with contextlib.suppress(Exception):
+            await tools.aclose()
+        close_socket_dir(rt.engine.path, rt.child_env, root / "sock")
+        server.close()
+    _print(timings, seen, navigating, iterations, warmup, on.settle_ms)
+
+
+async def measure(
+    variants: dict[str, Callable[[], Awaitable[None]]], iterations: int, warmup: int
+) -> dict[str, list[float]]:
+    """Run the variants interleaved (rotating order); return per-variant timings in ms."""
+    timings: dict[str, list[float]] = {name: [] for name in variants}
+    names = list(variants)
+    for i in range(warmup + iterations):
+        shift = i % len(names)
+        for name in names[shift:] + names[:shift]:
+            started = time.perf_counter()
+            await variants[name]()
+            if i >= warmup:
+                timings[name].append((time.perf_counter() - started) * 1000.0)
+    return timings
+
+
+async def _navigating(tools: BrowserTools, server: Any, settings: Any) -> tuple[float, bool]:
+    """One "Add to cart" POST (303 to the cart): the result's time, and whether the snapshot
+    right after it lists the cart's Checkout link."""
+    tools.runtime.settings = settings
+    await call(tools, ["open", server.url("/slow/settle-catalog.html?ms=0")])
+    button = ref_of(await call(tools, ["snapshot", "-i"]), "button", "Add to cart")
+    started = time.perf_counter()
+    await call(tools, ["click", button])
+    elapsed = (time.perf_counter() - started) * 1000.0
+    refs = (await call(tools, ["snapshot", "-i"]))["data"]["refs"]
+    ready = any(info.get("name") == "Checkout" for info in refs.values())
+    return elapsed, ready
+
+
+def _print(
+    timings: dict[str, list[float]],
+    seen: dict[str, Any],
+    navigating: dict[str, tuple[float, bool]],
+    iterations: int,
+    warmup: int,
+    budget: int,
+) -> None:
+    off, on = timings["off"], timings["on"]
+    paired = statistics.median(b - a for a, b in zip(off, on, strict=True))
+    print(f"{iterations} iterations after {warmup} warm-ups, interleaved; one browser")
+    print(f"same-page click, settle off (settle_ms=0):  {statistics.median(off):7.2f} ms median")
+    print(f"same-page click, settle on ({budget} ms):    {statistics.median(on):7.2f} ms median")
+    print(f"cost of settling a click that does not navigate: {paired:+.2f} ms (paired median)")
+    print(f"navigationSettle on the last same-page click: {seen.get('on')}")
+    for name, (elapsed, ready) in navigating.items():
+        state = "lists" if ready else "does NOT list"
+        print(
+            f"navigating click, settle {name}: {elapsed:7.1f} ms; the snapshot right after "
+            f"{state} the cart's Checkout link"
+        )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--iterations", type=int, default=30)
+    parser.add_argument("--warmup", type=int, default=3)
+    args = parser.parse_args()
+    with private_benchmark_root() as root:
+        asyncio.run(run(args.iterations, args.warmup, root))
+
+
+if __name__ == "__main__":
+    main()

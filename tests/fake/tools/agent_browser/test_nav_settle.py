@@ -1,0 +1,151 @@
+"""The settle wait's rows in the one post-action probe batch, at the process boundary.
+
+The fake engine runs no page script, so these tests script what the page-side check left and
+assert the exact rows, the details and the warning; the real waiting is in
+`tests/real/tools/agent_browser/test_settle.py`.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from agent_browser_tools.api import BrowserTools
+from agent_browser_tools.results.tool_result import ToolResult
+from agent_browser_tools.tools.agent_browser.nav_settle import ARM_JS, OUTCOME_JS
+from tests.support.fake import FakeEngine, fake_settings
+
+PAGE = "https://a.test/"
+NEXT = "https://a.test/next"
+PROBE = ["batch", "--bail"]
+
+
+def _row(command: list[str], result: dict[str, Any] | None, error: str | None = None) -> Any:
+    return {"command": command, "success": error is None, "result": result, "error": error}
+
+
+def _page_rows(url: str, title: str) -> list[Any]:
+    return [_row(["get", "url"], {"url": url}), _row(["get", "title"], {"title": title})]
+
+
+def _settled_rows(outcome: dict[str, Any], url: str, title: str) -> list[Any]:
+    return [
+        _row(["wait", "--fn"], {"waited": "function"}),
+        _row(["eval"], {"result": json.dumps(outcome)}),
+        *_page_rows(url, title),
+    ]
+
+
+def _tools(fake: FakeEngine, tmp_path: Path, **env: str) -> BrowserTools:
+    fake.on({"command": ["open"]}, envelope={"data": {"url": PAGE, "title": "A"}})
+    fake.on({"command": ["click"]}, envelope={"data": {"clicked": "#go"}})
+    fake.on({"command": ["batch"]}, json=[_row(["eval"], {"result": 0})] * 2)  # install
+    settings = fake_settings(fake, tmp_path, AGENT_BROWSER_TOOLS_SETTLE_MS="2000", **env)
+    return BrowserTools(settings=settings, cwd=tmp_path)
+
+
+async def _click(tools: BrowserTools) -> ToolResult:
+    await tools.call("agent_browser", {"args": ["open", PAGE]})
+    return await tools.call("agent_browser", {"args": ["click", "#go"]})
+
+
+def _batches(fake: FakeEngine, head: list[str]) -> list[list[list[str]]]:
+    """The stdin rows of every helper batch whose argv ends with `head`."""
+    return [
+        json.loads(str(call["stdin"]))
+        for call, argv in zip(fake.calls(), fake.argvs(), strict=True)
+        if argv[-len(head) :] == head
+    ]
+
+
+async def test_the_probe_batch_starts_with_the_wait_and_reads_the_settled_page(
+    fake_engine: FakeEngine, tmp_path: Path
+) -> None:
+    """The click probe's install arms the watcher; the probe batch waits, reads the outcome,
+    then url and title (of the page the wait ended on). A wait that stopped at the budget
+    says so in details and in one warning."""
+    outcome = {"navigated": True, "settled": False, "reason": "loading", "waitedMs": 2004}
+    rows = _settled_rows({**outcome, "readyState": "interactive"}, NEXT, "Next")
+    fake_engine.on({"command": PROBE}, json=rows)
+    tools = _tools(fake_engine, tmp_path)
+    clicked = await _click(tools)
+    await tools.aclose()
+    assert not clicked.is_error, clicked.text
+    (install,) = _batches(fake_engine, ["batch"])
+    assert install[-1] == ["eval", ARM_JS]
+    (probe,) = _batches(fake_engine, PROBE)
+    wait, read, *rest = probe
+    assert wait[:2] == ["wait", "--fn"] and wait[3:] == ["--timeout", "5000"]
+    assert read == ["eval", OUTCOME_JS]
+    assert rest[:2] == [["get", "url"], ["get", "title"]]
+    settle = clicked.details["navigationSettle"]
+    assert settle == {**outcome, "readyState": "interactive", "budgetMs": 2000}
+    assert clicked.details["navigationSummary"]["url"] == NEXT
+    warning = "Page still loading after 2004 ms; snapshot again before acting."
+    assert warning in clicked.details["warnings"] and warning in clicked.text
+
+
+async def test_a_settled_navigation_adds_no_warning(
+    fake_engine: FakeEngine, tmp_path: Path
+) -> None:
+    outcome = {"navigated": True, "settled": True, "reason": "loaded", "waitedMs": 612}
+    fake_engine.on({"command": PROBE}, json=_settled_rows(outcome, NEXT, "Next"))
+    tools = _tools(fake_engine, tmp_path)
+    clicked = await _click(tools)
+    await tools.aclose()
+    assert clicked.details["navigationSettle"] == {**outcome, "budgetMs": 2000}
+    assert not any("still loading" in w for w in clicked.details.get("warnings", []))
+
+
+async def test_a_wait_that_failed_mid_navigation_reads_the_page_once_more(
+    fake_engine: FakeEngine, tmp_path: Path
+) -> None:
+    """The fail-fast batch stopped at the wait (the page went away under the check): one
+    more batch without it reads url and title."""
+    failed = [_row(["wait", "--fn"], None, "Execution context was destroyed")]
+    fake_engine.on({"command": PROBE}, times=1, json=failed)
+    fake_engine.on({"command": PROBE}, json=_page_rows(NEXT, "Next"))
+    tools = _tools(fake_engine, tmp_path)
+    clicked = await _click(tools)
+    await tools.aclose()
+    first, second = _batches(fake_engine, PROBE)
+    assert first[0][:2] == ["wait", "--fn"]
+    assert second[:2] == [["get", "url"], ["get", "title"]]
+    assert clicked.details["navigationSettle"] == {
+        "settled": False,
+        "reason": "wait-failed",
+        "budgetMs": 2000,
+    }
+    assert clicked.details["navigationSummary"]["title"] == "Next"
+    assert "still loading" not in clicked.text
+
+
+async def test_a_probe_after_a_failed_action_only_arms_the_watcher(
+    fake_engine: FakeEngine, tmp_path: Path
+) -> None:
+    """A failed `back` is probed (where is the page now?) but waits for nothing."""
+    fake_engine.on({"command": ["back"]}, exit=1, stderr="no history")
+    fake_engine.on({"command": PROBE}, json=[_row(["eval"], {"result": True})])
+    tools = _tools(fake_engine, tmp_path)
+    await tools.call("agent_browser", {"args": ["open", PAGE]})
+    back = await tools.call("agent_browser", {"args": ["back"]})
+    await tools.aclose()
+    assert back.is_error
+    (probe,) = _batches(fake_engine, PROBE)
+    assert probe[0] == ["eval", ARM_JS] and probe[1:3] == [["get", "url"], ["get", "title"]]
+    assert "navigationSettle" not in back.details
+
+
+async def test_no_settle_script_runs_under_a_confirmation_policy(
+    fake_engine: FakeEngine, tmp_path: Path
+) -> None:
+    """Under `AGENT_BROWSER_CONFIRM_ACTIONS` a helper script could queue a prompt of its own:
+    the probe batch is url and title only."""
+    fake_engine.on({"command": PROBE}, json=_page_rows(NEXT, "Next"))
+    tools = _tools(fake_engine, tmp_path, AGENT_BROWSER_CONFIRM_ACTIONS="eval,click")
+    clicked = await _click(tools)
+    await tools.aclose()
+    (probe,) = _batches(fake_engine, PROBE)
+    assert probe == [["get", "url"], ["get", "title"]]
+    assert "navigationSettle" not in clicked.details
