@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import signal
 from collections.abc import Iterator
 from pathlib import Path
@@ -215,9 +216,10 @@ async def test_sigkill_mid_call_then_resume_recovers_and_closes_the_browser(
             details = assert_told(stale, "tab-drift", "stale-ref")
             assert details["sessionTabTargetUnknown"] is True, details
             first = details["nextActions"][0]
-            assert f"{first['id']} ({first['tool']}): {json.dumps(first['params'])}" in text_of(
-                stale
-            )
+            params = first["params"]
+            shown = f"- {first['id']}: {shlex.join(params['args'])} "
+            shown += json.dumps({"stdin": params["stdin"]})
+            assert shown in text_of(stale)  # the exact call, as the model reads it
             followed = await client.call_tool(first["tool"], first["params"])
             assert not followed.is_error, text_of(followed)
             fresh = details_of(await ab(client, "snapshot", "-i"))

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from agent_browser_tools.results.bounds import VISIBLE_LIMIT, bound_json, bound_visible
 
-TAIL = 'Next actions:\n- retry (agent_browser): {"args": ["snapshot", "-i"]} - Refresh refs.'
+TAIL = "Next actions:\n- retry: snapshot -i - Refresh refs."
 
 
 def test_small_output_is_untouched_and_nothing_is_spilled(tmp_path: Path) -> None:
