@@ -27,7 +27,7 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 DATA_FILE = Path(__file__).with_name("front_data.json")
 INITIALIZED = "notifications/initialized"
@@ -82,7 +82,7 @@ def negotiate(data: FrontData, requested: object) -> str:
     return requested if isinstance(requested, str) and requested in data.results else data.latest
 
 
-def well_formed_initialize(params: object) -> bool:
+def well_formed_initialize(params: object) -> TypeGuard[dict[str, Any]]:
     """Params the SDK accepts for `initialize` (else it answers an error, so the front must
     not answer): a version string, object-valued capabilities, client name and version."""
     if not isinstance(params, dict) or not params.keys() <= INITIALIZE_KEYS:

@@ -35,7 +35,7 @@ import signal
 import sys
 import threading
 import uuid
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Callable, Coroutine, Iterator
 from dataclasses import dataclass
 from types import FrameType
 from typing import Any
@@ -263,7 +263,7 @@ class Handoff:
     stdout: FrontStdout
 
 
-FrontedServe = Callable[[ServeOptions, Settings, Handoff | None], Awaitable[int]]
+FrontedServe = Callable[[ServeOptions, Settings, Handoff | None], Coroutine[Any, Any, int]]
 
 
 @contextlib.contextmanager
