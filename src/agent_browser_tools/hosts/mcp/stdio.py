@@ -1,8 +1,10 @@
 """MCP over stdio: one conversation for the whole process.
 
-Start-up: the first `tools/list` of a new conversation is answered from the catalog, and the
-conversation (its journal; the API, runtime and engine modules) opens on its first call, so a
-client's handshake waits for little more than the SDK's import (see `sdk_import`).
+Start-up: a new conversation's handshake (`initialize`, `tools/list`) is answered by the stdio
+front while this module and the SDK import (`stdio_front`); the transport then continues from
+the front (`front`). Once loaded, `tools/list` of a new conversation is answered from the
+catalog, and the conversation (its journal; the API, runtime and engine modules) opens on its
+first call.
 
 Lifecycle: a resumed conversation (`--conversation ID`) is opened at start, so the browsers it
 owns are closed at exit even if no request comes. The server runs until stdin reaches EOF or

@@ -24,16 +24,21 @@ from mcp.client.stdio import StdioServerParameters
 from tests.support.cli import MCP_INITIALIZE, cli_env
 
 GATED_SERVE = """
-import sys, time
+import json, sys, time
 from pathlib import Path
 from agent_browser_tools.hosts.cli.main import main
 from agent_browser_tools.hosts.mcp import serve
+from agent_browser_tools.hosts.mcp.sdk_import import is_deferred
 
 gate, load = Path(sys.argv[1]), serve._load_stdio
 
 def gated():
     while not gate.exists():
         time.sleep(0.01)
+    # What the front needed: everything loaded before the import it was waiting for (the
+    # SDK packages registered lazily by `sdk_import` have not run: they are not loaded).
+    loaded = [name for name, module in sys.modules.items() if not is_deferred(module)]
+    (gate.parent / "modules.json").write_text(json.dumps(sorted(loaded)))
     return load()
 
 serve._load_stdio = gated
@@ -108,6 +113,19 @@ def test_a_call_sent_before_the_import_is_answered_after_the_handoff(tmp_path: P
     assert called["result"]["content"][0]["text"].startswith("Tools:")
     # The SDK, once loaded, lists what the front listed; the replayed initialize is not seen.
     assert (relisted["id"], relisted["result"]) == (4, listed["result"])
+
+
+def test_the_front_answers_without_the_sdk_or_pydantic(tmp_path: Path) -> None:
+    with _gated_server(tmp_path) as (child, gate):
+        initialized, listed = _handshake(child)
+        gate.touch()
+        assert child.stdin is not None
+        child.stdin.close()
+        assert child.wait(WAIT_S) == 0
+    assert initialized["id"] == 1 and [t["name"] for t in listed["result"]["tools"]]
+    loaded = json.loads((tmp_path / "modules.json").read_text())
+    heavy = ("mcp", "mcp_types", "pydantic", "pydantic_core", "agent_browser_tools.tools.catalog")
+    assert [name for name in loaded if name.split(".")[0] in heavy or name in heavy] == []
 
 
 @pytest.mark.parametrize("ending", ["eof", "sigterm", "sigint"])
