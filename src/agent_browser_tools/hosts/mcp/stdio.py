@@ -42,7 +42,7 @@ from agent_browser_tools.tools.catalog import listed_at_start
 
 if TYPE_CHECKING:
     from agent_browser_tools.api import BrowserTools
-    from agent_browser_tools.hosts.mcp.stdio_front import Handoff
+    from agent_browser_tools.hosts.mcp.front_handoff import Handoff
     from agent_browser_tools.tools.registry import ToolSpec
 
 logger = logging.getLogger(__name__)

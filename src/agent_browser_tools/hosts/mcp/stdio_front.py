@@ -10,9 +10,8 @@ kept lines and everything after from the front, and writes through it, the answe
 replay dropped (the client already has one). Nothing of the SDK is replaced: the same server
 parses, dispatches and serializes every message it would have seen, in the same order.
 
-Like the SDK's transport, the front keeps the wire to itself: fd 0 reads the null device and
-fd 1 writes to stderr while it serves (a stray `print` or a child cannot corrupt the
-protocol), the wire living on private duplicates; both are restored at the end.
+The wire and the inbox every thread reports to are in `front_io`, the SDK transport's
+streams after the handoff in `front_handoff`.
 
 Endings before the handoff: EOF (the client left) with nothing but `notifications/initialized`
 kept, SIGTERM/SIGINT, or a closed stdout end the server with 0 once the import has finished
@@ -25,12 +24,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import fcntl
-import io
-import json
-import logging
-import os
-import queue
 import signal
 import sys
 import threading
@@ -41,106 +34,23 @@ from types import FrameType
 from typing import Any
 
 from agent_browser_tools.hosts.mcp.front_answers import Front, FrontData, listed_names, load_data
+from agent_browser_tools.hosts.mcp.front_handoff import FrontStdin, FrontStdout, Handoff
+from agent_browser_tools.hosts.mcp.front_io import (
+    EOF,
+    FAILED,
+    LINE,
+    LOADED,
+    STOP,
+    Inbox,
+    Wire,
+    claimed_stdio,
+    read_lines,
+)
 from agent_browser_tools.hosts.mcp.options import ServeOptions
 from agent_browser_tools.settings import Settings
 
-logger = logging.getLogger(__name__)
-
-LINE, EOF, LOADED, FAILED, STOP = "line", "eof", "loaded", "failed", "stop"
 FRONT_SWITCH_INTERVAL_S = 0.001
 """While the import holds the interpreter, let the thread with a client's line run soon."""
-
-Item = tuple[str, Any]
-
-
-class Inbox:
-    """Everything the main thread reacts to, in arrival order: stdin lines, EOF, the end of
-    the import, a stop signal. Before the handoff it is read by a blocking `get`; after it,
-    `attach` moves what is left into an asyncio queue that later items go to directly."""
-
-    def __init__(self) -> None:
-        self._items: queue.SimpleQueue[Item] = queue.SimpleQueue()  # put() is reentrant
-        self._lock = threading.Lock()
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._queue: asyncio.Queue[Item] | None = None
-
-    def put(self, item: Item) -> None:
-        with self._lock:
-            if self._loop is None or self._queue is None:
-                self._items.put(item)
-            else:
-                self._loop.call_soon_threadsafe(self._queue.put_nowait, item)
-
-    def put_from_signal(self, item: Item) -> None:
-        """For a signal handler: it runs on the main thread, which may hold the lock."""
-        loop, target = self._loop, self._queue
-        if loop is None or target is None:
-            self._items.put(item)
-        else:
-            loop.call_soon_threadsafe(target.put_nowait, item)
-
-    def get(self) -> Item:
-        return self._items.get()
-
-    def attach(self, loop: asyncio.AbstractEventLoop) -> asyncio.Queue[Item]:
-        with self._lock:
-            # Loop first: a signal handler that runs meanwhile posts to the loop (the order
-            # of a stop among lines does not matter); the reader thread waits for the lock.
-            target: asyncio.Queue[Item] = asyncio.Queue()
-            self._queue, self._loop = target, loop
-            while not self._items.empty():
-                target.put_nowait(self._items.get())
-            return target
-
-
-@dataclass
-class Wire:
-    """The private duplicates of the client's stdin and stdout (see the module docstring)."""
-
-    stdin_fd: int
-    stdout_fd: int
-
-    def write(self, text: str) -> None:
-        """All of `text`, blocking; raises `BrokenPipeError` once the client has gone."""
-        data = text.encode("utf-8")
-        while data:
-            data = data[os.write(self.stdout_fd, data) :]
-
-
-def _private_dup(fd: int) -> int:
-    return fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 3)
-
-
-@contextlib.contextmanager
-def claimed_stdio() -> Iterator[Wire]:
-    """The wire on private descriptors, fd 0 on the null device and fd 1 on stderr meanwhile."""
-    wire = Wire(_private_dup(0), _private_dup(1))
-    null = os.open(os.devnull, os.O_RDONLY)
-    try:
-        os.dup2(null, 0)
-        os.dup2(2, 1)
-    finally:
-        os.close(null)
-    try:
-        yield wire
-    finally:
-        with contextlib.suppress(OSError):
-            os.dup2(wire.stdin_fd, 0)
-            os.dup2(wire.stdout_fd, 1)
-
-
-def _read_lines(fd: int, inbox: Inbox) -> None:
-    """Stdin lines decoded as the SDK's transport decodes them (UTF-8, bad bytes replaced,
-    universal newlines), then EOF."""
-    stream = io.TextIOWrapper(
-        os.fdopen(fd, "rb", closefd=False), encoding="utf-8", errors="replace"
-    )
-    try:
-        for line in stream:
-            inbox.put((LINE, line))
-    except (OSError, ValueError) as exc:
-        logger.info("stdin read failed: %s", exc)
-    inbox.put((EOF, None))
 
 
 def _start_thread(target: Callable[[], None], name: str) -> threading.Thread:
@@ -198,71 +108,6 @@ def answer_until_loaded(front: Front, inbox: Inbox, wire: Wire) -> Phase:
             return Phase(hand_over=not ended, eof=eof)
 
 
-class FrontStdin:
-    """The SDK transport's stdin after the handoff: the front's replay, then live lines."""
-
-    def __init__(self, first: list[str], inbox: Inbox, eof: bool) -> None:
-        self._first = first
-        self._inbox = inbox
-        self._eof = eof
-        self._queue: asyncio.Queue[Item] | None = None
-
-    def __aiter__(self) -> FrontStdin:
-        return self
-
-    async def __anext__(self) -> str:
-        if self._first:
-            return self._first.pop(0)
-        if self._eof:
-            raise StopAsyncIteration
-        if self._queue is None:
-            self._queue = self._inbox.attach(asyncio.get_running_loop())
-        kind, value = await self._queue.get()
-        if kind == LINE:
-            return str(value)
-        # EOF, or a stop signal that came before the host installed its own handlers.
-        self._eof = True
-        raise StopAsyncIteration
-
-
-class FrontStdout:
-    """The SDK transport's stdout after the handoff: the wire, minus the SDK's answer to the
-    replayed `initialize` (the client got the front's)."""
-
-    def __init__(self, wire: Wire, drop_id: str | None) -> None:
-        self._wire = wire
-        self._drop_id = drop_id
-
-    async def write(self, text: str) -> int:
-        if not self._is_replay_answer(text):
-            import anyio.to_thread  # loaded with the SDK by now
-
-            await anyio.to_thread.run_sync(self._wire.write, text)
-        return len(text)
-
-    async def flush(self) -> None:
-        return None
-
-    def _is_replay_answer(self, text: str) -> bool:
-        if self._drop_id is None or self._drop_id not in text:
-            return False
-        message = json.loads(text)
-        if not isinstance(message, dict) or message.get("id") != self._drop_id:
-            return False
-        if "error" in message:
-            logger.warning("the SDK refused the replayed initialize: %s", message["error"])
-        self._drop_id = None
-        return True
-
-
-@dataclass(frozen=True)
-class Handoff:
-    """The stdio transport's streams when the front served the start."""
-
-    stdin: FrontStdin
-    stdout: FrontStdout
-
-
 FrontedServe = Callable[[ServeOptions, Settings, Handoff | None], Coroutine[Any, Any, int]]
 
 
@@ -313,7 +158,7 @@ def serve_fronted(
     front = front_for(settings, options.tools)
     inbox = Inbox()
     with claimed_stdio() as wire, _signals_to(inbox):
-        _start_thread(lambda: _read_lines(wire.stdin_fd, inbox), "abt-stdin")
+        _start_thread(lambda: read_lines(wire.stdin_fd, inbox), "abt-stdin")
         with _quick_switching():
             loading = _Import(load, inbox)
             phase = answer_until_loaded(front, inbox, wire)
