@@ -67,6 +67,7 @@ async def _serve(options: ServeOptions, settings: Settings) -> int:
 
 
 def _load_stdio() -> FrontedServe:
+    """`serve_stdio`, imported with the collector paused; the front runs this in a thread."""
     with gc_paused():
         from agent_browser_tools.hosts.mcp.stdio import serve_stdio
 
@@ -76,8 +77,9 @@ def _load_stdio() -> FrontedServe:
 def _serve_blocking(options: ServeOptions, settings: Settings) -> int:
     """Serve until told to stop. A new stdio conversation starts behind the stdio front,
     which answers the handshake while the SDK imports (`stdio_front`); a resumed one opens
-    its conversation at once anyway (`stdio._resume`), and HTTP has no handshake to hurry."""
-    if options.http or options.conversation is not None:
+    its conversation at once anyway (`stdio._resume`), and HTTP has no handshake to hurry.
+    The front's descriptor handling is POSIX's; elsewhere the SDK serves from the start."""
+    if options.http or options.conversation is not None or sys.platform == "win32":
         return asyncio.run(_serve(options, settings))
     from agent_browser_tools.hosts.mcp.stdio_front import serve_fronted
 
