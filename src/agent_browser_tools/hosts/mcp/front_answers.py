@@ -48,7 +48,7 @@ class DeclaredTool:
 @dataclass(frozen=True)
 class FrontData:
     """The recorded SDK answers: per handshake-era protocol version, the result of each
-    answered method (`tools/list` with every declared tool), and the declared tools."""
+    answered method (`tools/list` with every always-on tool), and the declared tools."""
 
     latest: str
     results: Mapping[str, Mapping[str, Any]]
@@ -122,6 +122,8 @@ class Front:
     version: str | None = None
     handed_on: list[str] = field(default_factory=list)
     passthrough: bool = False
+    """Something other than `notifications/initialized` was handed on: the front answers
+    nothing more, and the SDK must see those lines even if the client has already left."""
 
     def take(self, line: str) -> str | None:
         """The answer line for `line`, or None when `line` is kept for the SDK."""
