@@ -71,6 +71,8 @@ HOSTS_MAY_IMPORT: dict[str, tuple[str, ...]] = {
     "hosts.cli.main": ("demo",),
     "hosts.cli.state": ("state.sqlite_journal", "state.journal"),
     "hosts.cli.doctor": ("engine", "private_fs", "planning.policy", "planning.file_config"),
+    # The stdio front lists tools before the catalog loads: web search's light package root.
+    "hosts.mcp.stdio_front": ("tools.web_search",),
 }
 
 #: The bottom of the stack: modules every layer reads, so they import (almost) nothing.

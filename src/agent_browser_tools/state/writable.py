@@ -24,9 +24,9 @@ from agent_browser_tools.settings import Settings
 
 # Hosts import the state layer only through this module: the fix line, and the error a
 # journal that cannot be used raises (what a host catches to answer in one line).
-from agent_browser_tools.state.sqlite_journal import STATE_DIR_FIX as STATE_DIR_FIX
-from agent_browser_tools.state.sqlite_journal import JournalError as JournalError
-from agent_browser_tools.state.sqlite_journal import open_database
+from agent_browser_tools.state.database import STATE_DIR_FIX as STATE_DIR_FIX
+from agent_browser_tools.state.database import JournalError as JournalError
+from agent_browser_tools.state.database import open_database
 
 EPHEMERAL_ENV = "AGENT_BROWSER_TOOLS_EPHEMERAL_STATE"
 _TRUE = ("1", "true", "yes", "on")

@@ -5,6 +5,8 @@
 - `server`: the SDK `Server` and its handlers (tools, resources, progress, list_changed).
 - `options`: `serve` flags and the rules for starting at all (token off loopback).
 - `stdio` / `http`: the two transports and their lifecycles.
+- `stdio_front` / `front_answers`: a new stdio conversation's handshake answered while the SDK
+  imports, from the SDK's recorded answers (`front_data.json`, from `front_reference`).
 - `http_guard` / `http_conn` / `http_limits`: the HTTP edge: header rules before the SDK,
   read deadlines and the connection cap in uvicorn's protocol, and their settings.
 

@@ -29,6 +29,7 @@ import logging
 import sys
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from agent_browser_tools.hosts.mcp.options import ServeOptions
 from agent_browser_tools.hosts.mcp.sdk_import import gc_paused
@@ -41,6 +42,9 @@ from agent_browser_tools.state.writable import (
     state_dir_problem,
     with_scratch_state_dir,
 )
+
+if TYPE_CHECKING:
+    from agent_browser_tools.hosts.mcp.stdio_front import FrontedServe
 
 Transport = Callable[[ServeOptions, Settings], Awaitable[int]]
 
@@ -60,6 +64,26 @@ def _transport(http: bool) -> Transport:
 
 async def _serve(options: ServeOptions, settings: Settings) -> int:
     return await _transport(options.http)(options, settings)
+
+
+def _load_stdio() -> FrontedServe:
+    """`serve_stdio`, imported with the collector paused; the front runs this in a thread."""
+    with gc_paused():
+        from agent_browser_tools.hosts.mcp.stdio import serve_stdio
+
+        return serve_stdio
+
+
+def _serve_blocking(options: ServeOptions, settings: Settings) -> int:
+    """Serve until told to stop. A new stdio conversation starts behind the stdio front,
+    which answers the handshake while the SDK imports (`stdio_front`); a resumed one opens
+    its conversation at once anyway (`stdio._resume`), and HTTP has no handshake to hurry.
+    The front's descriptor handling is POSIX's; elsewhere the SDK serves from the start."""
+    if options.http or options.conversation is not None or sys.platform == "win32":
+        return asyncio.run(_serve(options, settings))
+    from agent_browser_tools.hosts.mcp.stdio_front import serve_fronted
+
+    return serve_fronted(options, settings, _load_stdio)
 
 
 def run(options: ServeOptions) -> int:
@@ -84,7 +108,7 @@ def run(options: ServeOptions) -> int:
                 file=sys.stderr,
             )
             return 2
-        return asyncio.run(_serve(options, settings))
+        return _serve_blocking(options, settings)
     return _serve_ephemeral(replace(options, ephemeral_state=True), settings)
 
 
@@ -100,6 +124,6 @@ def _serve_ephemeral(options: ServeOptions, settings: Settings) -> int:
         file=sys.stderr,
     )
     try:
-        return asyncio.run(_serve(options, scratch))
+        return _serve_blocking(options, scratch)
     finally:
         drop_scratch(scratch)

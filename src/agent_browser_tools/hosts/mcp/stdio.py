@@ -1,8 +1,10 @@
 """MCP over stdio: one conversation for the whole process.
 
-Start-up: the first `tools/list` of a new conversation is answered from the catalog, and the
-conversation (its journal; the API, runtime and engine modules) opens on its first call, so a
-client's handshake waits for little more than the SDK's import (see `sdk_import`).
+Start-up: a new conversation's handshake (`initialize`, `tools/list`) is answered by the stdio
+front while this module and the SDK import (`stdio_front`); the transport then continues from
+the front (`front`). Once loaded, `tools/list` of a new conversation is answered from the
+catalog, and the conversation (its journal; the API, runtime and engine modules) opens on its
+first call.
 
 Lifecycle: a resumed conversation (`--conversation ID`) is opened at start, so the browsers it
 owns are closed at exit even if no request comes. The server runs until stdin reaches EOF or
@@ -28,7 +30,7 @@ import os
 import signal
 import sys
 import uuid
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from mcp.server.stdio import stdio_server
 
@@ -40,6 +42,7 @@ from agent_browser_tools.tools.catalog import listed_at_start
 
 if TYPE_CHECKING:
     from agent_browser_tools.api import BrowserTools
+    from agent_browser_tools.hosts.mcp.front_handoff import Handoff
     from agent_browser_tools.tools.registry import ToolSpec
 
 logger = logging.getLogger(__name__)
@@ -48,12 +51,16 @@ STDIO_KEY = "stdio"
 TRANSPORT_EXIT_GRACE_S = 1.0
 
 
-async def _run_transport(registry: ConversationRegistry) -> None:
+async def _run_transport(registry: ConversationRegistry, front: Handoff | None) -> None:
     def key_of(ctx: Ctx) -> str:
         return STDIO_KEY
 
     server = build_server(registry, key_of, stateless_era=True)
-    async with stdio_server() as (read_stream, write_stream):
+    # After the front (`stdio_front`), the SDK's transport reads and writes through it.
+    streams: dict[str, Any] = {}
+    if front is not None:
+        streams = {"stdin": front.stdin, "stdout": front.stdout}
+    async with stdio_server(**streams) as (read_stream, write_stream):
         await server.run(read_stream, write_stream, server.create_initialization_options())
 
 
@@ -67,8 +74,11 @@ def _resume(registry: ConversationRegistry, conversation_id: str) -> None:
         logger.warning("could not resume conversation %s yet: %s", conversation_id, exc)
 
 
-async def serve_stdio(options: ServeOptions, settings: Settings) -> int:
-    """Serve MCP on stdin/stdout until EOF or a signal; returns the exit code."""
+async def serve_stdio(
+    options: ServeOptions, settings: Settings, front: Handoff | None = None
+) -> int:
+    """Serve MCP on stdin/stdout until EOF or a signal; returns the exit code. With `front`,
+    the stdio front served the start and the transport continues from it."""
     conversation_id = options.conversation or uuid.uuid4().hex
 
     def factory(key: str) -> BrowserTools:
@@ -97,7 +107,7 @@ async def serve_stdio(options: ServeOptions, settings: Settings) -> int:
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
-    transport = loop.create_task(_run_transport(registry))
+    transport = loop.create_task(_run_transport(registry, front))
     stopper = loop.create_task(stop.wait())
     try:
         await asyncio.wait({transport, stopper}, return_when=asyncio.FIRST_COMPLETED)

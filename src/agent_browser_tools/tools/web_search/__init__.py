@@ -14,7 +14,7 @@ from agent_browser_tools.tools.web_search.config import (
     describe_sources,
     load_config,
 )
-from agent_browser_tools.tools.web_search.schema import NAME
+from agent_browser_tools.tools.web_search.names import NAME
 
 __all__ = ["describe_sources", "web_search_available"]
 

@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from agent_browser_tools.settings import Settings
-from agent_browser_tools.tools.web_search.schema import SEARCH_TYPES
+from agent_browser_tools.tools.web_search.names import SEARCH_TYPES
 
 SECTION = "web_search"
 PROVIDERS: tuple[str, ...] = ("exa", "brave")

@@ -14,14 +14,14 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
 
-NAME = "agent_browser_web_search"
+from agent_browser_tools.tools.web_search.names import NAME as NAME
+from agent_browser_tools.tools.web_search.names import SEARCH_TYPES as SEARCH_TYPES
 
 SearchType = Literal["auto", "fast", "instant", "deep-lite", "deep", "deep-reasoning"]
 ProviderChoice = Literal["auto", "exa", "brave"]
 Category = Literal["company", "people", "publication", "news", "personal site", "financial report"]
 SafeSearch = Literal["off", "moderate", "strict"]
 
-SEARCH_TYPES: tuple[str, ...] = ("auto", "fast", "instant", "deep-lite", "deep", "deep-reasoning")
 DEEP_TYPES = frozenset({"deep-lite", "deep", "deep-reasoning"})
 RELATIVE_FRESHNESS = frozenset({"pd", "pw", "pm", "py"})
 _RANGE = re.compile(r"^(\d{4}-\d{2}-\d{2})to(\d{4}-\d{2}-\d{2})$")
