@@ -36,7 +36,7 @@ _VERB_LABEL = {
 }
 
 
-def _quoted(value: object) -> str:
+def quoted_text(value: object) -> str:
     """One-line, fence-safe quoting of page-written text, cut to `SHOWN_CHARS`."""
     text = str(value)
     if len(text) > SHOWN_CHARS:
@@ -44,12 +44,12 @@ def _quoted(value: object) -> str:
     return page_data.quoted(text)
 
 
-def _element(effect: Mapping[str, Any]) -> str:
+def element_label(effect: Mapping[str, Any]) -> str:
     """`textbox "Email" (@e4)`, or as much of it as is known."""
     role, name, ref = effect.get("role"), effect.get("name"), effect.get("ref")
     parts = [str(role)] if role else []
     if name:
-        parts.append(_quoted(name))
+        parts.append(quoted_text(name))
     if ref:
         parts.append(f"({ref})" if parts else str(ref))
     return " ".join(parts) or "the element"
@@ -63,8 +63,8 @@ def _value_part(effect: Mapping[str, Any]) -> str:
     if value is None:
         return ""
     if isinstance(value, list):
-        return " = " + ", ".join(_quoted(v) for v in value)
-    return f" = {_quoted(value)}"
+        return " = " + ", ".join(quoted_text(v) for v in value)
+    return f" = {quoted_text(value)}"
 
 
 def _state_part(effect: Mapping[str, Any]) -> str:
@@ -79,7 +79,7 @@ def _page_part(nav: Mapping[str, Any] | None) -> str:
     if not isinstance(nav, Mapping) or not nav.get("urlChanged") or not nav.get("url"):
         return ""
     title = nav.get("title")
-    shown = f"{_quoted(title)} - " if title else ""
+    shown = f"{quoted_text(title)} - " if title else ""
     return f" -> page {shown}{nav['url']} (url changed)"
 
 
@@ -89,11 +89,11 @@ def action_headline(effect: Mapping[str, Any], nav: Mapping[str, Any] | None) ->
     """
     verb = str(effect.get("verb") or "")
     label = _VERB_LABEL.get(verb, verb.capitalize() or "Acted on")
-    element = _element(effect)
+    element = element_label(effect)
     if verb == "selected":
         value = effect.get("value")
         values = value if isinstance(value, list) else [value] if value else []
-        picked = ", ".join(_quoted(v) for v in values)
+        picked = ", ".join(quoted_text(v) for v in values)
         line = f"{label} {picked} in {element}" if picked else f"{label} in {element}"
     elif verb in ("filled", "typed"):
         line = f"{label} {element}{_value_part(effect)}"

@@ -146,7 +146,8 @@ class Front:
             self.initialize_params = params
             self.version = negotiate(self.data, params["protocolVersion"])
             return response_line(request_id, self.data.results[self.version]["initialize"])
-        if method in ANSWERED_AFTER_INITIALIZE and self.version is not None and not params:
+        no_params = params is None or params == {}  # `[]`, `0`, `""` are the SDK's to refuse
+        if method in ANSWERED_AFTER_INITIALIZE and self.version is not None and no_params:
             return response_line(request_id, self._result(str(method)))
         return None
 

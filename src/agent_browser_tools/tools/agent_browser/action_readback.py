@@ -37,6 +37,7 @@ from agent_browser_tools.tools.agent_browser.confirm_gate import confirmation_ga
 from agent_browser_tools.tools.agent_browser.date_entry import READ_JS, parse_field
 from agent_browser_tools.tools.agent_browser.effect_verdict import Asked
 from agent_browser_tools.tools.agent_browser.identity import DEFAULT_READ, current_refs
+from agent_browser_tools.tools.agent_browser.page_change import UNVERIFIED_WARNING
 
 VERBS = {
     "fill": "filled",
@@ -166,7 +167,19 @@ def judge(call: DirectCall, obs: Observation) -> None:
         effect["value"] = effect["expected"] = None
     obs.extra["actionEffect"] = effect
     if effect["verified"] is False:
-        readback_failure.fail(call, obs, target, effect, date)
+        call.readback["failed"] = (target, effect, date)
+
+
+def conclude(call: DirectCall, obs: Observation) -> None:
+    """Fail a call whose read-back provably did not take. Run after the page-change summary,
+    so a toggle that also navigated still says where the page is now; the generic
+    "unverified" warning is dropped (the error says exactly what is wrong)."""
+    failed = call.readback.get("failed")
+    if failed is None or not obs.success:
+        return
+    if UNVERIFIED_WARNING in obs.warnings:
+        obs.warnings.remove(UNVERIFIED_WARNING)
+    readback_failure.fail(call, obs, *failed)
 
 
 def _fill_effect(

@@ -140,7 +140,10 @@ class DateVerdict:
 
 
 def date_verdict(field: DateField, text: str) -> DateVerdict:
-    """Set as asked, provably not set (still empty, or another value), or unknown."""
+    """Set as asked, provably not set (still empty, or another value), or unknown; an empty
+    text asks for an empty field."""
+    if not text.strip():
+        return DateVerdict(field, None, field.value == "")
     wanted = wanted_value(field, text)
     if wanted is not None:
         return DateVerdict(field, wanted, field.value == wanted)

@@ -57,6 +57,7 @@ async def read_back(call: DirectCall, obs: Observation, spawned: Spawned) -> lis
         action_readback.judge(call, obs)
     effects = [] if pending else [scrub_effect(e) for e in record.effects_of(plan, envelope, probe)]
     page_change.annotate(plan, obs, prior, probe, effects, dom_mutations=mutations)
+    action_readback.conclude(call, obs)
     if plan.path == ("snapshot",) and obs.success and plan.output_mode is OutputMode.JSON:
         snapshot_flow.compact(rt, obs)
         if call.hooks.snapshot is not None:

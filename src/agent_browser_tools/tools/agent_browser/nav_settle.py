@@ -279,6 +279,8 @@ def report(call: DirectCall, obs: Observation) -> None:
         return
     settle = {**outcome, "budgetMs": budget_ms(call)}
     obs.extra["navigationSettle"] = settle
-    if outcome.get("settled") is False and outcome.get("reason") != "wait-failed":
+    if outcome.get("reason") == "wait-failed":
+        obs.warnings.append("Could not confirm the page settled; snapshot again before acting.")
+    elif outcome.get("settled") is False:
         waited = outcome.get("waitedMs", settle["budgetMs"])
         obs.warnings.append(f"Page still loading after {waited} ms; snapshot again before acting.")

@@ -15,6 +15,7 @@ from typing import Any
 
 from agent_browser_tools.redaction import redact_text
 from agent_browser_tools.results import next_actions as na
+from agent_browser_tools.results.action_lines import element_label, quoted_text
 from agent_browser_tools.results.categories import FailureCategory
 from agent_browser_tools.results.observation import Observation
 from agent_browser_tools.tools.agent_browser.call import DirectCall
@@ -28,11 +29,17 @@ PRESS_LIMIT = 64
 
 
 def describe(target: Asked) -> str:
-    """`textbox "Email" (@e4)`, or the selector as given."""
+    """`textbox "Email" (@e4)` (the headline's own wording), or the selector as given."""
     if target.info is None or target.ref is None:
         return redact_text(target.operand)
-    name = f' "{redact_text(target.info.name)}"' if target.info.name else ""
-    return f"{target.info.role or 'element'}{name} (@{target.ref})"
+    name = redact_text(target.info.name) if target.info.name else None
+    role = target.info.role or "element"
+    return element_label({"role": role, "name": name, "ref": "@" + target.ref})
+
+
+def _q(value: object) -> str:
+    """Page-written text on one line, fence-safe (a value cannot start a line of its own)."""
+    return quoted_text(redact_text(str(value)))
 
 
 def fail(
@@ -44,13 +51,17 @@ def fail(
 ) -> None:
     """Turn the successful-looking result into the read-back failure."""
     prefix = na.session_prefix(call.plan.session.key, not call.plan.session.used_implicit_session)
-    if date is not None:
+    if date is not None and effect.get("valueHidden"):
+        # A credential date (card expiry): neither its value nor its digits as key presses.
+        error = f"{target.command} did not set {describe(target)} (a credential field)."
+        actions = [_inspect(prefix)]
+    elif date is not None:
         error, actions = _date(prefix, target, date)
     elif target.text is not None:
         error, actions = _text(prefix, target, effect)
     elif target.command == "select":
-        held = ", ".join(f'"{v}"' for v in effect.get("value") or ()) or "nothing"
-        asked = ", ".join(f'"{v}"' for v in effect.get("expected") or ())
+        held = ", ".join(_q(v) for v in effect.get("value") or ()) or "nothing"
+        asked = ", ".join(_q(v) for v in effect.get("expected") or ())
         error = f"select did not take: {describe(target)} shows {held} now, not {asked}."
         actions = [_inspect(prefix)]
     else:
@@ -65,7 +76,7 @@ def _date(prefix: list[str], target: Asked, date: DateVerdict) -> tuple[str, lis
     kind, now = date.field.kind, date.field.value
     head = (
         f"{target.command} did not set the {kind} input: {describe(target)} belongs to an "
-        f'<input type={kind}> that holds "{redact_text(now)}" now'
+        f"<input type={kind}> that holds {_q(now)} now"
     )
     if date.wanted is None:
         return (
@@ -105,8 +116,8 @@ def _text(
     if effect.get("valueHidden"):
         held = "another value now (not shown: credential field)"
     else:
-        held = f'"{effect.get("value") or ""}" now'
-        held += f', not "{effect.get("expected")}"' if effect.get("expected") else ""
+        held = f"{_q(effect.get('value') or '')} now"
+        held += f", not {_q(effect.get('expected'))}" if effect.get("expected") else ""
     error = f"{target.command} did not take: {describe(target)} holds {held}."
     actions = [_inspect(prefix)]
     if target.role in KEYSTROKE_ROLES and not effect.get("valueHidden") and _pressable(target):

@@ -119,6 +119,7 @@ async def test_a_wait_that_failed_mid_navigation_reads_the_page_once_more(
     }
     assert clicked.details["navigationSummary"]["title"] == "Next"
     assert "still loading" not in clicked.text
+    assert "Could not confirm the page settled" in clicked.text
 
 
 async def test_a_probe_after_a_failed_action_only_arms_the_watcher(

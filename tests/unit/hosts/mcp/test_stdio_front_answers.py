@@ -154,3 +154,20 @@ async def test_a_request_before_initialize_leaves_the_handshake_to_the_sdk(
 async def test_the_recorded_answers_are_the_sdks_current_ones() -> None:
     """`front_data.json` is stale: run scripts/gen_stdio_front.py (also a CI gate)."""
     assert json.loads(DATA_FILE.read_text(encoding="utf-8")) == await front_data()
+
+
+@pytest.mark.parametrize("params", [[], 0, False, ""])
+def test_malformed_params_of_a_list_or_ping_are_the_sdks_to_answer(
+    params: Any, tmp_path: Path
+) -> None:
+    """`params` must be absent or an object: anything else goes to the SDK, which refuses it
+    (the SDK's stdio transport drops such a message without an answer, so there is no
+    transcript to compare; the front must simply not vouch for it)."""
+    front = front_for(_settings(tmp_path), None)
+    assert front.take(request(1, "initialize", initialize_params(LATEST_HANDSHAKE_VERSION)))
+    assert front.take(INITIALIZED_LINE) is None
+    for method in ("tools/list", "ping"):
+        line = json.dumps({"jsonrpc": "2.0", "id": 2, "method": method, "params": params})
+        assert front.take(line) is None
+    assert front.passthrough
+    assert front.take(request(3, "tools/list", {})) is None, "nothing more after a hand-on"

@@ -91,14 +91,14 @@ def test_an_outcome_the_page_left_becomes_details() -> None:
     assert obs.warnings == []
 
 
-def test_a_wait_that_failed_asks_for_a_second_read_and_warns_nothing() -> None:
+def test_a_wait_that_failed_asks_for_a_second_read_and_says_it_could_not_confirm() -> None:
     call = _call("click", "@e1")
     call.settle["waiting"] = True
     assert not nav_settle.take(call, _rows(None, ok=False))
     obs = Observation(success=True)
     nav_settle.report(call, obs)
     assert obs.extra["navigationSettle"]["reason"] == "wait-failed"
-    assert obs.warnings == []
+    assert obs.warnings == ["Could not confirm the page settled; snapshot again before acting."]
 
 
 def test_an_unreadable_outcome_is_said_to_be_unread() -> None:
