@@ -19,10 +19,6 @@ from agent_browser_tools.results import page_data
 ROUTINE_ACTIONS = frozenset({"inspect-after-mutation"})
 """Next actions that follow every successful mutation; on success they are one short line."""
 
-VERIFIED_IN_PLACE = "verified_in_place"
-"""`Observation.context` hint: the only change seen is the value read back as asked, so the
-routine "refs may have changed" line is left out (the full next action stays in details)."""
-
 SHOWN_CHARS = 80
 """Names and values longer than this are cut in the visible line (the whole is in details)."""
 
@@ -119,16 +115,14 @@ def _command(action: Mapping[str, Any]) -> str:
     return line
 
 
-def next_action_lines(
-    actions: Sequence[Mapping[str, Any]], *, success: bool, routine_shown: bool = True
-) -> list[str]:
-    """`Refs may have changed: snapshot -i` for the routine follow-up of a success (left out
-    when `routine_shown` is false: only a read-back value changed); every other next action
-    on one line with its reason (exact params are in `details.nextActions`)."""
+def next_action_lines(actions: Sequence[Mapping[str, Any]], *, success: bool) -> list[str]:
+    """`Refs may have changed: snapshot -i` for the routine follow-up of a success (kept after
+    a verified fill or check too: nothing measured whether the page around it re-rendered);
+    every other next action on one line with its reason (exact params are in
+    `details.nextActions`)."""
     routine = [a for a in actions if success and a.get("id") in ROUTINE_ACTIONS]
     others = [a for a in actions if a not in routine]
-    shown = routine[:1] if routine_shown else []
-    lines = [f"Refs may have changed: {_command(a)}" for a in shown]
+    lines = [f"Refs may have changed: {_command(a)}" for a in routine[:1]]
     if others:
         lines.append("Next actions:")
         lines += [f"- {a.get('id')}: {_command(a)} - {a.get('reason', '')}" for a in others]

@@ -13,7 +13,6 @@ from typing import Any
 
 from agent_browser_tools.results import diagnostics, page_data
 from agent_browser_tools.results.action_lines import (
-    VERIFIED_IN_PLACE,
     action_headline,
     next_action_lines,
 )
@@ -279,8 +278,7 @@ def _prose_tail(observation: Observation, native_text: str | None) -> list[str]:
     for warning in observation.warnings:
         lines.append(f"Warning: {warning}")
     actions = [action.to_dict() for action in observation.next_actions]
-    quiet = bool(observation.context.get(VERIFIED_IN_PLACE))
-    lines += next_action_lines(actions, success=observation.success, routine_shown=not quiet)
+    lines += next_action_lines(actions, success=observation.success)
     return lines + _category_lines(observation)
 
 

@@ -70,7 +70,6 @@ def test_the_routine_refresh_is_one_short_line_on_success() -> None:
     assert next_action_lines([action], success=True) == [
         "Refs may have changed: --session 's 1' snapshot -i"
     ]
-    assert next_action_lines([action], success=True, routine_shown=False) == []
     failed = next_action_lines([action], success=False)
     assert failed[0] == "Next actions:"
     assert "Refresh interactive refs" in failed[1]

@@ -13,7 +13,6 @@ from __future__ import annotations
 from typing import Any
 
 from agent_browser_tools.planning.plan import ExecutionPlan
-from agent_browser_tools.results.action_lines import VERIFIED_IN_PLACE
 from agent_browser_tools.results.observation import Observation
 from agent_browser_tools.state.effects import Probe
 from agent_browser_tools.state.models import Effect, SessionPageState, TargetObserved
@@ -135,7 +134,6 @@ def _read_back(obs: Observation, summary: dict[str, Any]) -> None:
     effect = obs.extra.get("actionEffect")
     if isinstance(effect, dict) and effect.get("verified") is True:
         summary.update(observed=True, summary=f"{summary['command']}: read back as asked.")
-        obs.context[VERIFIED_IN_PLACE] = True
 
 
 def title_changed(prior: SessionPageState | None, probe: Probe | None) -> bool:

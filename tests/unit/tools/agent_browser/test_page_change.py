@@ -7,7 +7,6 @@ import json
 from agent_browser_tools.engine.envelope import parse_json_output
 from agent_browser_tools.planning.plan import ExecutionPlan
 from agent_browser_tools.results import next_actions as na
-from agent_browser_tools.results.action_lines import VERIFIED_IN_PLACE
 from agent_browser_tools.results.observation import Observation
 from agent_browser_tools.state.effects import Probe
 from agent_browser_tools.state.models import PageTarget, SessionPageState, TargetObserved
@@ -193,13 +192,11 @@ def test_a_value_read_back_as_asked_is_observed_and_an_unread_one_is_not() -> No
     assert verified.extra["pageChangeSummary"]["observed"] is True
     assert verified.extra["pageChangeSummary"]["summary"] == "click: read back as asked."
     assert verified.warnings == []
-    assert verified.context == {VERIFIED_IN_PLACE: True}
     unread = observe(call, answer)
     unread.extra["actionEffect"] = {"verb": "clicked", "verified": None}
     annotate(call, unread, ON_FORM, None, [], dom_mutations=0)
     assert unread.extra["pageChangeSummary"]["observed"] is False
     assert unread.warnings == [UNVERIFIED]
-    assert VERIFIED_IN_PLACE not in unread.context
 
 
 def test_an_overlay_makes_an_unverified_click_observed() -> None:
