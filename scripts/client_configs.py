@@ -20,6 +20,8 @@ NAME = "agent-browser"
 COMMAND = "agent-browser-tools"
 ARGS: tuple[str, ...] = ("serve",)
 """The one command line every snippet runs: `agent-browser-tools serve`."""
+PACKAGE = "agent-browser-tools"
+"""The PyPI name `uvx` and `pipx` install."""
 
 
 @dataclass(frozen=True)
@@ -233,9 +235,32 @@ def _fence(lang: str, body: str) -> list[str]:
     return [f"```{lang}", *body.splitlines(), "```"]
 
 
+def uvx_entry() -> dict[str, Any]:
+    """The standard entry with `uvx` fetching and running the package (no install)."""
+    return {"command": "uvx", "args": [PACKAGE, *ARGS]}
+
+
+def _preamble() -> list[str]:
+    """How the snippets' command is found, and the `uvx` form that needs no install."""
+    return [
+        f"Every snippet below runs `{shell_line()}`. That command is on `PATH` after",
+        f"`pipx install {PACKAGE}`; otherwise put its full path in `command` (e.g.",
+        f"`/path/to/.venv/bin/{COMMAND}`), or let `uvx` run it (from a clone, put",
+        '`"--from", "/path/to/clone"` first in `args`):',
+        "",
+        *_fence("json", _json(uvx_entry())),
+        "",
+        "The first `uvx` start downloads the package and the engine, so a client with a short",
+        "start-up timeout may give up once; start it again, or install with `pipx`. Flags from",
+        f"the [options table](#serve-options) go after `{ARGS[-1]}` in `args`.",
+        "",
+    ]
+
+
 def section() -> list[str]:
     """The README lines between the `clients` markers."""
     lines = [
+        *_preamble(),
         "**Standard config**, understood by most clients:",
         "",
         *_fence("json", standard_config()),

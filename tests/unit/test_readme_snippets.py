@@ -40,7 +40,7 @@ def test_every_json_toml_and_yaml_block_in_the_readme_parses() -> None:
         parsed[block.lang] += 1
     # The standard config plus the clients' own JSON, Codex and the config-file examples in
     # TOML, Goose and Continue in YAML: a README that lost them fails here.
-    assert parsed["json"] >= 5 and parsed["toml"] >= 3 and parsed["yaml"] >= 2, parsed
+    assert parsed["json"] >= 6 and parsed["toml"] >= 3 and parsed["yaml"] >= 2, parsed
 
 
 def test_python_blocks_in_the_readme_compile() -> None:
@@ -129,6 +129,7 @@ def test_the_command_line_is_one_fact(monkeypatch: pytest.MonkeyPatch) -> None:
         config = text if client.lang == "bash" else PARSERS[client.lang](text)
         assert ARGV_OF[client.name](config)[-2:] == ["--enable", "qa"], client.name
     assert "--enable" in client_configs.standard_config()
+    assert client_configs.uvx_entry()["args"] == ["agent-browser-tools", "serve", "--enable", "qa"]
 
 
 def test_at_least_twelve_clients_are_covered() -> None:
