@@ -63,8 +63,21 @@ def text_verdict(
     shown = value if value or not text else text
     if want == "":
         return shown, (shown == "") if replaced else None
-    held = any(got and holds_text(got, want) for got in (value, text))
-    return shown, held
+    if value and _value_took(value, want, replaced=replaced):
+        return shown, True
+    if any(got and holds_text(got, want) for got in (value, text)):
+        # A field value that merely contains a short text may have held it before the call
+        # (`fill a` on "banana"): unknown, never claimed. Rich-editor text keeps other text.
+        return shown, None if value and not (text and holds_text(text, want)) else True
+    return shown, False
+
+
+def _value_took(value: str, want: str, *, replaced: bool) -> bool:
+    """A control's value shows the text: equal (letters and digits only, for masks and
+    upper-casing) after `fill`, ending with it after `type` (which appends)."""
+    if replaced:
+        return value == want or (bool(_alnum(want)) and _alnum(value) == _alnum(want))
+    return value.endswith(want) or (bool(_alnum(want)) and _alnum(value).endswith(_alnum(want)))
 
 
 # ----- select -------------------------------------------------------------------------------

@@ -26,6 +26,12 @@ def test_a_field_that_holds_the_text_is_verified() -> None:
     assert text_verdict(" II", "Ada II", "", replaced=False)[1] is True
 
 
+def test_a_value_that_only_contains_the_text_is_not_claimed() -> None:
+    """The fill may have done nothing to a field that already held more (review finding)."""
+    assert text_verdict("a", "banana", "", replaced=True) == ("banana", None)
+    assert text_verdict("5", "2051", "", replaced=False) == ("2051", None), "not at the end"
+
+
 def test_a_field_that_does_not_hold_it_is_a_provable_no_op() -> None:
     assert text_verdict("2026-05-14", "", "", replaced=True) == ("", False)
     assert text_verdict("Hi", "", "Bye", replaced=True) == ("Bye", False), "a rich editor"
