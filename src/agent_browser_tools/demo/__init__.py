@@ -40,8 +40,16 @@ def _show(params: dict[str, Any], result: ToolResult) -> None:
 
 
 async def run_demo() -> int:
-    """Run the demo; return 0 when every step succeeded."""
+    """Run the demo; return 0 when every step succeeded. Its temporary workspace (page copy,
+    screenshot) is removed at the end, whatever happened: a demo leaves nothing behind."""
     out_dir = Path(tempfile.mkdtemp(prefix="abt-demo-"))
+    try:
+        return await _run_in(out_dir)
+    finally:
+        shutil.rmtree(out_dir, ignore_errors=True)
+
+
+async def _run_in(out_dir: Path) -> int:
     page = out_dir / PAGE.name
     shutil.copyfile(PAGE, page)
     failures = 0
@@ -65,5 +73,6 @@ async def run_demo() -> int:
         await step({"args": ["click", _ref(snap, "button", "Sign up")]})
         await step({"args": ["get", "text", "#welcome"]})
         await step({"args": ["screenshot", "./demo.png"]})
-    print(f"\ndemo: {'ok' if failures == 0 else f'{failures} step(s) failed'}")
+    verdict = "ok" if failures == 0 else f"{failures} step(s) failed"
+    print(f"\ndemo: {verdict} (its temporary workspace {out_dir} is removed now)")
     return 0 if failures == 0 else 1

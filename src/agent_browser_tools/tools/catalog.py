@@ -6,6 +6,8 @@ order. Importing it loads no tool machinery: handlers are named, not imported.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from agent_browser_tools.settings import Settings
 from agent_browser_tools.tools import capabilities
 from agent_browser_tools.tools.agent_browser.spec import SPEC as AGENT_BROWSER
@@ -33,8 +35,13 @@ def build_toolkit(settings: Settings, allowlist: frozenset[str] | None = None) -
     return toolkit
 
 
-def listed_at_start(settings: Settings, allowlist: frozenset[str] | None = None) -> list[ToolSpec]:
-    """What a new conversation lists before anything is enabled: `BrowserTools.listed_tools()`
-    of a fresh conversation, without opening one (its journal, runtime and engine modules),
-    so a host can answer a client's first `tools/list` sooner."""
-    return build_toolkit(settings, allowlist).listed()
+def listed_at_start(
+    settings: Settings, allowlist: frozenset[str] | None = None, enable: Iterable[str] = ()
+) -> list[ToolSpec]:
+    """What a new conversation lists before the model enables anything (`enable`: what the
+    host turns on at start, `serve --enable`): `BrowserTools.listed_tools()` of a fresh
+    conversation, without opening one (its journal, runtime and engine modules), so a host
+    can answer a client's first `tools/list` sooner."""
+    toolkit = build_toolkit(settings, allowlist)
+    toolkit.enable(enable)
+    return toolkit.listed()

@@ -31,7 +31,11 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     call.add_argument("tool", help="tool name, e.g. agent_browser")
     call.add_argument("params", help='tool input as JSON, e.g. \'{"args": ["get", "url"]}\'')
     call.add_argument("--details", action="store_true", help="print details JSON instead")
-    call.add_argument("--conversation", help="conversation id to resume (default: cli)")
+    call.add_argument(
+        "--conversation",
+        help=f"conversation id to use; every call without one shares the conversation "
+        f"{DEFAULT_CONVERSATION!r}, created on first use",
+    )
     call.add_argument(
         EPHEMERAL_FLAG,
         action="store_true",

@@ -21,6 +21,7 @@ from typing import Any
 
 from agent_browser_tools.hosts.cli import call as call_cli
 from agent_browser_tools.hosts.cli import state as state_cli
+from agent_browser_tools.hosts.cli.version import VersionAction
 from agent_browser_tools.hosts.mcp.operator_flags import (
     add_access_flags,
     add_file_page_flag,
@@ -30,10 +31,16 @@ from agent_browser_tools.hosts.mcp.operator_flags import (
 
 
 def _parser() -> argparse.ArgumentParser:
+    return _parsers()[0]
+
+
+def _parsers() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]]:
+    """The top-level parser and each subcommand's parser by name."""
     parser = argparse.ArgumentParser(
         prog="agent-browser-tools",
         description="Browser tools for LLM agents over the agent-browser engine.",
     )
+    parser.add_argument("--version", action=VersionAction)
     sub = parser.add_subparsers(dest="command", required=True)
     call_cli.add_parser(sub)
     sub.add_parser("doctor", help="check engine, browser, state dir; run a live smoke test")
@@ -41,7 +48,7 @@ def _parser() -> argparse.ArgumentParser:
     sub.add_parser("tools", help="list the tools and their input schemas")
     state_cli.add_parser(sub)
     _add_serve(sub)
-    return parser
+    return parser, dict(sub.choices)
 
 
 def _add_serve(sub: Any) -> None:
@@ -80,7 +87,16 @@ def _add_serve(sub: Any) -> None:
         help="extra Host/Origin name clients may use (repeatable)",
     )
     serve.add_argument(
-        "--tools", help="allowlist of tool names, e.g. agent_browser,agent_browser_tools"
+        "--tools",
+        metavar="NAMES",
+        help="allowlist of tool names, comma-separated, e.g. agent_browser,agent_browser_tools "
+        "(an unknown name refuses the start and lists the valid ones)",
+    )
+    serve.add_argument(
+        "--enable",
+        metavar="CAPABILITIES",
+        help="advanced tools every conversation starts with, comma-separated capabilities "
+        'as agent_browser_tools {"enable": [...]} takes them, e.g. action,qa',
     )
     serve.add_argument("--conversation", help="stdio only: conversation id to resume")
     serve.add_argument(
@@ -105,6 +121,7 @@ def _serve(args: argparse.Namespace) -> int:
             port=args.port,
             token=args.token,
             tools=args.tools,
+            enable=args.enable,
             conversation=args.conversation,
             allowed_hosts=tuple(args.allow_host),
             shared_sessions=tuple(args.shared_session),
@@ -150,8 +167,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     return code
 
 
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    """Parse `argv`; an unrecognized argument is reported with its subcommand's usage (plain
+    argparse reports it with the top-level usage, which does not show the flags that exist)."""
+    parser, commands = _parsers()
+    args, extra = parser.parse_known_args(argv)
+    if extra:
+        commands.get(args.command, parser).error(f"unrecognized arguments: {' '.join(extra)}")
+    return args
+
+
 def _main(argv: Sequence[str] | None) -> int:
-    args = _parser().parse_args(argv)
+    args = parse_args(argv)
     if args.command == "serve":
         return _serve(args)
     if args.command == "doctor":

@@ -206,7 +206,7 @@ async def serve_http(options: ServeOptions, settings: Settings) -> int:
     """Serve MCP over Streamable HTTP until SIGTERM/SIGINT; returns the exit code."""
 
     def factory(key: str) -> BrowserTools:
-        return BrowserTools(
+        tools = BrowserTools(
             conversation_id=uuid.uuid4().hex,
             settings=settings,
             tools=options.tools,
@@ -216,6 +216,8 @@ async def serve_http(options: ServeOptions, settings: Settings) -> int:
             unrestricted_files=options.unrestricted_files,
             persist=not options.ephemeral_state,
         )
+        tools.toolkit.enable(options.enable)  # `serve --enable`
+        return tools
 
     try:
         limits = resolve_limits(options, settings)

@@ -20,6 +20,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agent_browser_tools.hosts.mcp.tool_names import (
+    UnknownNames,
+    check_enable,
+    check_known,
+    parse_names,
+    tool_names,
+)
+
 TOKEN_ENV = "AGENT_BROWSER_TOOLS_HTTP_TOKEN"
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8765
@@ -42,6 +50,8 @@ class ServeOptions:
     port: int = DEFAULT_PORT
     token: str | None = None
     tools: frozenset[str] | None = None
+    enable: tuple[str, ...] = ()
+    """`--enable a,b`: capabilities every conversation starts with (checked names)."""
     conversation: str | None = None
     allowed_hosts: tuple[str, ...] = ()
     operator: Mapping[str, Any] = field(default_factory=dict)
@@ -95,6 +105,7 @@ def resolve_options(
     unrestricted_files: bool = False,
     env: Mapping[str, str],
     operator: Mapping[str, Any] | None = None,
+    enable: str | None = None,
 ) -> ServeOptions:
     """Validate the flags (and the token env) into `ServeOptions`, or raise `ServeRefused`."""
     limits = (header_timeout, body_timeout, max_connections)
@@ -109,6 +120,31 @@ def resolve_options(
             "conversation."
         )
     bind = host or DEFAULT_HOST
+    secret = _secret(token, http=http, bind=bind, env=env)
+    if port is not None and not 0 <= port <= 65535:
+        raise ServeRefused(f"--port must be between 0 and 65535, not {port}.")
+    allowlist, enabled = _tool_choice(tools, enable)
+    return ServeOptions(
+        file_roots=tuple(_file_root(raw) for raw in file_roots),
+        unrestricted_files=unrestricted_files,
+        http=http,
+        host=bind,
+        port=DEFAULT_PORT if port is None else port,
+        token=secret,
+        tools=allowlist,
+        enable=enabled,
+        conversation=conversation,
+        allowed_hosts=allowed_hosts,
+        operator=dict(operator or {}),
+        shared_sessions=shared_sessions,
+        header_timeout=header_timeout,
+        body_timeout=body_timeout,
+        max_connections=max_connections,
+    )
+
+
+def _secret(token: str | None, *, http: bool, bind: str, env: Mapping[str, str]) -> str | None:
+    """The bearer token in effect (`--token`, else the env over HTTP), checked."""
     secret = token or (env.get(TOKEN_ENV) if http else None) or None
     if token == "":
         raise ServeRefused(f"--token is empty; pass a token or leave --token out. {_HOW}")
@@ -120,24 +156,21 @@ def resolve_options(
         )
     if secret is not None:
         check_token(secret, bind)
-    if port is not None and not 0 <= port <= 65535:
-        raise ServeRefused(f"--port must be between 0 and 65535, not {port}.")
-    return ServeOptions(
-        file_roots=tuple(_file_root(raw) for raw in file_roots),
-        unrestricted_files=unrestricted_files,
-        http=http,
-        host=bind,
-        port=DEFAULT_PORT if port is None else port,
-        token=secret,
-        tools=parse_tool_list(tools),
-        conversation=conversation,
-        allowed_hosts=allowed_hosts,
-        operator=dict(operator or {}),
-        shared_sessions=shared_sessions,
-        header_timeout=header_timeout,
-        body_timeout=body_timeout,
-        max_connections=max_connections,
-    )
+    return secret
+
+
+def _tool_choice(
+    tools: str | None, enable: str | None
+) -> tuple[frozenset[str] | None, tuple[str, ...]]:
+    """The `--tools` allowlist and the `--enable` capabilities, every name checked."""
+    try:
+        check_known("--tools", parse_names(tools), tool_names())
+        allowlist = parse_tool_list(tools)
+        enabled = parse_names(enable)
+        check_enable(enabled, allowlist)
+    except UnknownNames as exc:
+        raise ServeRefused(str(exc)) from None
+    return allowlist, enabled
 
 
 def check_token(token: str, bind: str) -> None:

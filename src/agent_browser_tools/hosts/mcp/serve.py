@@ -7,7 +7,8 @@ Contract of `run(options)`:
 - stdio: one conversation for the process (`--conversation ID` resumes one, else a new id).
 - HTTP: one conversation per MCP session, each with its own `BrowserTools` and so its own
   managed browser; `--conversation` is refused there.
-- `--tools a,b,c` is passed to every `BrowserTools` as its allowlist, `--shared-session NAME`
+- `--tools a,b,c` is passed to every `BrowserTools` as its allowlist, `--enable x,y` turns
+  those capabilities on in every conversation at start, `--shared-session NAME`
   as an operator-shared browser; over HTTP every `BrowserTools` is told that conversations
   share the server (`shared_server=True`: isolated from each other's stores and browsers).
   Policy and isolation config is checked before serving (exit 2 with the fix).
@@ -78,8 +79,11 @@ def _serve_blocking(options: ServeOptions, settings: Settings) -> int:
     """Serve until told to stop. A new stdio conversation starts behind the stdio front,
     which answers the handshake while the SDK imports (`stdio_front`); a resumed one opens
     its conversation at once anyway (`stdio._resume`), and HTTP has no handshake to hurry.
+    With `--enable` the SDK serves from the start too: the front's recorded `tools/list`
+    holds only the always-on tools, and its answer must be the one the SDK would give.
     The front's descriptor handling is POSIX's; elsewhere the SDK serves from the start."""
-    if options.http or options.conversation is not None or sys.platform == "win32":
+    fronted = not (options.http or options.conversation is not None or options.enable)
+    if not fronted or sys.platform == "win32":
         return asyncio.run(_serve(options, settings))
     from agent_browser_tools.hosts.mcp.stdio_front import serve_fronted
 

@@ -84,7 +84,7 @@ async def serve_stdio(
     def factory(key: str) -> BrowserTools:
         from agent_browser_tools.api import BrowserTools  # on the first call: see `preview`
 
-        return BrowserTools(
+        tools = BrowserTools(
             conversation_id=conversation_id,
             settings=settings,
             tools=options.tools,
@@ -93,9 +93,11 @@ async def serve_stdio(
             unrestricted_files=options.unrestricted_files,
             persist=not options.ephemeral_state,
         )
+        tools.toolkit.enable(options.enable)  # `serve --enable`
+        return tools
 
     def preview(key: str) -> list[ToolSpec]:
-        return listed_at_start(settings, options.tools)
+        return listed_at_start(settings, options.tools, options.enable)
 
     # A new conversation answers `tools/list` before it opens (see `conversations`); a
     # resumed one may have enabled tools, and is opened at once anyway (`_resume`).
