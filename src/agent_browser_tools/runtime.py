@@ -35,7 +35,9 @@ from agent_browser_tools.engine.isolation import (
     resolve_scope,
     shared_session_names,
 )
+from agent_browser_tools.engine.remote_tabs import RemoteTabs, Run
 from agent_browser_tools.engine.runner import RawOutcome, run_engine
+from agent_browser_tools.launch_options import remote_cdp
 from agent_browser_tools.planning import file_config
 from agent_browser_tools.planning.file_access import FileRoots
 from agent_browser_tools.planning.policy import ModelPolicy
@@ -92,6 +94,8 @@ class Runtime:
         self._locks: dict[Path, IdentityLocks] = {}
         self._calls = itertools.count(1)
         self.owned_sessions: set[SessionKey] = self._resumed_ownership()
+        self.remote_tabs = RemoteTabs() if remote_cdp(settings) else None
+        """The tabs opened in the operator's remote browser (`[browser] cdp_url`), else None."""
         self.artifact_manifest = ArtifactManifest()
         """This conversation's recent artifact rows (bounded metadata; files are never removed)."""
 
@@ -240,6 +244,9 @@ class Runtime:
         its stdout/stderr come back scrubbed of every registered secret value.
         """
         shown = (self.engine.path, *args)
+        directory = str(self.socket_dir(session, whole_dir=whole_dir))
+        if self.remote_tabs is not None:
+            await self.remote_tabs.before(args, directory, self._remote_run(timeout_ms))
         raw = await run_engine(
             [self.engine.path, *(self.secrets.resolve(arg) for arg in args)],
             env=self.env_for(session, whole_dir=whole_dir),
@@ -248,7 +255,27 @@ class Runtime:
             cwd=self.cwd,
             spill_dir=self.spill_dir,
         )
+        if self.remote_tabs is not None:
+            self.remote_tabs.after(args, directory, raw.stdout)
         return self._scrubbed(replace(raw, argv=shown))
+
+    def _remote_run(self, timeout_ms: int) -> Run:
+        """Run the remote-tab bookkeeping commands (`remote_tabs`) on one session."""
+
+        async def run(args: Sequence[str], namespace: str | None, session: str) -> str:
+            key = SessionKey(session=session, namespace=namespace)
+            argv = [*args[:1], *(["--namespace", namespace] if namespace else [])]
+            argv += ["--session", session, *args[1:]]
+            raw = await run_engine(
+                [self.engine.path, *argv],
+                env=self.env_for(key),
+                timeout_ms=timeout_ms,
+                cwd=self.cwd,
+                spill_dir=self.spill_dir,
+            )
+            return raw.stdout
+
+        return run
 
     def _scrubbed(self, raw: RawOutcome) -> RawOutcome:
         """The outcome with secret values replaced in stdout (and its overflow file)."""
