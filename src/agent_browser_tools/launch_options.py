@@ -138,13 +138,33 @@ def operator_launch_env(settings: Settings) -> dict[str, str]:
             "[browser] isolated and profile exclude each other: an isolated browser starts "
             "from a fresh temporary profile. Drop one of them."
         )
+    _inherited_endpoint(settings, section, env)
     _check_remote(section, env)
     return env
+
+
+def _inherited_endpoint(
+    settings: Settings, section: Mapping[str, Any], env: dict[str, str]
+) -> None:
+    """The operator's own `AGENT_BROWSER_CDP` in the server's environment means the same as
+    `cdp_url` (checked, and each session pinned to its own tab), unless `cdp_url` or
+    `isolated` says otherwise (`isolated` drops it)."""
+    inherited = settings.env.get(CDP_ENV, "").strip()
+    if not inherited or "cdp_url" in section or section.get("isolated") is True:
+        return
+    if "provider" in section:
+        raise SettingsError(
+            f"[browser] provider and {CDP_ENV} (in the server's environment) exclude each "
+            "other: unset one of them."
+        )
+    env[CDP_ENV] = check_cdp_url(inherited, f"{CDP_ENV} in the server's environment")
+    env[PIN_TAB_ENV] = "true"
 
 
 REMOTE_KEYS = ("cdp_url", "provider")
 LOCAL_ONLY = ("isolated", "profile", "executable_path", "extension")
 PIN_TAB_ENV = "AGENT_BROWSER_PIN_TAB"
+CDP_ENV = "AGENT_BROWSER_CDP"
 
 
 def _check_remote(section: Mapping[str, Any], env: dict[str, str]) -> None:
@@ -168,7 +188,7 @@ def remote_cdp(settings: Settings) -> bool:
     """Whether the operator pointed every conversation at a remote CDP browser (a bad
     `[browser]` section says no here: the first spawn reports it)."""
     try:
-        return "AGENT_BROWSER_CDP" in operator_launch_env(settings)
+        return CDP_ENV in operator_launch_env(settings)
     except SettingsError:
         return False
 

@@ -16,9 +16,8 @@ SCHEMES = frozenset({"http", "https", "ws", "wss"})
 MASK = "REDACTED"
 
 
-def check_cdp_url(value: object) -> str:
+def check_cdp_url(value: object, where: str = "[browser] cdp_url (--cdp-url)") -> str:
     """`value` as the engine's `--cdp` value, or `SettingsError` saying what is accepted."""
-    where = "[browser] cdp_url (--cdp-url)"
     if not isinstance(value, str | int) or isinstance(value, bool):
         raise SettingsError(f"{where} must be a port or a URL, not {value!r}.")
     text = str(value).strip()

@@ -111,3 +111,19 @@ def test_a_remote_browser_excludes_local_launch_settings(tmp_path: Path, extra: 
 def test_isolated_false_does_not_conflict(tmp_path: Path) -> None:
     settings = _settings(tmp_path, '[browser]\ncdp_url = "9222"\nisolated = false\n')
     assert operator_launch_env(settings)["AGENT_BROWSER_CDP"] == "9222"
+
+
+def test_an_inherited_engine_endpoint_is_checked_and_pinned_too(tmp_path: Path) -> None:
+    settings = _settings(tmp_path, "", AGENT_BROWSER_CDP="http://127.0.0.1:9222")
+    assert operator_launch_env(settings)["AGENT_BROWSER_PIN_TAB"] == "true"
+    assert remote_cdp(settings)
+    bad = _settings(tmp_path, "", AGENT_BROWSER_CDP="file:///tmp/x")
+    with pytest.raises(SettingsError) as caught:
+        operator_launch_env(bad)
+    assert "AGENT_BROWSER_CDP in the server's environment" in str(caught.value)
+    isolated = _settings(tmp_path, "[browser]\nisolated = true\n", AGENT_BROWSER_CDP="9222")
+    assert "AGENT_BROWSER_CDP" not in build_child_env(isolated, None)
+    with pytest.raises(SettingsError):
+        operator_launch_env(
+            _settings(tmp_path, '[browser]\nprovider = "kernel"\n', AGENT_BROWSER_CDP="9222")
+        )
