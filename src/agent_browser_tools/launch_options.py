@@ -184,13 +184,13 @@ def _check_remote(section: Mapping[str, Any], env: dict[str, str]) -> None:
         env[PIN_TAB_ENV] = "true"
 
 
-def remote_cdp(settings: Settings) -> bool:
-    """Whether the operator pointed every conversation at a remote CDP browser (a bad
-    `[browser]` section says no here: the first spawn reports it)."""
+def remote_cdp(settings: Settings) -> str | None:
+    """The remote CDP browser the operator pointed every conversation at, if any (a bad
+    `[browser]` section says none here: the first spawn reports it)."""
     try:
-        return CDP_ENV in operator_launch_env(settings)
+        return operator_launch_env(settings).get(CDP_ENV)
     except SettingsError:
-        return False
+        return None
 
 
 def cleared_by_isolation(settings: Settings) -> tuple[str, ...]:

@@ -53,3 +53,15 @@ def redact_endpoint(value: str) -> str:
     if parts.query and not query:
         query = MASK
     return urlunsplit((parts.scheme, netloc, parts.path, query, ""))
+
+
+def endpoint_secrets(value: str) -> list[str]:
+    """The credential parts of `value` (userinfo password, query values), so a conversation
+    scrubs them from every engine output even if an engine error quotes the URL."""
+    try:
+        parts = urlsplit(value)
+        password = parts.password
+    except ValueError:
+        return []
+    found = [v for _, v in parse_qsl(parts.query, keep_blank_values=True) if v]
+    return [*([password] if password else []), *found]

@@ -43,6 +43,7 @@ from agent_browser_tools.planning.file_access import FileRoots
 from agent_browser_tools.planning.policy import ModelPolicy
 from agent_browser_tools.planning.sessions import is_managed_name, managed_base_name
 from agent_browser_tools.private_fs import ensure_private_dir, write_private_file
+from agent_browser_tools.remote_endpoint import endpoint_secrets
 from agent_browser_tools.results.artifact_manifest import ArtifactManifest
 from agent_browser_tools.results.tool_result import TextBlock, ToolResult
 from agent_browser_tools.settings import Settings
@@ -94,8 +95,11 @@ class Runtime:
         self._locks: dict[Path, IdentityLocks] = {}
         self._calls = itertools.count(1)
         self.owned_sessions: set[SessionKey] = self._resumed_ownership()
-        self.remote_tabs = RemoteTabs() if remote_cdp(settings) else None
+        endpoint = remote_cdp(settings)
+        self.remote_tabs = RemoteTabs() if endpoint else None
         """The tabs opened in the operator's remote browser (`[browser] cdp_url`), else None."""
+        for value in endpoint_secrets(endpoint or ""):
+            self.secrets.register_typed(value)
         self.artifact_manifest = ArtifactManifest()
         """This conversation's recent artifact rows (bounded metadata; files are never removed)."""
 

@@ -127,3 +127,13 @@ def test_an_inherited_engine_endpoint_is_checked_and_pinned_too(tmp_path: Path) 
         operator_launch_env(
             _settings(tmp_path, '[browser]\nprovider = "kernel"\n', AGENT_BROWSER_CDP="9222")
         )
+
+
+def test_the_credential_parts_are_what_a_conversation_scrubs() -> None:
+    from agent_browser_tools.remote_endpoint import endpoint_secrets
+
+    assert endpoint_secrets("wss://me:pw-long-1@farm.test/cdp?token=abcdef&r=") == [
+        "pw-long-1",
+        "abcdef",
+    ]
+    assert endpoint_secrets("9222") == [] and endpoint_secrets("http://h:9222/") == []

@@ -17,7 +17,8 @@ from agent_browser_tools.api import BrowserTools
 from agent_browser_tools.engine.discovery import clear_engine_cache
 from tests.support.fake import FakeEngine, fake_settings
 
-ENDPOINT = "wss://farm.test/cdp?token=s3cr3t"
+ENDPOINT = "wss://op:pa55-s3cr3t@farm.test/cdp?s=k3yvalue99"
+"""Credentials where the generic URL redaction does not look (a password, an odd query key)."""
 
 
 @pytest.fixture(autouse=True)
@@ -81,4 +82,19 @@ async def test_the_model_cannot_set_change_or_read_the_endpoint(
     assert refused.is_error
     assert refused.details["failureCategory"] == "policy-blocked", refused.text
     assert fake_engine.calls() == []
+    await tools.aclose()
+
+
+async def test_an_engine_error_quoting_the_endpoint_does_not_leak_its_token(
+    fake_engine: FakeEngine, tmp_path: Path
+) -> None:
+    tools = _tools(fake_engine, tmp_path)
+    fake_engine.default(
+        json={"success": False, "error": f"CDP connect to {ENDPOINT} failed: 401", "data": None}
+    )
+    failed = await tools.call("agent_browser", {"args": ["get", "url"]})
+    assert failed.is_error
+    assert "farm.test" in failed.text, failed.text
+    for secret in ("s3cr3t", "k3yvalue99"):
+        assert secret not in failed.text and secret not in str(failed.details), failed.text
     await tools.aclose()
