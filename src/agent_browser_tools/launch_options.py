@@ -14,9 +14,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from agent_browser_tools.remote_endpoint import check_cdp_url
 from agent_browser_tools.settings import Settings, SettingsError
 
-Kind = Literal["bool", "text", "list"]
+Kind = Literal["bool", "text", "list", "endpoint"]
 
 VIEWPORT = re.compile(r"^(\d{2,5})[x,](\d{2,5})$")
 
@@ -80,6 +81,20 @@ LAUNCH_OPTIONS: tuple[LaunchOption, ...] = (
         list_separator="\n",
     ),
     LaunchOption("extension", "AGENT_BROWSER_EXTENSIONS", "list", "browser extension (repeatable)"),
+    LaunchOption(
+        "cdp_url",
+        "AGENT_BROWSER_CDP",
+        "endpoint",
+        "use the remote browser at this CDP port or http/https/ws/wss URL instead of launching "
+        "one; each conversation works in its own tabs there",
+    ),
+    LaunchOption(
+        "provider",
+        "AGENT_BROWSER_PROVIDER",
+        "text",
+        "engine browser provider (browserbase, browserless, kernel, ...; its credentials come "
+        "from the provider's environment variables)",
+    ),
 )
 """The operator's launch settings; `viewport` and `isolated` are derived below."""
 
@@ -123,7 +138,59 @@ def operator_launch_env(settings: Settings) -> dict[str, str]:
             "[browser] isolated and profile exclude each other: an isolated browser starts "
             "from a fresh temporary profile. Drop one of them."
         )
+    _inherited_endpoint(settings, section, env)
+    _check_remote(section, env)
     return env
+
+
+def _inherited_endpoint(
+    settings: Settings, section: Mapping[str, Any], env: dict[str, str]
+) -> None:
+    """The operator's own `AGENT_BROWSER_CDP` in the server's environment means the same as
+    `cdp_url` (checked, and each session pinned to its own tab), unless `cdp_url` or
+    `isolated` says otherwise (`isolated` drops it)."""
+    inherited = settings.env.get(CDP_ENV, "").strip()
+    if not inherited or "cdp_url" in section or section.get("isolated") is True:
+        return
+    if "provider" in section:
+        raise SettingsError(
+            f"[browser] provider and {CDP_ENV} (in the server's environment) exclude each "
+            "other: unset one of them."
+        )
+    env[CDP_ENV] = check_cdp_url(inherited, f"{CDP_ENV} in the server's environment")
+    env[PIN_TAB_ENV] = "true"
+
+
+REMOTE_KEYS = ("cdp_url", "provider")
+LOCAL_ONLY = ("isolated", "profile", "executable_path", "extension")
+PIN_TAB_ENV = "AGENT_BROWSER_PIN_TAB"
+CDP_ENV = "AGENT_BROWSER_CDP"
+
+
+def _check_remote(section: Mapping[str, Any], env: dict[str, str]) -> None:
+    """A remote browser is not launched here, so the local-launch settings cannot apply; and a
+    session on a shared remote browser is pinned to its own tab, so it fails (`tab_gone`)
+    rather than falling back onto another conversation's tab when its tab is closed."""
+    remote = [key for key in REMOTE_KEYS if key in section]
+    if not remote:
+        return
+    local = [key for key in LOCAL_ONLY if section.get(key) not in (None, False)]
+    if len(remote) > 1 or local:
+        raise SettingsError(
+            f"[browser] {' and '.join(remote + local)} exclude each other: a remote browser "
+            "(cdp_url or provider) is not launched here. Drop one of them."
+        )
+    if "cdp_url" in section:
+        env[PIN_TAB_ENV] = "true"
+
+
+def remote_cdp(settings: Settings) -> str | None:
+    """The remote CDP browser the operator pointed every conversation at, if any (a bad
+    `[browser]` section says none here: the first spawn reports it)."""
+    try:
+        return operator_launch_env(settings).get(CDP_ENV)
+    except SettingsError:
+        return None
 
 
 def cleared_by_isolation(settings: Settings) -> tuple[str, ...]:
@@ -137,6 +204,8 @@ def _render(option: LaunchOption, value: Any) -> str | None:
         if not isinstance(value, bool):
             raise SettingsError(f"{where} must be true or false, not {value!r}.")
         return "true" if value else None
+    if option.kind == "endpoint":
+        return check_cdp_url(value)
     if option.kind == "text":
         if not isinstance(value, str) or not value.strip():
             raise SettingsError(f"{where} must be a non-empty string, not {value!r}.")

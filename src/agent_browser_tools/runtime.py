@@ -35,12 +35,15 @@ from agent_browser_tools.engine.isolation import (
     resolve_scope,
     shared_session_names,
 )
+from agent_browser_tools.engine.remote_tabs import RemoteTabs, Run
 from agent_browser_tools.engine.runner import RawOutcome, run_engine
+from agent_browser_tools.launch_options import remote_cdp
 from agent_browser_tools.planning import file_config
 from agent_browser_tools.planning.file_access import FileRoots
 from agent_browser_tools.planning.policy import ModelPolicy
 from agent_browser_tools.planning.sessions import is_managed_name, managed_base_name
 from agent_browser_tools.private_fs import ensure_private_dir, write_private_file
+from agent_browser_tools.remote_endpoint import endpoint_secrets
 from agent_browser_tools.results.artifact_manifest import ArtifactManifest
 from agent_browser_tools.results.tool_result import TextBlock, ToolResult
 from agent_browser_tools.settings import Settings
@@ -92,6 +95,11 @@ class Runtime:
         self._locks: dict[Path, IdentityLocks] = {}
         self._calls = itertools.count(1)
         self.owned_sessions: set[SessionKey] = self._resumed_ownership()
+        endpoint = remote_cdp(settings)
+        self.remote_tabs = RemoteTabs() if endpoint else None
+        """The tabs opened in the operator's remote browser (`[browser] cdp_url`), else None."""
+        for value in endpoint_secrets(endpoint or ""):
+            self.secrets.register_typed(value)
         self.artifact_manifest = ArtifactManifest()
         """This conversation's recent artifact rows (bounded metadata; files are never removed)."""
 
@@ -240,6 +248,9 @@ class Runtime:
         its stdout/stderr come back scrubbed of every registered secret value.
         """
         shown = (self.engine.path, *args)
+        directory = str(self.socket_dir(session, whole_dir=whole_dir))
+        if self.remote_tabs is not None:
+            await self.remote_tabs.before(args, directory, self._remote_run(timeout_ms))
         raw = await run_engine(
             [self.engine.path, *(self.secrets.resolve(arg) for arg in args)],
             env=self.env_for(session, whole_dir=whole_dir),
@@ -248,7 +259,27 @@ class Runtime:
             cwd=self.cwd,
             spill_dir=self.spill_dir,
         )
+        if self.remote_tabs is not None:
+            self.remote_tabs.after(args, directory, raw.stdout)
         return self._scrubbed(replace(raw, argv=shown))
+
+    def _remote_run(self, timeout_ms: int) -> Run:
+        """Run the remote-tab bookkeeping commands (`remote_tabs`) on one session."""
+
+        async def run(args: Sequence[str], namespace: str | None, session: str) -> str:
+            key = SessionKey(session=session, namespace=namespace)
+            argv = [*args[:1], *(["--namespace", namespace] if namespace else [])]
+            argv += ["--session", session, *args[1:]]
+            raw = await run_engine(
+                [self.engine.path, *argv],
+                env=self.env_for(key),
+                timeout_ms=timeout_ms,
+                cwd=self.cwd,
+                spill_dir=self.spill_dir,
+            )
+            return raw.stdout
+
+        return run
 
     def _scrubbed(self, raw: RawOutcome) -> RawOutcome:
         """The outcome with secret values replaced in stdout (and its overflow file)."""

@@ -85,7 +85,8 @@ FOUNDATIONS_MAY_IMPORT: dict[str, tuple[str, ...]] = {
     "settings": (),
     "private_fs": (),
     "workspace_files": (),
-    "launch_options": ("settings",),
+    "launch_options": ("settings", "remote_endpoint"),
+    "remote_endpoint": ("settings",),
 }
 
 TOOLS = "tools"

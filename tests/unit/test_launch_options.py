@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from agent_browser_tools.engine.environment import build_child_env
-from agent_browser_tools.launch_options import LAUNCH_OPTIONS, operator_launch_env
+from agent_browser_tools.launch_options import LAUNCH_OPTIONS, REMOTE_KEYS, operator_launch_env
 from agent_browser_tools.settings import Settings, SettingsError
 
 
@@ -48,7 +48,9 @@ viewport = "900x700"
         "AGENT_BROWSER_ARGS": "--lang=fr\n--window-size=900,700",
         "AGENT_BROWSER_EXTENSIONS": "ext",
     }
-    assert {option.env for option in LAUNCH_OPTIONS} <= set(env)
+    # The remote ones (cdp_url, provider) exclude local launch settings: see test_remote_*.
+    local = {option.env for option in LAUNCH_OPTIONS if option.key not in REMOTE_KEYS}
+    assert local <= set(env)
 
 
 def test_child_env_carries_them_and_isolation_drops_saved_state(tmp_path: Path) -> None:
