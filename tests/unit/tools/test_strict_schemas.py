@@ -103,6 +103,28 @@ async def test_every_optional_field_null_runs_the_tools_tool(tmp_path: Path) -> 
         await tools.aclose()
 
 
+@pytest.mark.parametrize(
+    ("tool", "given", "expected"),
+    [
+        ("agent_browser_code", {"code": "return 1 + 1"}, "Output:\n2"),
+        ("agent_browser_electron", {"action": "status", "all": True}, "0 launch record(s)"),
+    ],
+)
+async def test_every_optional_field_null_runs_tools_that_need_no_browser(
+    tmp_path: Path, tool: str, given: dict[str, Any], expected: str
+) -> None:
+    tools = _tools(tmp_path)
+    try:
+        enabled = await tools.call("agent_browser_tools", {"enable": ["electron"]})
+        assert not enabled.is_error, enabled.text
+        nulls = {name: None for name in SPECS[tool].input_schema["properties"]}
+        result = await tools.call(tool, {**nulls, **given})
+        assert not result.is_error, result.text
+        assert expected in result.text
+    finally:
+        await tools.aclose()
+
+
 async def test_null_for_a_required_field_is_refused_as_missing(tmp_path: Path) -> None:
     tools = _tools(tmp_path)
     try:
