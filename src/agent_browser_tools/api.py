@@ -19,7 +19,7 @@ import uuid
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from agent_browser_tools.planning.file_config import FileAccess
 from agent_browser_tools.planning.file_urls import root_uri_path
@@ -33,12 +33,11 @@ from agent_browser_tools.state.sqlite_journal import SqliteJournal
 from agent_browser_tools.tools.agent_browser import close_own_dir, close_owned, host_call
 from agent_browser_tools.tools.catalog import build_toolkit
 from agent_browser_tools.tools.electron import cleanup_owned as cleanup_owned_apps
+from agent_browser_tools.tools.flavors import SpecFlavor, function_tools
 from agent_browser_tools.tools.registry import ToolSpec
 
 if TYPE_CHECKING:
     from agent_browser_tools.tools.agent_browser import BeforeExecute
-
-SpecFlavor = Literal["generic", "openai", "anthropic"]
 
 
 def _file_access(settings: Settings, extra: Iterable[Path], unrestricted: bool) -> FileAccess:
@@ -150,30 +149,22 @@ class BrowserTools:
         """The tools the model should see now (always-on plus enabled, within the allowlist)."""
         return self.toolkit.listed()
 
-    def tool_specs(self, flavor: SpecFlavor = "generic") -> list[dict[str, Any]]:
-        """Listed tools as function-tool declarations for OpenAI or Anthropic APIs."""
-        out = []
-        for spec in self.listed_tools():
-            if flavor == "openai":
-                out.append(
-                    {
-                        "type": "function",
-                        "function": {
-                            "name": spec.name,
-                            "description": spec.description,
-                            "parameters": spec.input_schema,
-                        },
-                    }
-                )
-            else:
-                out.append(
-                    {
-                        "name": spec.name,
-                        "description": spec.description,
-                        "input_schema": spec.input_schema,
-                    }
-                )
-        return out
+    def tool_specs(
+        self, flavor: SpecFlavor = "generic", *, strict: bool = False
+    ) -> list[dict[str, Any]]:
+        """Listed tools as function-tool declarations for a model API.
+
+        `flavor`: `"anthropic"` (or `"generic"`: name, description, input_schema), `"chat"`
+        (or `"openai"`: Chat Completions, `{"type": "function", "function": {...}}`) or
+        `"responses"` (the Responses API's flat function); anything else raises `ValueError`.
+        `strict=True` gives schemas under OpenAI's strict rules (every field required,
+        optional ones nullable) and `"strict": true` on the OpenAI shapes. Optional fields
+        accept `null` in every flavour and the tools read it as absent.
+
+        The list is a snapshot of the tools listed now: after `agent_browser_tools` enables a
+        capability (`{"enable": ["qa"]}`), call `tool_specs()` again and hand the model the
+        new list, or it cannot call the tool it just enabled."""
+        return function_tools(self.listed_tools(), flavor, strict=strict)
 
     async def aclose(self) -> None:
         """Close the managed browsers this conversation launched (if configured to) and clean
@@ -213,8 +204,11 @@ class SyncBrowserTools:
     ) -> ToolResult:
         return self._runner.run(self._tools.call(tool, params, tool_call_id=tool_call_id))
 
-    def tool_specs(self, flavor: SpecFlavor = "generic") -> list[dict[str, Any]]:
-        return self._tools.tool_specs(flavor)
+    def tool_specs(
+        self, flavor: SpecFlavor = "generic", *, strict: bool = False
+    ) -> list[dict[str, Any]]:
+        """`BrowserTools.tool_specs`: re-read it after an `enable`."""
+        return self._tools.tool_specs(flavor, strict=strict)
 
     def close(self) -> None:
         try:

@@ -210,7 +210,7 @@ def check_argv(args: Sequence[str], stdin: str | None) -> CheckedArgv:
         raise ArgvRejected('args must name a command, e.g. ["snapshot", "-i"].')
     _reject_shell_and_binary(caller)
     if _is_inspection(caller):
-        if stdin is not None:
+        if stdin:
             raise ArgvRejected("help/version inspection takes no stdin; remove the stdin field.")
         return CheckedArgv(caller, (), caller, None, None, inspection=True)
     _reject_session_mode(caller)
@@ -220,7 +220,7 @@ def check_argv(args: Sequence[str], stdin: str | None) -> CheckedArgv:
     _reject_bare_no_sandbox(command, globals_)
     if not command and any(_is_inspection_flag(name) for name, _ in globals_):
         # `--json --version` and friends: upstream prints plain help/version text.
-        if stdin is not None:
+        if stdin:
             raise ArgvRejected("help/version inspection takes no stdin; remove the stdin field.")
         return CheckedArgv(caller, (), caller, None, None, inspection=True)
     if not command:
@@ -255,12 +255,17 @@ def check_argv(args: Sequence[str], stdin: str | None) -> CheckedArgv:
 def _check_stdin(
     command: tuple[str, ...], match: CommandMatch | None, stdin: str | None
 ) -> tuple[str | None, tuple[str, ...], str | None]:
-    """Stdin only where the engine reads it; fix the common `eval --stdin <script>` mistake."""
+    """Stdin only where the engine reads it; fix the common `eval --stdin <script>` mistake.
+
+    An empty `stdin` counts as absent wherever nothing reads it (and for `eval --stdin` with
+    the script in args): strict function calling makes every field required, and models then
+    send `""` for the stdin they do not mean to give. Where the engine reads stdin, `""` is
+    kept as sent (an empty batch or eval script is refused for what it is)."""
     head = command[0]
     if head == "eval" and "--stdin" in command:
         at = command.index("--stdin")
         trailing = command[at + 1 :]
-        if trailing and stdin is None:
+        if trailing and not stdin:
             return " ".join(trailing), command[: at + 1], "eval-stdin-tokens"
         if trailing:
             raise ArgvRejected(
@@ -279,7 +284,7 @@ def _check_stdin(
         if stdin is None:
             raise ArgvRejected("auth save --password-stdin needs the password in the stdin field.")
         return stdin, command, None
-    if stdin is not None:
+    if stdin:
         raise ArgvRejected(
             f"stdin is only accepted for `eval --stdin`, `batch` and `auth save "
             f"--password-stdin`, not for `{' '.join(command[:2])}`; remove the stdin field "

@@ -35,9 +35,14 @@ Handler = Callable[["Runtime", Any], Awaitable[ToolResult]]
 
 
 def compact_schema(model: type[BaseModel]) -> dict[str, Any]:
-    """The model's JSON schema, trimmed of what costs tokens on every turn but says nothing:
-    decorative `title`s, and `anyOf [T, null]` + `default: null` for optional fields (an
-    optional field is simply omitted; validation still accepts an explicit null)."""
+    """The model's JSON schema, trimmed of what costs tokens on every turn but says nothing
+    (decorative `title`s, `default: null`, a `default` its description already says), with
+    every optional field also accepting `null`.
+
+    Why null: strict function calling (OpenAI `strict`, the Agents SDK's
+    `convert_schemas_to_strict`) makes every field required, so a model must send *something*
+    for an option it does not want; `null` is the one value every tool reads as "absent"
+    (`ToolSpec.call` drops it), where a made-up `""` or `0` would be refused or misread."""
 
     def strip(node: Any) -> Any:
         if isinstance(node, list):
@@ -52,11 +57,48 @@ def compact_schema(model: type[BaseModel]) -> dict[str, Any]:
             out = {**kept, **out}
             if out.get("default", 0) is None:
                 del out["default"]
+        if "default" in out and "default" in str(out.get("description", "")).lower():
+            del out["default"]  # the description already says it
+        properties = out.get("properties")
+        if isinstance(properties, dict):
+            required = set(out.get("required", ()))
+            for name, prop in properties.items():
+                if name not in required:
+                    properties[name] = nullable(prop)
         return out
 
     schema: dict[str, Any] = strip(model.model_json_schema())
     schema.pop("description", None)  # the tool's own description says it; don't pay twice
     return schema
+
+
+def nullable(node: dict[str, Any]) -> dict[str, Any]:
+    """`node` also accepting `null`: `type: [T, "null"]` (and `null` in an `enum`/`const`)
+    where it has one simple type, else an `anyOf` with a null branch."""
+    out = dict(node)
+    kind = out.get("type")
+    options = out.get("anyOf")
+    if isinstance(options, list):
+        if {"type": "null"} not in options:
+            out["anyOf"] = [*options, {"type": "null"}]
+        return out
+    if isinstance(kind, list):
+        out["type"] = kind if "null" in kind else [*kind, "null"]
+    elif isinstance(kind, str):
+        out["type"] = kind if kind == "null" else [kind, "null"]
+    else:
+        return {"anyOf": [out, {"type": "null"}]}
+    if "const" in out:
+        out["enum"] = [out.pop("const")]
+    if isinstance(out.get("enum"), list) and None not in out["enum"]:
+        out["enum"] = [*out["enum"], None]
+    return out
+
+
+def absent_nulls(params: Mapping[str, Any]) -> dict[str, Any]:
+    """`params` without its `null` fields: every tool reads `null` as "not given", the value
+    strict function calling sends for an option the model does not want."""
+    return {key: value for key, value in params.items() if value is not None}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -112,7 +154,9 @@ class ToolSpec:
         return loaded
 
     async def call(self, rt: Runtime, params: Mapping[str, Any]) -> ToolResult:
-        """Validate `params` once against the input model, then run the handler with it."""
+        """Validate `params` once against the input model (a `null` field counts as absent),
+        then run the handler with it."""
+        params = absent_nulls(params)
         try:
             inp = self.input_model.model_validate(params)
         except ValidationError as exc:

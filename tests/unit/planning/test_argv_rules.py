@@ -282,6 +282,27 @@ def test_help_takes_no_stdin() -> None:
     assert "remove the stdin field" in _rejected(["--help"], "x")
 
 
+@pytest.mark.parametrize(
+    "args", [["click", "#go"], ["open", "https://x.test"], ["get", "url"], ["--help"]]
+)
+def test_empty_stdin_counts_as_absent_where_nothing_reads_it(args: list[str]) -> None:
+    """Strict function calling makes `stdin` required; models then send `""` for it."""
+    assert check_argv(args, "").stdin is None
+
+
+def test_empty_stdin_beside_an_eval_script_in_args_counts_as_absent() -> None:
+    checked = check_argv(["eval", "--stdin", "document.title"], "")
+    assert checked.stdin == "document.title"
+    assert checked.normalized_from == "eval-stdin-tokens"
+
+
+def test_empty_stdin_where_the_engine_reads_it_is_kept_as_sent() -> None:
+    """`""` is a real (empty) script, batch or password there: refused or passed, not dropped."""
+    assert '"stdin": "document.title"' in _rejected(["eval", "--stdin"], "")
+    assert "JSON array of argv rows in stdin" in _rejected(["batch"], "")
+    assert check_argv(["auth", "save", "site", "--password-stdin"], "").stdin == ""
+
+
 # --- eval --stdin <script> normalization ------------------------------------------------------
 
 
