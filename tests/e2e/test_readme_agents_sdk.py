@@ -4,7 +4,7 @@
 does what the agent's first step does through the same `MCPServerStdio`: list the tools and
 call one (`agent_browser_tools {}`, which opens no browser). Everything else (starting
 `agent-browser-tools serve` from PATH, the MCP handshake, the context manager, the print) is
-the README's code. Skipped when `openai-agents` is not installed (it is not a dependency).
+the README's code. `openai-agents` is in the `dev` extra; skipped when it is not installed.
 """
 
 from __future__ import annotations

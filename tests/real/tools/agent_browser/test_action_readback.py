@@ -64,8 +64,12 @@ async def test_each_action_names_its_element_and_reads_the_effect_back(
         "verified": True,
         "expected": "Ada Lovelace",
     }
-    # What the model reads: one line naming the field and the value read back.
-    assert filled.text == f'Filled textbox "Display name" ({name}) = "Ada Lovelace"'
+    # What the model reads: a line naming the field and the value read back, and the routine
+    # refresh (nothing measured whether the page around the field re-rendered).
+    assert filled.text.splitlines() == [
+        f'Filled textbox "Display name" ({name}) = "Ada Lovelace"',
+        "Refs may have changed: snapshot -i",
+    ]
     typed = await ab(browser_tools, "type", name, " II")
     assert _effect(typed)["verb"] == "typed" and _effect(typed)["value"] == "Ada Lovelace II"
     assert _effect(typed)["verified"] is True
