@@ -8,11 +8,7 @@ the resumed conversation must notice before reading or acting with old refs.
 
 from __future__ import annotations
 
-import os
-import shutil
-import signal
 import subprocess
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -21,6 +17,7 @@ import pytest
 from agent_browser_tools.api import BrowserTools
 from agent_browser_tools.state.models import SessionKey
 from tests.support.fixture_server import FixtureServer
+from tests.support.own_chromium import own_chromium
 from tests.support.real_engine import EngineEnv
 from tests.support.tools import ab, ref_for, tools_settings
 
@@ -30,32 +27,8 @@ pytestmark = pytest.mark.real_engine
 @pytest.fixture
 def debug_port(engine_env: EngineEnv, tmp_path: Path) -> Iterator[int]:
     """A headless Chromium of the test's own with an OS-chosen DevTools port."""
-    exe = engine_env.env.get("AGENT_BROWSER_EXECUTABLE_PATH") or shutil.which("chromium")
-    if exe is None:
-        pytest.skip("no Chromium to attach to")
-    profile = tmp_path / "own-chrome"
-    argv = [
-        exe,
-        "--headless=new",
-        "--no-sandbox",
-        "--no-first-run",
-        f"--user-data-dir={profile}",
-        "--remote-debugging-port=0",
-        "about:blank",
-    ]
-    chrome = subprocess.Popen(
-        argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
-    )
-    try:
-        active = profile / "DevToolsActivePort"
-        for _ in range(100):
-            if active.is_file() and active.read_text().strip():
-                break
-            time.sleep(0.1)
-        yield int(active.read_text().splitlines()[0])
-    finally:
-        os.killpg(chrome.pid, signal.SIGKILL)
-        chrome.wait(timeout=10)
+    with own_chromium(engine_env, tmp_path / "own-chrome") as (_chrome, port):
+        yield port
 
 
 async def test_an_attached_tab_moved_outside_is_detected_after_resume(

@@ -11,11 +11,7 @@ the browser, which is not ours, keeps running. The fixture kills it whatever hap
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import signal
 import subprocess
-import time
 import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -25,6 +21,7 @@ import pytest
 
 from agent_browser_tools.api import BrowserTools
 from tests.support.fixture_server import FixtureServer
+from tests.support.own_chromium import own_chromium
 from tests.support.real_engine import EngineEnv
 from tests.support.tools import ab, ref_for, tools_settings
 
@@ -57,32 +54,8 @@ class StandIn:
 @pytest.fixture
 def remote(engine_env: EngineEnv, tmp_path: Path) -> Iterator[StandIn]:
     """A headless Chromium that is not ours; killed at teardown even when the test fails."""
-    exe = engine_env.env.get("AGENT_BROWSER_EXECUTABLE_PATH") or shutil.which("chromium")
-    if exe is None:
-        pytest.skip("no Chromium to stand in for the remote browser")
-    profile = tmp_path / "remote-chrome"
-    argv = [
-        exe,
-        "--headless=new",
-        "--no-sandbox",
-        "--no-first-run",
-        f"--user-data-dir={profile}",
-        "--remote-debugging-port=0",
-        "about:blank",
-    ]
-    chrome = subprocess.Popen(
-        argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
-    )
-    try:
-        active = profile / "DevToolsActivePort"
-        for _ in range(100):
-            if active.is_file() and active.read_text().strip():
-                break
-            time.sleep(0.1)
-        yield StandIn(chrome, int(active.read_text().splitlines()[0]))
-    finally:
-        os.killpg(chrome.pid, signal.SIGKILL)
-        chrome.wait(timeout=10)
+    with own_chromium(engine_env, tmp_path / "remote-chrome") as (chrome, port):
+        yield StandIn(chrome, port)
 
 
 def _remote_tools(
