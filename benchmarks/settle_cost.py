@@ -42,6 +42,9 @@ from tests.support.real_engine import close_socket_dir  # noqa: E402
 
 from agent_browser_tools import BrowserTools  # noqa: E402
 
+sys.path.insert(0, str(REPO / "benchmarks"))
+from engine_overhead import measure  # noqa: E402  (the same interleaved timing loop)
+
 TOOL = "agent_browser"
 
 
@@ -95,22 +98,6 @@ async def run(iterations: int, warmup: int, root: Path) -> None:
         close_socket_dir(rt.engine.path, rt.child_env, root / "sock")
         server.close()
     _print(timings, seen, navigating, iterations, warmup, on.settle_ms)
-
-
-async def measure(
-    variants: dict[str, Callable[[], Awaitable[None]]], iterations: int, warmup: int
-) -> dict[str, list[float]]:
-    """Run the variants interleaved (rotating order); return per-variant timings in ms."""
-    timings: dict[str, list[float]] = {name: [] for name in variants}
-    names = list(variants)
-    for i in range(warmup + iterations):
-        shift = i % len(names)
-        for name in names[shift:] + names[:shift]:
-            started = time.perf_counter()
-            await variants[name]()
-            if i >= warmup:
-                timings[name].append((time.perf_counter() - started) * 1000.0)
-    return timings
 
 
 async def _navigating(tools: BrowserTools, server: Any, settings: Any) -> tuple[float, bool]:
