@@ -214,9 +214,9 @@ FULL_GUIDANCE = """# Browser tools: full guidance
 
 ## Long-running commands and diagnostics
 - Pair every start with its stop when done: trace start/stop, profiler start/stop, record
-  start/stop, network har start/stop, stream enable/disable, react renders start/stop; the
-  result's `stop-*` next action has the exact call. `stream enable` on an enabled stream
-  is an idempotent success with status/disable follow-ups.
+  start/stop, network har start/stop, react renders start/stop; the result's `stop-*` next
+  action has the exact call. The engine's stream server stays off: `stream enable` is the
+  operator's.
 - Recording needs ffmpeg on the engine host's PATH; a pending recording is not verified output.
 - network requests: failed rows are labelled actionable or benign (icon misses); follow
   nextActions for request detail, a failures-only filter, a clean repro or HAR. With an active

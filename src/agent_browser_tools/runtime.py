@@ -24,6 +24,7 @@ from pathlib import Path
 
 from agent_browser_tools.credentials import SecretStore
 from agent_browser_tools.credentials.operator import load_operator_secrets
+from agent_browser_tools.engine import stream_guard
 from agent_browser_tools.engine.discovery import EngineBinary, resolve_engine
 from agent_browser_tools.engine.environment import build_child_env
 from agent_browser_tools.engine.isolation import (
@@ -50,6 +51,9 @@ from agent_browser_tools.settings import Settings
 from agent_browser_tools.state.journal import ConversationLog
 from agent_browser_tools.state.locks import IdentityLocks
 from agent_browser_tools.state.models import SessionKey
+
+STREAM_OFF_TIMEOUT_MS = 15_000
+"""Bound on `stream disable` (it may start the session's daemon, never a browser)."""
 
 ROOT_ENV = "AGENT_BROWSER_TOOLS_ROOT"
 """Names the root conversation of a sub-agent group (shares its browser and socket dir)."""
@@ -249,6 +253,9 @@ class Runtime:
         """
         shown = (self.engine.path, *args)
         directory = str(self.socket_dir(session, whole_dir=whole_dir))
+        guarded = None if whole_dir else session
+        if guarded is not None:
+            await self._stream_off(guarded, before=True)
         if self.remote_tabs is not None:
             await self.remote_tabs.before(args, directory, self._remote_run(timeout_ms))
         raw = await run_engine(
@@ -261,7 +268,28 @@ class Runtime:
         )
         if self.remote_tabs is not None:
             self.remote_tabs.after(args, directory, raw.stdout)
+        if guarded is not None:
+            await self._stream_off(guarded, before=False)
         return self._scrubbed(replace(raw, argv=shown))
+
+    async def _stream_off(self, key: SessionKey, *, before: bool) -> None:
+        """Close the session's engine stream server when it may be listening
+        (`engine.stream_guard`): before a call that may start the daemon, after any call
+        that left it streaming."""
+        directory = self.socket_dir(key)
+        if before:
+            needed = stream_guard.off_before_call(directory, key.session, key.namespace)
+        else:
+            needed = stream_guard.streaming(directory, key.session, key.namespace)
+        if not needed:
+            return
+        await run_engine(
+            [self.engine.path, *stream_guard.stream_argv(key.session, key.namespace)],
+            env=self.env_for(key),
+            timeout_ms=STREAM_OFF_TIMEOUT_MS,
+            cwd=self.cwd,
+            spill_dir=self.spill_dir,
+        )
 
     def _remote_run(self, timeout_ms: int) -> Run:
         """Run the remote-tab bookkeeping commands (`remote_tabs`) on one session."""

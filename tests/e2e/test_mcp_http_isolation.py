@@ -7,10 +7,11 @@ isolation. Each attempt is either refused with a named category and policy rule,
 B never sees the marker, and A's page still answers, unchanged, afterwards. A control proves
 the reads would show the marker (A sees it itself), so "B saw nothing" is not redaction.
 
-Browsers are kept off the DevTools and stream ports of browsers (`endpoint_guard`): from such
-an origin a page could drive another conversation's browser over its CDP WebSocket. What the
-guard cannot stop (a page that lands there by itself and runs script the model did not write)
-is described in the README's security model.
+Browsers are kept off the DevTools ports of browsers (`endpoint_guard`): from such an origin a
+page could drive another conversation's browser over its CDP WebSocket. What the guard cannot
+stop (a page that lands there by itself and runs script the model did not write) is described
+in the README's security model. The engine's stream server is kept off altogether, so no port
+of ours takes a page's WebSocket: `test_listening_ports.py`.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from tests.support.mcp_server import (
     http_server,
     live_sessions,
     serve_env,
+    session_dir,
     text_of,
 )
 from tests.support.real_engine import EngineEnv, scan_browser_processes, track_socket_dir
@@ -59,12 +61,6 @@ def _seen(result: types.CallToolResult) -> str:
     """Everything a client got back: the model-visible text and the details."""
     meta = json.dumps(result.meta, default=str) if result.meta else ""
     return text_of(result) + meta
-
-
-def _dir_of(base: Path, session: str) -> Path:
-    """The conversation dir holding `session`'s daemon (as a local user could find it)."""
-    [pid_file] = [p for p in base.glob(f"c-*/{session}.pid") if p.parent.is_dir()]
-    return pid_file.parent
 
 
 def _devtools_port(socket_dir: Path) -> int:
@@ -121,7 +117,7 @@ async def test_b_cannot_see_use_or_close_as_browser(
     base = engine_env.socket_dir
     async with http_client(server.url) as a:
         a_url, a_session = await _plant(a, fixture_site, mark)
-        a_dir = _dir_of(base, a_session)
+        a_dir = session_dir(base, a_session)
         assert a_dir.parent == base and os.stat(a_dir).st_mode & 0o777 == 0o700
         port = _devtools_port(a_dir)
         async with http_client(server.url) as b:
@@ -157,7 +153,7 @@ async def test_b_cannot_see_use_or_close_as_browser(
             for name in (escape, str(a_dir / a_session)):
                 _refused(await ab(b, "--session", name, "get", "url"), "session-name")
             b_session = str(details_of(await _ok(b, "get", "url"))["sessionName"])
-            b_dir = _dir_of(base, b_session)
+            b_dir = session_dir(base, b_session)
             assert b_dir != a_dir
         # B is gone: its own dir (browsers included) went with it; A's browser is untouched.
         gone = await eventually(lambda: not b_dir.exists(), CLOSE_WINDOW_S)
@@ -206,7 +202,7 @@ async def test_b_cannot_reach_as_devtools_endpoint(
     mark = f"iso{uuid.uuid4().hex[:10]}"
     async with http_client(server.url) as a:
         _url, a_session = await _plant(a, fixture_site, mark)
-        port = _devtools_port(_dir_of(engine_env.socket_dir, a_session))
+        port = _devtools_port(session_dir(engine_env.socket_dir, a_session))
         async with http_client(server.url) as b:
             listing = await ab(b, "open", f"http://127.0.0.1:{port}/json/list")
             _refused(listing, "browser-endpoint")
@@ -218,24 +214,6 @@ async def test_b_cannot_reach_as_devtools_endpoint(
             _refused(drive, "browser-endpoint")
             leaked = [r for r in (listing, drive) if mark in _seen(r)]
             assert not leaked, [_seen(r)[:300] for r in leaked]
-
-
-async def test_b_cannot_reach_as_stream_server(
-    server: HttpServer, fixture_site: FixtureServer, engine_env: EngineEnv
-) -> None:
-    """Every engine daemon serves a stream WebSocket (port in NAME.stream) that a page served
-    from that port may use; B cannot open that origin."""
-    assert server.url is not None
-    mark = f"iso{uuid.uuid4().hex[:10]}"
-    async with http_client(server.url) as a:
-        _url, a_session = await _plant(a, fixture_site, mark)
-        await _ok(a, "eval", f"document.title = {mark!r}; 1")
-        a_dir = _dir_of(engine_env.socket_dir, a_session)
-        port = int((a_dir / f"{a_session}.stream").read_text().split()[0])
-        async with http_client(server.url) as b:
-            opened = await ab(b, "open", f"http://127.0.0.1:{port}/")
-            _refused(opened, "browser-endpoint")
-            assert mark not in _seen(opened)
 
 
 _CDP_READ_JS = """

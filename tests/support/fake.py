@@ -98,7 +98,8 @@ class FakeEngine:
         """Forget rules, default, call log and ``times`` counters."""
         self._rules.clear()
         self._default = None
-        for p in (self.log_path, self.state_path):
+        streamoff = self.log_path.with_name(self.log_path.name + ".streamoff")
+        for p in (self.log_path, self.state_path, streamoff):
             p.unlink(missing_ok=True)
         self._write_scenario()
         return self
@@ -117,6 +118,10 @@ class FakeEngine:
             assert isinstance(argv, list)
             out.append([str(a) for a in argv])
         return out
+
+    def stream_offs(self) -> list[dict[str, object]]:
+        """Each `stream disable` the tools ran (`argv`, `time`), answered apart from the rules."""
+        return _read_jsonl(self.log_path.with_name(self.log_path.name + ".streamoff"))
 
     def children(self) -> list[int]:
         """PIDs of grandchildren spawned by ``linger_s`` responses."""

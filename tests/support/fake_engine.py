@@ -29,6 +29,8 @@ Respond kinds, applied in this order: ``touch_file``, ``delay_ms``,
 envelope (``envelope`` / ``echo_stdin`` / ``big_mib``), ``malformed``, then
 ``hang`` (with ``ignore_sigterm``) or ``exit``.
 
+``stream disable`` is answered before any rule (see :func:`_stream_off`).
+
 Keep the imports small: the fake is spawned many times per test run.
 """
 
@@ -53,6 +55,8 @@ HELP_TEXT = (
 
 # Exit codes the fake uses for its own faults, so a test can tell them apart.
 EXIT_BAD_SCENARIO = 97
+STREAM_OFF = ("stream", "disable")
+STREAM_OFF_LOG_SUFFIX = ".streamoff"
 
 MATCH_KINDS = frozenset({"argv", "contains", "command", "any"})
 RESPOND_KINDS = frozenset(
@@ -290,6 +294,16 @@ def _choose(
     return None, None
 
 
+def _stream_off(argv: list[str], log_path: str | None) -> int:
+    """The tools' stream guard (`stream disable` before a call that may start a daemon): the
+    fake has no daemon files, so it sees this before nearly every call. Answered at once and
+    logged apart (`FakeEngine.stream_offs`), so scripted rules and call logs stay the test's."""
+    if log_path:
+        _append_line(log_path + STREAM_OFF_LOG_SUFFIX, {"argv": argv, "time": time.time()})
+    sys.stdout.write(json.dumps({"success": True, "data": {"enabled": False}, "error": None}))
+    return 0
+
+
 def _builtin_response(argv: list[str]) -> dict[str, object]:
     """What the fake does with no scenario: version, help, or an empty success envelope."""
     if not command_path(argv):
@@ -400,6 +414,9 @@ def main(
     children_path = environ.get("FAKE_ENGINE_CHILDREN") or children
     if not children_path and log_path:
         children_path = log_path + ".children"
+
+    if command_path(args) == list(STREAM_OFF):
+        return _stream_off(args, log_path)
 
     problem: str | None = None
     try:

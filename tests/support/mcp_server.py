@@ -188,6 +188,18 @@ def live_sessions(socket_dir: Path) -> set[str]:
     return names
 
 
+def session_dir(base: Path, session: str) -> Path:
+    """The conversation dir under `base` holding `session`'s daemon (as a local user could
+    find it: by its pid file)."""
+    [pid_file] = [p for p in base.glob(f"c-*/{session}.pid") if p.parent.is_dir()]
+    return pid_file.parent
+
+
+def environ_of(pid: int) -> dict[str, str]:
+    """The environment a process was started with (empty when it is gone)."""
+    return _environ(pid)
+
+
 def engine_children(socket_dir: Path, *needles: str) -> list[ProcInfo]:
     """Engine CLI processes on `socket_dir` (or a conversation dir in it) whose argv contains
     every one of `needles`."""

@@ -34,7 +34,7 @@ GUIDELINE_TOPICS: dict[str, tuple[str, ...]] = {
     "--pin-tab for shared Chrome": ("--pin-tab",),
     "WebMCP workflow": ("webmcp list", "webmcp invoke"),
     "recording needs ffmpeg": ("ffmpeg",),
-    "pair long-running starts with stops": ("stop", "stream enable", "idempotent"),
+    "pair long-running starts with stops": ("stop", "stream enable", "operator's"),
     "network requests: actionable vs benign, route diagnostics": (
         "actionable",
         "benign",

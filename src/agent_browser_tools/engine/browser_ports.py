@@ -12,6 +12,7 @@ open sockets; without `/proc` (macOS) the answer is empty and the guard cannot a
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from pathlib import Path
 
 LISTEN = "0A"
@@ -23,18 +24,22 @@ DEBUG_PORT_FLAG = b"--remote-debugging-port"
 
 def browser_ports(proc: Path = PROC) -> frozenset[int]:
     """Listening TCP ports held by Chromium-family browsers and engine daemons."""
+    browsers = [int(entry.name) for entry in _pids(proc) if _is_browser(entry)]
+    return frozenset(listening_ports(browsers, proc))
+
+
+def listening_ports(pids: Iterable[int], proc: Path = PROC) -> dict[int, int]:
+    """Listening TCP port -> the pid (of `pids`) that holds it."""
     listening = _listening_inodes(proc)
     if not listening:
-        return frozenset()
-    ports: set[int] = set()
-    for entry in _pids(proc):
-        if not _is_browser(entry):
-            continue
-        for inode in _socket_inodes(entry):
+        return {}
+    ports: dict[int, int] = {}
+    for pid in pids:
+        for inode in _socket_inodes(proc / str(pid)):
             port = listening.get(inode)
             if port is not None:
-                ports.add(port)
-    return frozenset(ports)
+                ports.setdefault(port, pid)
+    return ports
 
 
 def _listening_inodes(proc: Path) -> dict[str, int]:

@@ -37,11 +37,17 @@ class Health(StrEnum):
     """The daemon runs but has no live child: its browser crashed or was killed."""
 
 
-def pid_file(directory: Path, session: str, namespace: str | None) -> Path:
-    """Where the engine keeps the daemon pid of a session (engine 0.39 layout)."""
+def run_dir(directory: Path, namespace: str | None) -> Path:
+    """Where the engine keeps a session's run files (pid, socket, stream port): engine 0.39
+    layout, `DIR/` or `DIR/namespaces/NS/run/`."""
     if namespace is None:
-        return directory / f"{session}.pid"
-    return directory / "namespaces" / namespace / "run" / f"{session}.pid"
+        return directory
+    return directory / "namespaces" / namespace / "run"
+
+
+def pid_file(directory: Path, session: str, namespace: str | None) -> Path:
+    """Where the engine keeps the daemon pid of a session."""
+    return run_dir(directory, namespace) / f"{session}.pid"
 
 
 def read_daemon_pid(directory: Path, session: str, namespace: str | None) -> int | None:

@@ -361,8 +361,10 @@ COMMANDS: tuple[CommandSpec, ...] = (
     _cmd("clipboard write", "Write clipboard", args=(1, 1), secret=(0,)),
     _cmd("clipboard copy", "Copy current selection"),
     _cmd("clipboard paste", "Paste from clipboard", change=True),
+    # The stream server accepts any page on a loopback origin (screen frames, remote input):
+    # the wrapper keeps it off (`engine.stream_guard`), and only the operator may turn it on.
     _cmd("stream enable", "Start WebSocket streaming", timeout=LONG, stop="stream disable",
-         flags="--port=", diagnostic=DG.IDEMPOTENT_START),
+         flags="--port=", diagnostic=DG.IDEMPOTENT_START, access=OP),
     _cmd("stream disable", "Stop WebSocket streaming"),
     _cmd("stream status", "Streaming status", ro=True),
     # WebMCP: invoke/result/cancel can swap or navigate the page (contract: they latch).

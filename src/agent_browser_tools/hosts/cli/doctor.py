@@ -32,6 +32,7 @@ from agent_browser_tools.engine.environment import (
     socket_dir_for,
 )
 from agent_browser_tools.engine.runner import run_engine, run_engine_quick
+from agent_browser_tools.engine.stream_guard import STREAM_OFF
 from agent_browser_tools.hosts.cli.browser_choice import (
     ChosenBrowser,
     chosen_browser,
@@ -168,6 +169,8 @@ async def _smoke(engine: EngineBinary, settings: Settings, chosen: ChosenBrowser
         page.write_text("<title>agent-browser-tools doctor</title><h1>ok</h1>", encoding="utf-8")
         base = [engine.path, "--json", "--session", session]
         try:
+            # The daemon's stream server is off before its browser exists (`stream_guard`).
+            await run_engine([*base, *STREAM_OFF], env=env, timeout_ms=15_000, spill_dir=spill)
             opened = parse_outcome(
                 await run_engine(
                     [*base, "open", page.as_uri()], env=env, timeout_ms=60_000, spill_dir=spill

@@ -1,8 +1,8 @@
 """Per-command diagnostics on the real engine, each in the situation the engine produces:
 a route-mocked cross-origin fetch left without a response, `get text` on a selector whose
-first match is a hidden tab, a function-shaped `eval` answering `{}`, `stream enable` on a
-streaming session, and a long-running start that offers its stop. Each test follows the
-result's next action."""
+first match is a hidden tab, a function-shaped `eval` answering `{}`, and a long-running
+start that offers its stop. Each test follows the result's next action. (`stream enable` is
+the operator's: tests/real/engine/test_stream_guard.py.)"""
 
 from __future__ import annotations
 
@@ -91,21 +91,6 @@ async def test_a_function_shaped_eval_that_returns_an_empty_object_gets_the_hint
     )
     assert called.details["data"]["result"] == {"title": "Tabs"}
     assert "evalStdinHint" not in called.details
-
-
-async def test_stream_enable_on_a_streaming_session_is_an_idempotent_success(
-    browser_tools: BrowserTools, fixture_site: FixtureServer
-) -> None:
-    await ab(browser_tools, "open", fixture_site.url("/tabs.html"))
-    first = await ab(browser_tools, "stream", "enable")
-    second = await ab(browser_tools, "stream", "enable")
-    assert not second.is_error, second.text
-    assert second.details["data"]["alreadyEnabled"] is True
-    status = await _follow(browser_tools, _action(second.details, "check-stream-status"))
-    assert status.details["data"]["enabled"] is True
-    stop = await _follow(browser_tools, _action(second.details, "stop-stream"))
-    assert not stop.is_error, stop.text
-    assert not first.is_error
 
 
 async def test_a_long_running_start_offers_its_exact_stop(
