@@ -255,7 +255,7 @@ class Runtime:
         directory = str(self.socket_dir(session, whole_dir=whole_dir))
         guarded = None if whole_dir else session
         if guarded is not None:
-            await self._stream_off(guarded, before=True)
+            await self._stream_off(guarded, args, before=True)
         if self.remote_tabs is not None:
             await self.remote_tabs.before(args, directory, self._remote_run(timeout_ms))
         raw = await run_engine(
@@ -269,13 +269,13 @@ class Runtime:
         if self.remote_tabs is not None:
             self.remote_tabs.after(args, directory, raw.stdout)
         if guarded is not None:
-            await self._stream_off(guarded, before=False)
+            await self._stream_off(guarded, args, before=False)
         return self._scrubbed(replace(raw, argv=shown))
 
-    async def _stream_off(self, key: SessionKey, *, before: bool) -> None:
+    async def _stream_off(self, key: SessionKey, args: Sequence[str], *, before: bool) -> None:
         """Close the session's engine stream server when it may be listening
-        (`engine.stream_guard`): before a call that may start the daemon, after any call
-        that left it streaming."""
+        (`engine.stream_guard`): before a call (`args`) that may start the daemon, after any
+        call that left it streaming."""
         directory = self.socket_dir(key)
         if before:
             needed = stream_guard.off_before_call(directory, key.session, key.namespace)
@@ -283,8 +283,9 @@ class Runtime:
             needed = stream_guard.streaming(directory, key.session, key.namespace)
         if not needed:
             return
+        argv = stream_guard.stream_argv(args, key.session, key.namespace)
         await run_engine(
-            [self.engine.path, *stream_guard.stream_argv(key.session, key.namespace)],
+            [self.engine.path, *(self.secrets.resolve(arg) for arg in argv)],
             env=self.env_for(key),
             timeout_ms=STREAM_OFF_TIMEOUT_MS,
             cwd=self.cwd,

@@ -38,8 +38,8 @@ async def test_a_call_on_a_session_is_preceded_by_its_stream_disable(
     assert not named.is_error, named.text
     offs = fake_engine.stream_offs()
     argvs = [_argv(off) for off in offs]
-    assert ["--session", MANAGED, "stream", "disable"] in argvs
-    assert ["--namespace", "team", "--session", "s2", "stream", "disable"] in argvs
+    assert ["--json", "--session", MANAGED, "stream", "disable"] in argvs
+    assert ["--json", "--namespace", "team", "--session", "s2", "stream", "disable"] in argvs
     assert all(argv[-2:] == ["stream", "disable"] for argv in argvs)
     [open_call] = [c for c in fake_engine.calls() if "open" in _argv(c)]
     first_off = min(_time(off) for off in offs if MANAGED in _argv(off))

@@ -24,9 +24,11 @@ streaming back on (`stream enable` is an operator-only command in the taxonomy).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from agent_browser_tools.engine.daemons import PROC, is_live_daemon, read_daemon_pid, run_dir
+from agent_browser_tools.taxonomy import FlagValue, global_flag, split_global_flags
 
 STREAM_OFF: tuple[str, ...] = ("stream", "disable")
 """The engine command that closes a daemon's stream server and its clients."""
@@ -53,7 +55,29 @@ def off_before_call(
     return streaming(directory, session, namespace)
 
 
-def stream_argv(session: str, namespace: str | None) -> list[str]:
-    """The `stream disable` argv (after the binary) for one session."""
-    scope = ["--namespace", namespace] if namespace is not None else []
-    return [*scope, "--session", session, *STREAM_OFF]
+def stream_argv(call_args: Sequence[str], session: str, namespace: str | None) -> list[str]:
+    """The `stream disable` argv (after the binary) guarding a call with `call_args`.
+
+    It carries every global flag of that call: the engine treats launch and daemon settings
+    (`--confirm-actions`, and `--user-agent` and friends when the environment also sets launch
+    options) as part of a daemon's identity, so a guard call without them would start a daemon
+    the call then replaces, with its stream on and a pending confirmation lost."""
+    found, _rest = split_global_flags(call_args)
+    tokens: list[str] = []
+    for name, value in found:
+        tokens += _flag_tokens(name, value)
+    names = {name for name, _value in found}
+    if namespace is not None and "--namespace" not in names:
+        tokens += ["--namespace", namespace]
+    if "--session" not in names:
+        tokens += ["--session", session]
+    return [*tokens, *STREAM_OFF]
+
+
+def _flag_tokens(name: str, value: str | None) -> list[str]:
+    if value is None:
+        return [name]
+    flag = global_flag(name)
+    if flag is not None and flag.value is FlagValue.OPTIONAL:
+        return [f"{name}={value}"]  # `--restore=KEY`: the one spelling the engine reads so
+    return [name, value]

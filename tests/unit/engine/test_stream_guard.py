@@ -76,13 +76,21 @@ def test_a_dead_or_reused_daemon_pid_counts_as_no_daemon(
     assert off_before_call(sockets, "s1", None, proc=proc)
 
 
-def test_the_disable_argv_names_the_session_and_its_namespace() -> None:
-    assert stream_argv("s1", None) == ["--session", "s1", "stream", "disable"]
-    assert stream_argv("s1", "team") == [
-        "--namespace",
-        "team",
-        "--session",
-        "s1",
-        "stream",
-        "disable",
+def test_the_disable_argv_carries_the_global_flags_of_the_call_it_guards() -> None:
+    """Launch and daemon settings are part of a daemon's identity: a guard call without them
+    would start a daemon the call itself then replaces."""
+    assert stream_argv(["open", "x"], "s1", None) == ["--session", "s1", "stream", "disable"]
+    assert stream_argv(["get", "url"], "s1", "team") == [
+        *("--namespace", "team", "--session", "s1"),
+        *("stream", "disable"),
+    ]
+    call = ["--json", "--confirm-actions", "a11y,navigate", "--session", "s1", "a11y", "u"]
+    assert stream_argv(call, "s1", None) == [
+        *("--json", "--confirm-actions", "a11y,navigate", "--session", "s1"),
+        *("stream", "disable"),
+    ]
+    batch = ["--headed", "--restore=k", "--namespace", "team", "--session", "s1", "batch"]
+    assert stream_argv(batch, "s1", "team") == [
+        *("--headed", "--restore=k", "--namespace", "team", "--session", "s1"),
+        *("stream", "disable"),
     ]
