@@ -129,8 +129,8 @@ def _judge_one(candidate: Path, use: PathUse, roots: FileRoots, *, listing: bool
     physical = _physical_readings(candidate)
     forbidden = _resolved(roots.forbidden)
     for path in physical:
-        _check_forbidden(path, forbidden, use, listing=listing)
         _check_other_workspaces(path, roots, use, listing=listing)
+        _check_forbidden(path, forbidden, use, listing=listing)
         if not roots.unrestricted and not any(_under(path, r) for r in _resolved(roots.all_roots)):
             raise PathRefused("outside", path)
     if use is PathUse.WRITE_FILE:
