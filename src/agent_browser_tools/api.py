@@ -38,7 +38,7 @@ from agent_browser_tools.tools.catalog import build_toolkit
 from agent_browser_tools.tools.electron import cleanup_owned as cleanup_owned_apps
 from agent_browser_tools.tools.flavors import SpecFlavor, function_tools
 from agent_browser_tools.tools.registry import ToolSpec
-from agent_browser_tools.workspaces import open_workspace, release_workspace
+from agent_browser_tools.workspaces import open_workspace, release_workspace, workspaces_dir
 
 if TYPE_CHECKING:
     from agent_browser_tools.tools.agent_browser import BeforeExecute
@@ -132,6 +132,11 @@ class BrowserTools:
             if self.journal is not None:
                 self.journal.close()  # the conversation never started
             raise
+
+    @staticmethod
+    def workspaces_dir(settings: Settings, cwd: Path | None = None) -> Path:
+        """Where a shared server keeps its conversations' workspaces (one dir each)."""
+        return workspaces_dir(cwd or settings.execution_dir or Path.cwd())
 
     @staticmethod
     def check_settings(settings: Settings, *, shared_sessions: Iterable[str] = ()) -> None:

@@ -21,6 +21,7 @@ with every registered secret value replaced, so nothing downstream ever holds a 
 from __future__ import annotations
 
 import itertools
+import os
 import uuid
 from collections.abc import Collection, Iterable, Sequence
 from contextlib import AbstractAsyncContextManager
@@ -143,6 +144,12 @@ class Runtime:
         """Where this conversation's relative paths resolve and its engine children run: its
         workspace on a shared server, else the execution dir."""
         return self.workspace or self.execution_dir
+
+    def restore_workspace(self) -> None:
+        """Recreate the conversation's workspace if it is gone (an operator cleaning up saved
+        files while the server runs): its calls go on saving there, not failing."""
+        if self.workspace is not None and not os.path.lexists(self.workspace):
+            ensure_private_dir(self.workspace)
 
     def record_activation(self, capabilities: list[str]) -> None:
         """Remember enabled capabilities so a resumed conversation sees the same tools."""

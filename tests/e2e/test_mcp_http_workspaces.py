@@ -138,6 +138,7 @@ async def test_b_cannot_read_or_overwrite_as_files_and_both_browsers_work(
 ) -> None:
     assert server.url is not None
     spaces = _spaces(server)
+    assert any(f"files go to its own dir in {spaces}" in line for line in server.log), server.log
     async with http_client(server.url) as a:
         theirs = await _a_saves(a, fixture_site, spaces)
         before = _files(theirs)

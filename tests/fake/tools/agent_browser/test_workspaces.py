@@ -116,3 +116,20 @@ async def test_a_single_user_conversation_keeps_the_execution_dir(
     finally:
         await tools.aclose()
     assert not (served / "agent-browser-workspaces").exists()
+
+
+async def test_a_workspace_removed_while_the_conversation_runs_comes_back(
+    fake_engine: FakeEngine, tmp_path: Path
+) -> None:
+    """An operator cleaning up saved files mid-session must not break the conversation."""
+    tools = _tools(fake_engine, tmp_path, "conv-g", shared_server=True)
+    workspace = tools.workspace
+    assert workspace is not None
+    try:
+        workspace.rmdir()
+        out = await tools.call("agent_browser", {"args": ["get", "url"], "outputPath": "u.json"})
+        assert not out.is_error, out.text
+        assert (workspace / "u.json").is_file()
+        assert workspace.stat().st_mode & 0o777 == 0o700
+    finally:
+        await tools.aclose()
