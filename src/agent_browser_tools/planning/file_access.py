@@ -128,8 +128,10 @@ def _judge_one(candidate: Path, use: PathUse, roots: FileRoots, *, listing: bool
             raise PathRefused("forbidden", lexical, "a process-relative path")
     physical = _physical_readings(candidate)
     forbidden = _resolved(roots.forbidden)
+    fence = _Fence.of(roots)
     for path in physical:
-        _check_other_workspaces(path, roots, use, listing=listing)
+        if fence is not None:
+            fence.check(path, use, listing=listing)
         _check_forbidden(path, forbidden, use, listing=listing)
         if not roots.unrestricted and not any(_under(path, r) for r in _resolved(roots.all_roots)):
             raise PathRefused("outside", path)
@@ -159,17 +161,28 @@ def _check_forbidden(path: Path, forbidden: Iterable[Path], use: PathUse, *, lis
             raise PathRefused("forbidden", path, "the engine's browser profile")
 
 
-def _check_other_workspaces(path: Path, roots: FileRoots, use: PathUse, *, listing: bool) -> None:
-    """Refuse anything under the workspaces dir but the conversation's own workspace, and a
-    directory read (an upload of a folder) that would take the workspaces dir along."""
-    if roots.workspaces is None:
-        return
-    own = _resolved((roots.cwd,))
-    for place in _resolved((roots.workspaces,)):
-        inside = _under(path, place) and not any(_under(path, mine) for mine in own)
-        taken = use is PathUse.READ_FILE and not listing and _under(place, path)
-        if inside or taken:
-            raise PathRefused("other-workspace", path, str(place))
+@dataclass(frozen=True)
+class _Fence:
+    """The workspaces dir of a shared server and the conversation's own workspace in it,
+    each in every reading (resolved once per judged path, not once per reading)."""
+
+    places: list[Path]
+    own: list[Path]
+
+    @classmethod
+    def of(cls, roots: FileRoots) -> _Fence | None:
+        if roots.workspaces is None:
+            return None
+        return cls(places=_resolved((roots.workspaces,)), own=_resolved((roots.cwd,)))
+
+    def check(self, path: Path, use: PathUse, *, listing: bool) -> None:
+        """Refuse anything under the workspaces dir but the own workspace, and a directory
+        read (an upload of a folder) that would take the workspaces dir along."""
+        for place in self.places:
+            inside = _under(path, place) and not any(_under(path, mine) for mine in self.own)
+            taken = use is PathUse.READ_FILE and not listing and _under(place, path)
+            if inside or taken:
+                raise PathRefused("other-workspace", path, str(place))
 
 
 def _check_links(path: Path) -> None:
