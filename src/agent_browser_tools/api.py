@@ -10,6 +10,9 @@ One `BrowserTools` is one conversation: it owns its implicit managed browser and
 `aclose()` (unless `close_on_exit=False`). Caller-owned sessions are never closed, except on a
 shared server (`shared_server=True`), where every browser in the conversation's own socket dir
 is closed with it: nobody can reach them once the conversation has ended.
+
+On a shared server each conversation also works in its own workspace dir (`workspaces`),
+which keeps its files when it ends (an empty one is removed).
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ from agent_browser_tools.tools.catalog import build_toolkit
 from agent_browser_tools.tools.electron import cleanup_owned as cleanup_owned_apps
 from agent_browser_tools.tools.flavors import SpecFlavor, function_tools
 from agent_browser_tools.tools.registry import ToolSpec
+from agent_browser_tools.workspaces import open_workspace, release_workspace, workspaces_dir
 
 if TYPE_CHECKING:
     from agent_browser_tools.tools.agent_browser import BeforeExecute
@@ -46,6 +50,15 @@ def _file_access(settings: Settings, extra: Iterable[Path], unrestricted: bool) 
     return replace(
         access, roots=(*access.roots, *extra), unrestricted=access.unrestricted or unrestricted
     )
+
+
+def _checked_dir(cwd: Path | None) -> Path | None:
+    if cwd is not None and not cwd.is_dir():
+        raise ValueError(
+            f"execution directory {cwd} does not exist; create it or change "
+            "AGENT_BROWSER_TOOLS_CWD / [tools] cwd"
+        )
+    return cwd
 
 
 class BrowserTools:
@@ -73,8 +86,10 @@ class BrowserTools:
 
         `shared_server=True` tells the tools that several conversations share this process
         (the HTTP server): the engine's per-user stores are refused to the model
-        (`ModelPolicy.isolated_conversations`) and a sub-agent group in the process env is
-        ignored. Every host keeps each conversation's browsers in its own socket dir;
+        (`ModelPolicy.isolated_conversations`), a sub-agent group in the process env is
+        ignored, and the conversation works in its own private workspace under
+        `<execution dir>/agent-browser-workspaces/` that no other conversation can reach
+        (`workspace`). Every host keeps each conversation's browsers in its own socket dir;
         `shared_sessions` names sessions the operator shares with every conversation, on top
         of `[isolation] shared_sessions` / `AGENT_BROWSER_TOOLS_SHARED_SESSIONS`.
         `file_roots` adds operator file roots to the configured ones (`serve --file-root`);
@@ -86,14 +101,10 @@ class BrowserTools:
         self.check_settings(self.settings)
         self._cwd_chosen = cwd is not None or self.settings.execution_dir is not None
         self._default_cwd = cwd or self.settings.execution_dir or Path.cwd()
-        cwd = cwd or self.settings.execution_dir
-        if cwd is not None and not cwd.is_dir():
-            raise ValueError(
-                f"execution directory {cwd} does not exist; create it or change "
-                "AGENT_BROWSER_TOOLS_CWD / [tools] cwd"
-            )
+        cwd = _checked_dir(cwd or self.settings.execution_dir)
         conversation = conversation_id or uuid.uuid4().hex
         self.journal = SqliteJournal(self.settings.state_dir, conversation) if persist else None
+        workspace = self._workspace(conversation) if shared_server else None
         log = ConversationLog(self.journal)
         policy = ModelPolicy.from_settings(self.settings, isolated_conversations=shared_server)
         access = _file_access(self.settings, file_roots, unrestricted_files)
@@ -105,12 +116,27 @@ class BrowserTools:
             policy=policy,
             shared_sessions=shared_sessions,
             file_access=access,
+            workspace=workspace,
         )
         self.shared_server = shared_server
         allowlist = frozenset(tools) if tools is not None else None
         self.toolkit = build_toolkit(self.settings, allowlist)
         self.toolkit.activated.update(self.runtime.log.state.activated_tools)
         self.close_on_exit = close_on_exit
+
+    def _workspace(self, conversation: str) -> Path:
+        """The conversation's own workspace on a shared server (see `workspaces`)."""
+        try:
+            return open_workspace(self.settings.state_dir, self._default_cwd, conversation)
+        except BaseException:
+            if self.journal is not None:
+                self.journal.close()  # the conversation never started
+            raise
+
+    @staticmethod
+    def workspaces_dir(settings: Settings, cwd: Path | None = None) -> Path:
+        """Where a shared server keeps its conversations' workspaces (one dir each)."""
+        return workspaces_dir(cwd or settings.execution_dir or Path.cwd())
 
     @staticmethod
     def check_settings(settings: Settings, *, shared_sessions: Iterable[str] = ()) -> None:
@@ -121,6 +147,11 @@ class BrowserTools:
     @property
     def conversation_id(self) -> str:
         return self.runtime.conversation_id
+
+    @property
+    def workspace(self) -> Path | None:
+        """This conversation's own dir on a shared server (None otherwise)."""
+        return self.runtime.workspace
 
     def set_client_roots(self, uris: Iterable[str]) -> tuple[Path, ...]:
         """Use the MCP client's roots as file roots of this conversation, besides the execution
@@ -134,7 +165,7 @@ class BrowserTools:
             # when neither the host nor the operator chose a dir, only while it is offered,
             # and not on a shared (HTTP) server, where a client's paths are not this host's.
             first = roots[0] if roots and roots[0].is_dir() else None
-            self.runtime.cwd = first or self._default_cwd
+            self.runtime.execution_dir = first or self._default_cwd
         return roots
 
     async def call(
@@ -169,7 +200,8 @@ class BrowserTools:
     async def aclose(self) -> None:
         """Close the managed browsers this conversation launched (if configured to) and clean
         up the desktop apps it launched, every browser of its own socket dir on a shared
-        server, then remove that dir if it is empty."""
+        server, then remove that dir if it is empty. The workspace of a shared server's
+        conversation keeps its files; an empty one is removed."""
         try:
             closing: set[str] | None = set()
             if self.close_on_exit:
@@ -182,6 +214,8 @@ class BrowserTools:
                     closing = None
             await self.runtime.release_socket_dir(closing)
         finally:
+            if self.runtime.workspace is not None:
+                release_workspace(self.runtime.workspace)
             if self.journal is not None:
                 self.journal.close()
 

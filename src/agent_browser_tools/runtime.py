@@ -8,6 +8,11 @@ Each conversation's browsers live in its own socket dir (`engine.isolation`); on
 the operator shared by name run in the shared base dir. The dir is chosen per spawn from the
 session the call acts on, so tools never pick it.
 
+On a server several conversations share, each has its own workspace (`workspaces`): `cwd`
+(relative paths, the engine child's working dir, artifacts, `outputPath`, its browsers'
+downloads) is that dir, while `execution_dir` stays the server's (project lookups, operator
+commands).
+
 `spawn` is also the secrets boundary: `{{secret:NAME}}` placeholders are resolved only in the
 argv and stdin handed to the engine, and the engine's output (and the outcome's argv) comes back
 with every registered secret value replaced, so nothing downstream ever holds a value.
@@ -16,6 +21,7 @@ with every registered secret value replaced, so nothing downstream ever holds a 
 from __future__ import annotations
 
 import itertools
+import os
 import uuid
 from collections.abc import Collection, Iterable, Sequence
 from contextlib import AbstractAsyncContextManager
@@ -73,8 +79,11 @@ class Runtime:
         shared_sessions: Iterable[str] = (),
         secrets: SecretStore | None = None,
         file_access: file_config.FileAccess | None = None,
+        workspace: Path | None = None,
     ) -> None:
-        """`shared_sessions` adds operator-shared session names (host flags) to the config's."""
+        """`shared_sessions` adds operator-shared session names (host flags) to the config's;
+        `workspace` is the conversation's own dir on a shared server (inside `cwd`'s
+        workspaces folder, see `workspaces`)."""
         self.settings = settings
         self.policy = policy or ModelPolicy.from_settings(settings)
         """What the operator lets the model ask for (checked before every dispatch)."""
@@ -87,7 +96,10 @@ class Runtime:
         self.root_id = group or self.conversation_id
         self.shared_sessions = shared_session_names(settings, shared_sessions)
         """Sessions the operator shares by name; they live in the shared socket dir."""
-        self.cwd = cwd or Path.cwd()
+        self.execution_dir = cwd or Path.cwd()
+        """The user's (stdio) or the server's execution dir: the project the tools look at."""
+        self.workspace = workspace
+        """This conversation's own dir on a shared server, else None."""
         self.file_access = file_access or file_config.FileAccess.from_settings(settings)
         """The operator's file roots and whether file access is unrestricted."""
         self.client_roots: tuple[Path, ...] = ()
@@ -131,6 +143,18 @@ class Runtime:
         }
         return owned
 
+    @property
+    def cwd(self) -> Path:
+        """Where this conversation's relative paths resolve and its engine children run: its
+        workspace on a shared server, else the execution dir."""
+        return self.workspace or self.execution_dir
+
+    def restore_workspace(self) -> None:
+        """Recreate the conversation's workspace if it is gone (an operator cleaning up saved
+        files while the server runs): its calls go on saving there, not failing."""
+        if self.workspace is not None and not os.path.lexists(self.workspace):
+            ensure_private_dir(self.workspace)
+
     def record_activation(self, capabilities: list[str]) -> None:
         """Remember enabled capabilities so a resumed conversation sees the same tools."""
         self.log.record_activation(tuple(capabilities))
@@ -165,7 +189,10 @@ class Runtime:
         caller = key is not None and not whole_dir and self.caller_owned(key)
         env = self._envs.get((directory, caller))
         if env is None:
-            env = build_child_env(self.settings, directory, caller_owned=caller)
+            # A browser of the operator's shared dir is everyone's: it keeps the operator's
+            # download dir rather than the workspace of whichever conversation launched it.
+            own = self.workspace if directory == self.sockets.own else None
+            env = build_child_env(self.settings, directory, caller_owned=caller, workspace=own)
             self._envs[(directory, caller)] = env
         return env
 
@@ -189,6 +216,7 @@ class Runtime:
             cwd=self.cwd,
             client_roots=self.client_roots,
             socket_dir=self.sockets.base,  # every conversation's dir is under it
+            server_dir=self.execution_dir if self.workspace is not None else None,
         )
 
     @property

@@ -234,12 +234,18 @@ def server_pids(state_dir: Path) -> list[int]:
 class HttpServer:
     """One `serve --http` subprocess; stderr is drained by a thread and kept in `log`."""
 
-    def __init__(self, env: dict[str, str], *args: str, timeout: float = 30.0) -> None:
+    def __init__(
+        self, env: dict[str, str], *args: str, timeout: float = 30.0, cwd: Path | None = None
+    ) -> None:
         self.log: list[str] = []
         self.url: str | None = None
         self._ready = threading.Event()
+        self.cwd = cwd or _served_from(env)
+        """The server's working dir: its execution dir, holding the conversations' workspaces
+        (`agent-browser-workspaces/`), unless the env names another one."""
         self.proc = subprocess.Popen(
             [sys.executable, *SERVE_ARGS, "--http", *args],
+            cwd=self.cwd,
             env=env,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
@@ -271,10 +277,21 @@ class HttpServer:
             raise
 
 
+def _served_from(env: dict[str, str]) -> Path:
+    """A private working dir beside the server's state dir, so the conversations' workspaces
+    land in the test's tmp dir, never in the checkout."""
+    state = env.get("AGENT_BROWSER_TOOLS_STATE_DIR")
+    assert state, "an HTTP test server needs its own AGENT_BROWSER_TOOLS_STATE_DIR"
+    served = Path(state).parent / "served"
+    served.mkdir(exist_ok=True)
+    return served
+
+
 @contextlib.contextmanager
-def http_server(env: dict[str, str], *args: str) -> Iterator[HttpServer]:
-    """A running HTTP server (fails the test if it never printed its URL); stopped at exit."""
-    server = HttpServer(env, "--port", "0", *args)
+def http_server(env: dict[str, str], *args: str, cwd: Path | None = None) -> Iterator[HttpServer]:
+    """A running HTTP server (fails the test if it never printed its URL); stopped at exit.
+    `cwd`: its working dir (default: `served/` beside its state dir)."""
+    server = HttpServer(env, "--port", "0", *args, cwd=cwd)
     try:
         assert server.url is not None, f"server did not start: {server.log}"
         yield server

@@ -21,6 +21,12 @@ Rules (contract, `timeoutMs` section):
   engine does not need them.
 - The operator's `[browser]` launch settings (`launch_options`) become engine variables, so
   every spawn launches the same browser the operator configured.
+- On a server several conversations share, a conversation's own browsers save downloads in
+  its workspace (`AGENT_BROWSER_DOWNLOAD_PATH=<workspace>/downloads`), and default
+  screenshots there too when the operator set a screenshot dir: otherwise a download nobody
+  asked for lands in one folder for every conversation (Chromium's `~/Downloads`, or the
+  operator's dir) where the others could read or replace it. Operator-shared sessions keep
+  the operator's values.
 - `AGENT_BROWSER_CONFIG` always names the one config file the engine reads: the operator's own
   `AGENT_BROWSER_CONFIG`, else the user's `~/.agent-browser/config.json` when it exists, else
   a private empty `{}` under the state dir. Without it the engine also loads
@@ -96,11 +102,20 @@ def socket_dir_for(settings: Settings) -> Path | None:
     return ensure_private_dir(short_private_socket_dir(settings.env))
 
 
+DOWNLOAD_PATH_ENV = "AGENT_BROWSER_DOWNLOAD_PATH"
+SCREENSHOT_DIR_ENV = "AGENT_BROWSER_SCREENSHOT_DIR"
+
+
 def build_child_env(
-    settings: Settings, socket_dir: Path | None, *, caller_owned: bool = False
+    settings: Settings,
+    socket_dir: Path | None,
+    *,
+    caller_owned: bool = False,
+    workspace: Path | None = None,
 ) -> dict[str, str]:
     """The complete environment for one engine child process (`caller_owned`: a session the
-    caller named, whose idle timeout stays the caller's when the environment defines one)."""
+    caller named, whose idle timeout stays the caller's when the environment defines one;
+    `workspace`: the conversation's own workspace on a shared server, for its own browsers)."""
     dropped = {*_WITHHELD, *cleared_by_isolation(settings)}
     env = {
         key: value
@@ -115,6 +130,10 @@ def build_child_env(
         env["AGENT_BROWSER_IDLE_TIMEOUT_MS"] = str(settings.idle_timeout_ms)
     if socket_dir is not None:
         env["AGENT_BROWSER_SOCKET_DIR"] = str(socket_dir)
+    if workspace is not None:
+        env[DOWNLOAD_PATH_ENV] = str(workspace / "downloads")
+        if env.get(SCREENSHOT_DIR_ENV):
+            env[SCREENSHOT_DIR_ENV] = str(workspace / "screenshots")
     env[ENGINE_CONFIG_ENV] = engine_config_path(settings)
     return env
 

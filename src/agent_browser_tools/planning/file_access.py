@@ -8,7 +8,9 @@ Some places are never reachable, even inside a root and even unrestricted: the s
 state dir (journal, spills), the engine's socket dirs and per-user dir (`~/.agent-browser`:
 sessions, auth vault, saved states), the config files of both, the engine's temporary
 browser profiles, and process-relative paths (`/proc`, `/dev/fd`) whose meaning depends on
-who opens them.
+who opens them. On a server shared by several conversations, the dir holding their workspaces
+is unreachable except the conversation's own workspace: what one conversation saved is never
+another's to read or overwrite, whatever roots a client declares or the operator configured.
 
 A path is judged the ways a reader may resolve it (symlinks followed, `..` taken lexically as
 URLs do and physically as the OS does, `~` expanded or not) and must pass every way, so a
@@ -49,7 +51,8 @@ _CASE_FOLDING = sys.platform in ("darwin", "win32")
 
 class PathRefused(Exception):
     """A path the file roots do not allow. `reason` is one of `outside`, `forbidden`,
-    `hard-link`, `reconfigures`, `root-dir`, `invalid`; `path` is the resolved path."""
+    `other-workspace`, `hard-link`, `reconfigures`, `root-dir`, `invalid`; `path` is the
+    resolved path."""
 
     def __init__(self, reason: str, path: Path, detail: str = "") -> None:
         super().__init__(f"{reason}: {path}")
@@ -72,10 +75,21 @@ class FileRoots:
     """The operator allowed the whole filesystem (still not `forbidden`)."""
     file_pages: bool = False
     """The operator allowed `file://` pages that can show other files (markup, listings)."""
+    workspaces: Path | None = None
+    """On a shared server, the dir holding every conversation's workspace (`cwd` is this
+    conversation's, inside it): nothing else in it is reachable, even through a root that
+    contains it and even unrestricted. Cross-conversation isolation is a boundary of its
+    own, not part of the operator's choice of roots."""
 
     @property
     def all_roots(self) -> tuple[Path, ...]:
         return tuple(_unique((self.cwd, *self.roots)))
+
+    @property
+    def walk_excluded(self) -> tuple[Path, ...]:
+        """What a search of the project skips: the forbidden places and every conversation's
+        workspace (what a page made one save is not the project's code)."""
+        return (*self.forbidden, *(() if self.workspaces is None else (self.workspaces,)))
 
     def describe(self) -> str:
         """`unrestricted` or the roots, for messages and `doctor`."""
@@ -114,7 +128,10 @@ def _judge_one(candidate: Path, use: PathUse, roots: FileRoots, *, listing: bool
             raise PathRefused("forbidden", lexical, "a process-relative path")
     physical = _physical_readings(candidate)
     forbidden = _resolved(roots.forbidden)
+    fence = _Fence.of(roots)
     for path in physical:
+        if fence is not None:
+            fence.check(path, use, listing=listing)
         _check_forbidden(path, forbidden, use, listing=listing)
         if not roots.unrestricted and not any(_under(path, r) for r in _resolved(roots.all_roots)):
             raise PathRefused("outside", path)
@@ -142,6 +159,30 @@ def _check_forbidden(path: Path, forbidden: Iterable[Path], use: PathUse, *, lis
     for place in (path, *path.parents):
         if _key(place.parent) == temp and place.name.startswith(ENGINE_PROFILE_PREFIX):
             raise PathRefused("forbidden", path, "the engine's browser profile")
+
+
+@dataclass(frozen=True)
+class _Fence:
+    """The workspaces dir of a shared server and the conversation's own workspace in it,
+    each in every reading (resolved once per judged path, not once per reading)."""
+
+    places: list[Path]
+    own: list[Path]
+
+    @classmethod
+    def of(cls, roots: FileRoots) -> _Fence | None:
+        if roots.workspaces is None:
+            return None
+        return cls(places=_resolved((roots.workspaces,)), own=_resolved((roots.cwd,)))
+
+    def check(self, path: Path, use: PathUse, *, listing: bool) -> None:
+        """Refuse anything under the workspaces dir but the own workspace, and a directory
+        read (an upload of a folder) that would take the workspaces dir along."""
+        for place in self.places:
+            inside = _under(path, place) and not any(_under(path, mine) for mine in self.own)
+            taken = use is PathUse.READ_FILE and not listing and _under(place, path)
+            if inside or taken:
+                raise PathRefused("other-workspace", path, str(place))
 
 
 def _check_links(path: Path) -> None:

@@ -6,6 +6,10 @@ the configured roots (`[files] roots`, `AGENT_BROWSER_TOOLS_FILE_ROOTS` separate
 allow_unrestricted = true`, `AGENT_BROWSER_TOOLS_ALLOW_UNRESTRICTED_FILE_ACCESS=1`) widens
 them to the whole filesystem. The places no call may reach are listed here, from the same
 settings the engine and the state store use, so a moved state or socket dir stays protected.
+
+On a server several conversations share (`serve --http`), each conversation's execution dir
+is its own workspace (`workspaces`); the server's execution dir stays a root, but the folder
+holding the workspaces is closed to all but each one's own.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from agent_browser_tools.credentials.operator import secrets_files
 from agent_browser_tools.engine.environment import native_socket_dir, short_private_socket_dir
 from agent_browser_tools.planning.file_access import FileRoots
 from agent_browser_tools.settings import ENV_PREFIX, Settings, SettingsError, config_paths
+from agent_browser_tools.workspaces import workspaces_dir
 
 FILE_ROOTS_ENV = ENV_PREFIX + "FILE_ROOTS"
 UNRESTRICTED_ENV = ENV_PREFIX + "ALLOW_UNRESTRICTED_FILE_ACCESS"
@@ -117,14 +122,21 @@ def file_roots(
     cwd: Path,
     client_roots: Iterable[Path] = (),
     socket_dir: Path | None = None,
+    server_dir: Path | None = None,
 ) -> FileRoots:
-    """The roots of one conversation: execution dir, client roots, configured roots."""
+    """The roots of one conversation: execution dir, client roots, configured roots.
+
+    `server_dir`: on a shared server, the server's execution dir, whose workspaces folder
+    holds `cwd` (this conversation's workspace); it stays a root, the other workspaces do not.
+    """
+    shared = () if server_dir is None else (server_dir,)
     return FileRoots(
         cwd=cwd,
-        roots=(*client_roots, *access.roots),
-        forbidden=forbidden_places(settings, cwd, socket_dir),
+        roots=(*shared, *client_roots, *access.roots),
+        forbidden=forbidden_places(settings, server_dir or cwd, socket_dir),
         unrestricted=access.unrestricted,
         file_pages=access.file_pages,
+        workspaces=None if server_dir is None else workspaces_dir(server_dir),
     )
 
 
@@ -135,6 +147,10 @@ def describe_access(settings: Settings, cwd: Path) -> str:
     never = f"never the state dir {settings.state_dir} or the engine's own dirs"
     if access.file_pages:
         never += f"; file:// pages that can show other files allowed ({FILE_PAGES_OPTION})"
+    shared = (
+        f"; over --http each conversation works in its own workspace under "
+        f"{workspaces_dir(cwd)} and never reaches another's"
+    )
     if roots.unrestricted:
-        return f"unrestricted: the whole filesystem ({UNRESTRICTED_OPTION}); {never}"
-    return f"roots {roots.describe()} plus the MCP client's roots; {never}"
+        return f"unrestricted: the whole filesystem ({UNRESTRICTED_OPTION}); {never}{shared}"
+    return f"roots {roots.describe()} plus the MCP client's roots; {never}{shared}"

@@ -37,6 +37,8 @@ from agent_browser_tools.planning.policy import PolicyBlocked
 from agent_browser_tools.taxonomy import PathUse
 
 RULE = "file-root"
+OTHER_WORKSPACE_RULE = "other-workspace"
+"""A path in another conversation's workspace on a shared server: no setting allows it."""
 _PROBE = "./.abt-path-probe"
 
 
@@ -231,6 +233,8 @@ def blocked(where: str, slot: PathSlot, refused: PathRefused, roots: FileRoots) 
     head = f"{where}{slot.label} {slot.value!r} resolves to {refused.path}"
     instead = _instead(slot, refused.path, roots)
     allow_with: str | None = None
+    if refused.reason == "other-workspace":
+        return _other_workspace(head, slot, refused, roots)
     if refused.reason == "outside":
         wanted = refused.path if slot.use is PathUse.WRITE_DIR else refused.path.parent
         allow_with = f"{FILE_ROOT_OPTION} {wanted}"
@@ -263,6 +267,26 @@ def blocked(where: str, slot: PathSlot, refused: PathRefused, roots: FileRoots) 
     else:
         why = f", which is not a usable path ({refused.detail}). {instead}"
     return PolicyBlocked(head + why, rule=RULE, subject=str(refused.path), allow_with=allow_with)
+
+
+def _other_workspace(
+    head: str, slot: PathSlot, refused: PathRefused, roots: FileRoots
+) -> PolicyBlocked:
+    """Several conversations share this server and each has its own workspace: the others
+    (and the dir holding them) are never reachable, whatever the roots or unrestricted."""
+    name = refused.path.name or "file"
+    if slot.use is None or slot.use is PathUse.READ_FILE:
+        instead = f"Use a file in your own workspace ({roots.cwd}), e.g. `./{name}`."
+    else:
+        instead = f"Save it in your own workspace with a relative path: `{slot.example} ./{name}`."
+    why = (
+        ", in another conversation's workspace on this shared server (or the folder that "
+        f"holds them, {refused.detail}): each conversation reads and writes only its own "
+        f"workspace, and no setting opens the others. {instead}"
+    )
+    return PolicyBlocked(
+        head + why, rule=OTHER_WORKSPACE_RULE, subject=str(refused.path), allow_with=None
+    )
 
 
 def _instead(slot: PathSlot, path: Path, roots: FileRoots) -> str:

@@ -125,6 +125,26 @@ def test_the_engine_never_reads_a_workspace_config(tmp_path: Path) -> None:
     assert build_child_env(operator, None)["AGENT_BROWSER_CONFIG"] == "/etc/ab/config.json"
 
 
+def test_a_shared_servers_browsers_save_downloads_in_the_conversations_workspace(
+    tmp_path: Path,
+) -> None:
+    """Without a workspace, a download nobody asked for lands in one folder for every
+    conversation (Chromium's ~/Downloads, or the operator's dir); with one, in its own."""
+    workspace = tmp_path / "agent-browser-workspaces" / "aaaa"
+    plain = _settings(tmp_path)
+    assert "AGENT_BROWSER_DOWNLOAD_PATH" not in build_child_env(plain, None)
+    env = build_child_env(plain, None, workspace=workspace)
+    assert env["AGENT_BROWSER_DOWNLOAD_PATH"] == str(workspace / "downloads")
+    assert "AGENT_BROWSER_SCREENSHOT_DIR" not in env  # the engine's own temp dir stays
+    operator = _settings(
+        tmp_path, AGENT_BROWSER_DOWNLOAD_PATH="/srv/dl", AGENT_BROWSER_SCREENSHOT_DIR="/srv/shots"
+    )
+    assert build_child_env(operator, None)["AGENT_BROWSER_DOWNLOAD_PATH"] == "/srv/dl"
+    mine = build_child_env(operator, None, workspace=workspace)
+    assert mine["AGENT_BROWSER_DOWNLOAD_PATH"] == str(workspace / "downloads")
+    assert mine["AGENT_BROWSER_SCREENSHOT_DIR"] == str(workspace / "screenshots")
+
+
 def test_long_native_socket_dir_gets_a_short_private_one(tmp_path: Path) -> None:
     long_home = tmp_path / ("h" * 90)
     settings = Settings.load(env={"HOME": str(long_home), "PATH": "/usr/bin"}, cwd=tmp_path)

@@ -218,3 +218,125 @@ def test_tilde_is_judged_both_expanded_and_literal(
     assert judge_path("~/x.png", WRITE, roots) == layout["ws"] / "~" / "x.png"
     monkeypatch.setenv("HOME", str(layout["outside"]))
     assert _refused("~/x.png", WRITE, roots).path == layout["outside"] / "x.png"
+
+
+# --- a server shared by several conversations: each one's workspace is its own ----------
+
+
+@pytest.fixture
+def shared(tmp_path: Path) -> dict[str, Path]:
+    """A server dir holding the workspaces of conversations A (the judge's) and B."""
+    server = tmp_path / "server"
+    spaces = server / "agent-browser-workspaces"
+    mine, theirs = spaces / "aaaa", spaces / "bbbb"
+    for directory in (mine / "shots", theirs / "shots", server / "fixtures"):
+        directory.mkdir(parents=True)
+    (theirs / "state.json").write_text('{"cookies": "theirs"}')
+    (theirs / "shots" / "a.png").write_bytes(b"\x89PNG")
+    (server / "fixtures" / "photo.png").write_bytes(b"\x89PNG")
+    return {"server": server, "spaces": spaces, "mine": mine, "theirs": theirs, "tmp": tmp_path}
+
+
+def _shared_roots(shared: dict[str, Path], *roots: Path, **kw: object) -> FileRoots:
+    return FileRoots(
+        cwd=shared["mine"],
+        roots=(shared["server"], *roots),
+        workspaces=shared["spaces"],
+        **kw,  # type: ignore[arg-type]
+    )
+
+
+def test_relative_paths_land_in_the_own_workspace(shared: dict[str, Path]) -> None:
+    roots = _shared_roots(shared)
+    mine = shared["mine"]
+    assert judge_path("state.json", WRITE, roots) == mine / "state.json"
+    assert judge_path("shots/b.png", WRITE, roots) == mine / "shots" / "b.png"
+    assert judge_path("downloads", DIR, roots) == mine / "downloads"
+    photo = shared["server"] / "fixtures" / "photo.png"
+    assert judge_path(str(photo), READ, roots) == photo  # the server's dir stays a root
+
+
+@pytest.mark.parametrize("use", [READ, WRITE, DIR])
+@pytest.mark.parametrize(
+    "spelling",
+    [
+        "../bbbb/state.json",
+        "./shots/../../bbbb/state.json",
+        "{theirs}/state.json",
+        "{theirs}/shots/a.png",
+        "{theirs}/new.png",
+        "{theirs}",
+        "{spaces}",
+        "..",
+        "../",
+        "{spaces}/./bbbb//state.json",
+        "{mine}/../bbbb/state.json",
+        "{server}/agent-browser-workspaces/bbbb/state.json",
+    ],
+)
+def test_another_workspace_is_refused_in_every_spelling(
+    shared: dict[str, Path], spelling: str, use: PathUse
+) -> None:
+    raw = spelling.format(**{k: str(v) for k, v in shared.items()})
+    refused = _refused(raw, use, _shared_roots(shared))
+    assert refused.reason == "other-workspace", refused
+    assert not str(refused.path).startswith(str(shared["mine"]))
+
+
+def test_symlinks_to_another_workspace_are_followed_and_refused(shared: dict[str, Path]) -> None:
+    mine, theirs, server = shared["mine"], shared["theirs"], shared["server"]
+    (mine / "peek.json").symlink_to(theirs / "state.json")
+    (mine / "door").symlink_to(theirs)
+    (server / "shortcut").symlink_to(theirs)
+    (mine / "dangling.png").symlink_to(theirs / "later.png")
+    roots = _shared_roots(shared)
+    for raw, use in (
+        ("peek.json", READ),
+        ("peek.json", WRITE),
+        ("door/state.json", READ),
+        ("door/over.png", WRITE),
+        (str(server / "shortcut" / "state.json"), READ),
+        ("dangling.png", WRITE),
+        ("door/../door/state.json", READ),
+    ):
+        assert _refused(raw, use, roots).reason == "other-workspace", raw
+
+
+@pytest.mark.parametrize("extra", ["/", "{tmp}", "{server}", "{spaces}", "{theirs}"])
+def test_no_root_opens_another_workspace(shared: dict[str, Path], extra: str) -> None:
+    """A client declaring `file:///` or the other workspace itself as a root, or an operator
+    root that holds the workspaces: the other workspace stays closed."""
+    root = Path(extra.format(**{k: str(v) for k, v in shared.items()}))
+    roots = _shared_roots(shared, root)
+    theirs = shared["theirs"]
+    for use in (READ, WRITE):
+        assert _refused(str(theirs / "state.json"), use, roots).reason == "other-workspace"
+    assert judge_path("mine.png", WRITE, roots) == shared["mine"] / "mine.png"
+
+
+def test_unrestricted_access_still_keeps_another_workspace_closed(
+    shared: dict[str, Path],
+) -> None:
+    roots = _shared_roots(shared, unrestricted=True)
+    theirs = shared["theirs"]
+    assert _refused(str(theirs / "state.json"), READ, roots).reason == "other-workspace"
+    assert _refused(str(theirs / "x.png"), WRITE, roots).reason == "other-workspace"
+    assert judge_path("/etc/hostname", READ, roots) == Path("/etc/hostname")
+
+
+def test_a_folder_holding_the_workspaces_may_be_listed_but_not_uploaded(
+    shared: dict[str, Path],
+) -> None:
+    roots = _shared_roots(shared)
+    server = shared["server"]
+    assert judge_path(str(server), READ, roots, listing=True) == server
+    assert _refused(str(server), READ, roots).reason == "other-workspace"
+    assert _refused(str(shared["spaces"]), READ, roots, listing=True).reason == "other-workspace"
+    assert judge_path(str(shared["mine"]), READ, roots) == shared["mine"]  # its own: fine
+
+
+def test_without_workspaces_the_folder_is_an_ordinary_dir(shared: dict[str, Path]) -> None:
+    """Single-user (stdio, the API): nothing is special about a folder of that name."""
+    roots = FileRoots(cwd=shared["server"])
+    theirs = shared["theirs"] / "state.json"
+    assert judge_path(str(theirs), READ, roots) == theirs

@@ -128,3 +128,27 @@ def test_doctor_line(tmp_path: Path) -> None:
     )
     assert open_line.startswith("unrestricted: the whole filesystem")
     assert "never the state dir" in open_line
+    shared = f"over --http each conversation works in its own workspace under {tmp_path}"
+    assert shared in roots_line and shared in open_line
+
+
+def test_a_shared_servers_conversation_works_in_its_workspace(tmp_path: Path) -> None:
+    """The server's dir stays a root, the client's and operator's roots join, and the folder
+    of workspaces is closed but for the conversation's own, even unrestricted."""
+    settings = _settings(tmp_path, '[files]\nroots = ["/srv"]\nallow_unrestricted = true\n')
+    spaces = tmp_path / "agent-browser-workspaces"
+    own, client = spaces / "aaaa", tmp_path / "client"
+    roots = file_roots(
+        settings,
+        FileAccess.from_settings(settings),
+        cwd=own,
+        client_roots=[client],
+        server_dir=tmp_path,
+    )
+    assert roots.cwd == own and roots.all_roots == (own, tmp_path, client, Path("/srv"))
+    assert roots.workspaces == spaces and spaces in roots.walk_excluded
+    assert judge_path("a.png", PathUse.WRITE_FILE, roots) == own / "a.png"
+    with pytest.raises(PathRefused, match="other-workspace"):
+        judge_path(str(spaces / "bbbb" / "a.png"), PathUse.READ_FILE, roots)
+    alone = file_roots(settings, FileAccess.from_settings(settings), cwd=tmp_path)
+    assert alone.workspaces is None and alone.walk_excluded == alone.forbidden

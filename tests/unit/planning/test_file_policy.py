@@ -277,3 +277,50 @@ def test_a_hidden_dir_screenshot_path_is_made_absolute_before_launch(
             wanted,
         ]
     assert _confine(roots, ["screenshot", ".hero"]).args == ["screenshot", ".hero"]
+
+
+@pytest.fixture
+def shared_roots(tmp_path: Path) -> FileRoots:
+    """Conversation A's roots on a shared server whose other workspace is `bbbb`."""
+    spaces = tmp_path / "server" / "agent-browser-workspaces"
+    for name in ("aaaa", "bbbb"):
+        (spaces / name).mkdir(parents=True)
+    (spaces / "bbbb" / "state.json").write_text("{}")
+    return FileRoots(cwd=spaces / "aaaa", roots=(tmp_path / "server",), workspaces=spaces)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["state", "load", "../bbbb/state.json"],
+        ["upload", "#f", "{other}/state.json"],
+        ["open", "file://{other}/state.json"],
+        ["open", "file://{own}/%2e%2e/bbbb/state.json"],
+        ["state", "save", "{other}/state.json"],
+        ["screenshot", "../bbbb/shot.png"],
+        ["--download-path", "{other}", "get", "url"],
+        ["batch", "get url", "state load ../bbbb/state.json"],
+    ],
+)
+def test_another_workspace_is_refused_with_its_own_rule_and_the_fix(
+    shared_roots: FileRoots, args: list[str]
+) -> None:
+    other = shared_roots.cwd.parent / "bbbb"
+    argv = [a.format(other=other, own=shared_roots.cwd) for a in args]
+    inp = AgentBrowserInput(args=argv)
+    with pytest.raises(PolicyBlocked) as caught:
+        confine(inp, check_argv(inp.args, inp.stdin), shared_roots)
+    refused = caught.value
+    assert refused.rule == "other-workspace" and refused.allow_with is None
+    assert refused.subject.startswith(str(other))
+    text = str(refused)
+    assert "another conversation's workspace" in text and "no setting opens" in text
+    assert "./" in text, text  # the fix: a relative path, which lands in its own workspace
+
+
+def test_an_output_path_in_another_workspace_is_refused(shared_roots: FileRoots) -> None:
+    with pytest.raises(PolicyBlocked) as caught:
+        check_output_path("../bbbb/state.json", shared_roots)
+    assert caught.value.rule == "other-workspace"
+    assert "`outputPath ./state.json`" in str(caught.value)
+    assert check_output_path("out.json", shared_roots) == shared_roots.cwd / "out.json"

@@ -53,39 +53,13 @@ def _parsers() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentPars
 
 def _add_serve(sub: Any) -> None:
     serve = sub.add_parser("serve", help="serve the tools over MCP (stdio, or --http)")
-    serve.add_argument("--http", action="store_true", help="Streamable HTTP instead of stdio")
-    serve.add_argument("--host", help="HTTP bind address (default 127.0.0.1)")
-    serve.add_argument("--port", type=int, help="HTTP port (default 8765; 0 picks a free one)")
     serve.add_argument(
-        "--token",
-        help="bearer token clients must send (required off loopback, 16+ characters there; "
-        "or env AGENT_BROWSER_TOOLS_HTTP_TOKEN)",
+        "--http",
+        action="store_true",
+        help="Streamable HTTP instead of stdio; each conversation works in its own private "
+        "dir under ./agent-browser-workspaces/ (in the execution dir), kept when it ends",
     )
-    serve.add_argument(
-        "--header-timeout",
-        type=float,
-        metavar="SECONDS",
-        help="HTTP: close a connection whose request headers take longer (default 10)",
-    )
-    serve.add_argument(
-        "--body-timeout",
-        type=float,
-        metavar="SECONDS",
-        help="HTTP: cut off a request body that takes longer (default 30)",
-    )
-    serve.add_argument(
-        "--max-connections",
-        type=int,
-        metavar="N",
-        help="HTTP: open client connections at most; idle ones make room (default 128)",
-    )
-    serve.add_argument(
-        "--allow-host",
-        action="append",
-        default=[],
-        metavar="NAME",
-        help="extra Host/Origin name clients may use (repeatable)",
-    )
+    _add_http_flags(serve)
     serve.add_argument(
         "--tools",
         metavar="NAMES",
@@ -108,6 +82,42 @@ def _add_serve(sub: Any) -> None:
     add_access_flags(serve)
     add_file_page_flag(serve)
     add_operator_flags(serve)
+
+
+def _add_http_flags(parser: argparse.ArgumentParser) -> None:
+    """The flags that only apply with --http: bind, token and connection limits."""
+    parser.add_argument("--host", help="HTTP bind address (default 127.0.0.1)")
+    parser.add_argument("--port", type=int, help="HTTP port (default 8765; 0 picks a free one)")
+    parser.add_argument(
+        "--token",
+        help="bearer token clients must send (required off loopback, 16+ characters there; "
+        "or env AGENT_BROWSER_TOOLS_HTTP_TOKEN)",
+    )
+    parser.add_argument(
+        "--header-timeout",
+        type=float,
+        metavar="SECONDS",
+        help="HTTP: close a connection whose request headers take longer (default 10)",
+    )
+    parser.add_argument(
+        "--body-timeout",
+        type=float,
+        metavar="SECONDS",
+        help="HTTP: cut off a request body that takes longer (default 30)",
+    )
+    parser.add_argument(
+        "--max-connections",
+        type=int,
+        metavar="N",
+        help="HTTP: open client connections at most; idle ones make room (default 128)",
+    )
+    parser.add_argument(
+        "--allow-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="extra Host/Origin name clients may use (repeatable)",
+    )
 
 
 def _serve(args: argparse.Namespace) -> int:

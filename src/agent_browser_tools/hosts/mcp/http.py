@@ -3,7 +3,8 @@
 Contract:
 
 - Binds `options.host:options.port` (127.0.0.1:8765 by default; port 0 picks a free one) and
-  prints `agent-browser-tools: MCP over HTTP at http://HOST:PORT/mcp` on stderr once listening.
+  prints `agent-browser-tools: MCP over HTTP at http://HOST:PORT/mcp` on stderr once listening
+  (after a line naming the dir that holds the conversations' workspaces).
 - Every request first passes `http_guard.RequestGuard`: a second `Host`, `Origin`,
   `Authorization` or `Mcp-Session-Id` header is refused (400); with a token, a request without
   it is answered 401 before its body is read; Host must name (in any letter case) a loopback
@@ -17,8 +18,9 @@ Contract:
   and a body within the body timeout (else 408 and close), and at most `max_connections` are
   open at once, idle ones making room for new ones (`http_limits` has the knobs).
 - Conversations share this server: each `BrowserTools` gets `shared_server=True`, so one
-  conversation cannot reach another's browsers (own socket dir each) or the engine's per-user
-  stores.
+  conversation cannot reach another's browsers (own socket dir each), files (own workspace
+  each, under `<execution dir>/agent-browser-workspaces/`, kept after the session ends) or
+  the engine's per-user stores.
 - Stateful sessions only: the conversation is keyed on the `Mcp-Session-Id`. A session's
   conversation is closed when the client deletes the session (HTTP DELETE), when it has been
   idle as long as the SDK's session idle timeout, and on shutdown (SIGTERM/SIGINT), after the
@@ -202,6 +204,18 @@ def build_app(options: ServeOptions, registry: ConversationRegistry, base_url: s
     return RequestGuard(watched, names=allowed_host_names(options), token=options.token)
 
 
+def _announce(settings: Settings, base_url: str) -> None:
+    """Where the operator finds what conversations saved, then the URL (the last line: tools
+    wait for it)."""
+    print(
+        f"agent-browser-tools: each conversation's files go to its own dir in "
+        f"{BrowserTools.workspaces_dir(settings)}\n"
+        f"agent-browser-tools: MCP over HTTP at {base_url}{MCP_PATH}",
+        file=sys.stderr,
+        flush=True,
+    )
+
+
 async def serve_http(options: ServeOptions, settings: Settings) -> int:
     """Serve MCP over Streamable HTTP until SIGTERM/SIGINT; returns the exit code."""
 
@@ -253,9 +267,7 @@ async def serve_http(options: ServeOptions, settings: Settings) -> int:
         # graceful shutdown does not wait on every session's standing GET stream.
         loop.add_signal_handler(sig, server.handle_exit, sig, None)
     reaper = loop.create_task(registry.reap_forever(REAP_INTERVAL_S))
-    print(
-        f"agent-browser-tools: MCP over HTTP at {base_url}{MCP_PATH}", file=sys.stderr, flush=True
-    )
+    _announce(settings, base_url)
     try:
         await server.serve(sockets=[sock])
     finally:

@@ -63,7 +63,8 @@ def add_access_flags(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--allow-unrestricted-file-access",
         action="store_true",
-        help="let tool calls reach the whole filesystem (never the server's own state dir)",
+        help="let tool calls reach the whole filesystem (never the server's own state dir, "
+        "nor, over --http, another conversation's workspace)",
     )
     group.add_argument(
         "--shared-session",

@@ -10,7 +10,8 @@ Contract of `run(options)`:
 - `--tools a,b,c` is passed to every `BrowserTools` as its allowlist, `--enable x,y` turns
   those capabilities on in every conversation at start, `--shared-session NAME`
   as an operator-shared browser; over HTTP every `BrowserTools` is told that conversations
-  share the server (`shared_server=True`: isolated from each other's stores and browsers).
+  share the server (`shared_server=True`: isolated from each other's stores, browsers and
+  files, each conversation working in its own workspace dir).
   Policy and isolation config is checked before serving (exit 2 with the fix).
 - The state dir must take a journal write before anything is served (exit 2 with `doctor`'s
   fix line otherwise), unless the operator chose ephemeral state (`--ephemeral-state`, env or

@@ -108,6 +108,7 @@ def _validated(
     lists the known names). A new call also starts its own WebMCP catalog collection."""
     webmcp.begin_call()
     request = validate(params, hooks or Hooks())
+    rt.restore_workspace()
     if not rt.cwd.is_dir():
         raise Refused(
             f"the execution directory {rt.cwd} no longer exists, so relative paths and the engine "

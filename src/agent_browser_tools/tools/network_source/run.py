@@ -56,10 +56,10 @@ def _post(max_files: int) -> PostHook:
         if needles:
             search = await asyncio.to_thread(
                 workspace.search,
-                rt.cwd,
+                rt.execution_dir,
                 needles,
                 max_files=max_files,
-                excluded=rt.file_roots.forbidden,
+                excluded=rt.file_roots.walk_excluded,
             )
         found = lookup.build(rows, failed, search, searched=bool(needles))
         obs.extra["networkSourceLookup"] = found

@@ -68,7 +68,7 @@ def _post(compiled: CompiledSource, inp: SourceInput) -> PostHook:
         if not isinstance(rows, list) or not rows:
             return  # nothing ran (timeout, missing engine): the executor's verdict stands
         by_role = _rows_by_role(compiled, rows)
-        ev = Evidence(root=rt.cwd.resolve(), selector=compiled.selector)
+        ev = Evidence(root=rt.execution_dir.resolve(), selector=compiled.selector)
         fibers = _read_batch(ev, compiled, by_role)
         await _inspect(rt, plan, compiled, ev, fibers)
         needles = _needles(compiled, ev)
@@ -77,7 +77,7 @@ def _post(compiled: CompiledSource, inp: SourceInput) -> PostHook:
             ev.root,
             needles,
             max_files=inp.maxWorkspaceFiles,
-            excluded=rt.file_roots.forbidden,
+            excluded=rt.file_roots.walk_excluded,
         )
         found = lookup.build(ev)
         obs.extra["sourceLookup"] = found

@@ -99,7 +99,7 @@ async def _execute(
         return failure_result(FailureCategory.VALIDATION_ERROR, message, **context)
     key = ""
     try:
-        key = await resolve_credential(source, rt.settings.env, cwd=rt.cwd)
+        key = await resolve_credential(source, rt.settings.env, cwd=rt.execution_dir)
         request = _build(inp, plan, key, config)
         body = await send(request)
         normalized = normalize_exa(body) if plan.provider == "exa" else normalize_brave(body)

@@ -11,6 +11,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from agent_browser_tools.api import BrowserTools
 from agent_browser_tools.results.tool_result import ToolResult
 from tests.fake.tools.agent_browser.test_argv import MANAGED, _settings, _tools
@@ -157,11 +159,12 @@ async def test_action_and_qa_obey_the_roots(fake_engine: FakeEngine, tmp_path: P
 
 
 async def test_the_clients_first_root_is_the_execution_dir_unless_one_was_chosen(
-    fake_engine: FakeEngine, tmp_path: Path
+    fake_engine: FakeEngine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    project, other = tmp_path / "project", tmp_path / "other"
-    project.mkdir()
-    other.mkdir()
+    project, other, served = tmp_path / "project", tmp_path / "other", tmp_path / "served"
+    for directory in (project, other, served):
+        directory.mkdir()
+    monkeypatch.chdir(served)
     free = BrowserTools(settings=fake_settings(fake_engine, tmp_path), persist=False)
     free.set_client_roots([project.as_uri(), other.as_uri()])
     assert free.runtime.cwd == project
@@ -171,7 +174,8 @@ async def test_the_clients_first_root_is_the_execution_dir_unless_one_was_chosen
         settings=fake_settings(fake_engine, tmp_path), persist=False, shared_server=True
     )
     shared.set_client_roots([project.as_uri()])
-    assert shared.runtime.cwd == Path.cwd(), "a remote client's path is not this host's"
+    assert shared.runtime.execution_dir == served, "a remote client's path is not this host's"
+    assert shared.runtime.cwd.parent == served / "agent-browser-workspaces"
     await shared.aclose()
     chosen = BrowserTools(settings=fake_settings(fake_engine, tmp_path), cwd=other, persist=False)
     chosen.set_client_roots([project.as_uri()])
