@@ -80,9 +80,10 @@ HOSTS_MAY_IMPORT: dict[str, tuple[str, ...]] = {
 #: The bottom of the stack: modules every layer reads, so they import (almost) nothing.
 FOUNDATIONS_MAY_IMPORT: dict[str, tuple[str, ...]] = {
     "taxonomy": ("taxonomy",),
-    "redaction": ("taxonomy",),
+    "redaction": ("taxonomy", "input_limits"),
     "playbook": ("taxonomy",),
     "settings": (),
+    "input_limits": (),
     "private_fs": (),
     "workspace_files": (),
     "launch_options": ("settings", "remote_endpoint"),

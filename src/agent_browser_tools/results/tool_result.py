@@ -8,8 +8,10 @@ replay metadata for the host, not for the model; `is_error` mirrors
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
+
+from agent_browser_tools.input_limits import has_lone_surrogate, well_formed_data, well_formed_text
 
 
 @dataclass(frozen=True)
@@ -45,6 +47,22 @@ class ToolResult:
     @property
     def images(self) -> tuple[ImageBlock, ...]:
         return tuple(block for block in self.content if isinstance(block, ImageBlock))
+
+    def well_formed(self) -> ToolResult:
+        """This result with any lone surrogate in its text and details replaced by U+FFFD.
+
+        Why: every host writes results as UTF-8 (the MCP wire, a terminal, a JSON file), and
+        a lone surrogate cannot be written; one may still come from outside the engine (a
+        code cell's string, a search provider's JSON). The same object when there is none."""
+        texts = [b.text for b in self.content if isinstance(b, TextBlock)]
+        details = well_formed_data(self.details)
+        if details is self.details and not any(has_lone_surrogate(t) for t in texts):
+            return self
+        content = tuple(
+            TextBlock(text=well_formed_text(b.text)) if isinstance(b, TextBlock) else b
+            for b in self.content
+        )
+        return replace(self, content=content, details=details)
 
     def details_json(self) -> str:
         return json.dumps(self.details, indent=2, sort_keys=True, default=str)
