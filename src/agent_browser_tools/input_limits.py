@@ -36,6 +36,9 @@ MAX_STRING_CHARS = 2_000_000
 """Characters of one string (one argument, stdin, code, a URL)."""
 MAX_TOTAL_CHARS = 4_000_000
 """Characters of all the strings of one call together."""
+MAX_MESSAGE_BYTES = 64 * 1024 * 1024
+"""Bytes of one MCP message an HTTP client may send: room for the largest call the limits
+above allow, written as escapes (`\\u0000` is six bytes a character)."""
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _JSON_TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"?|[\[\]{}]', re.DOTALL)
@@ -45,6 +48,11 @@ _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 SPLIT = "Send less per call: split the work across several calls"
 
+REFUSAL_KEY = "agent-browser-tools/refused-input"
+"""The only argument of a call the MCP host refused on the wire (a message the SDK could not
+parse, `hosts/mcp/wire_repair`): its value is the problem (`InputProblem.to_wire`), which
+the tool gate answers like one it found itself."""
+
 
 @dataclass(frozen=True)
 class InputProblem:
@@ -53,10 +61,14 @@ class InputProblem:
     where: str
     """The field, as `args[2]` or `stdin` (`input` for the whole call)."""
     limit: str
-    """`nul-byte`, `lone-surrogate`, `nesting`, `json-nesting`, `items`, `string-size` or
-    `total-size`."""
+    """`nul-byte`, `lone-surrogate`, `invalid-utf8`, `nesting`, `json-nesting`, `items`,
+    `string-size` or `total-size`."""
     message: str
     maximum: int | None = None
+    character: str | None = None
+    """The offending character (a NUL byte, a lone surrogate), for the host's wire repair."""
+    position: int | None = None
+    """Where in the string `character` is."""
 
     def details(self) -> dict[str, Any]:
         """`details.inputLimit`: the machine-readable part of the refusal."""
@@ -64,6 +76,22 @@ class InputProblem:
         if self.maximum is not None:
             out["maximum"] = self.maximum
         return out
+
+    def to_wire(self) -> dict[str, Any]:
+        """The problem as the value of `REFUSAL_KEY`."""
+        return {**self.details(), "message": self.message}
+
+    @classmethod
+    def from_wire(cls, value: Mapping[str, Any]) -> InputProblem:
+        """The problem a `REFUSAL_KEY` argument carries (whoever wrote it, it only refuses
+        the call it came with)."""
+        maximum = value.get("maximum")
+        return cls(
+            str(value.get("field", "input"))[:200],
+            str(value.get("limit", "input"))[:40],
+            str(value.get("message", "the input was refused on the wire"))[:2000],
+            maximum if isinstance(maximum, int) else None,
+        )
 
 
 def text_problem(text: str, where: str) -> InputProblem | None:
@@ -85,6 +113,8 @@ def text_problem(text: str, where: str) -> InputProblem | None:
             f"`{where}` contains a NUL byte (U+0000) at character {nul}: no argument, path, "
             "URL or text for the browser can hold one. Remove it (in script, write the escape "
             "\\u0000 inside a string literal instead).",
+            character="\x00",
+            position=nul,
         )
     lone = _SURROGATE.search(text)
     if lone is not None:
@@ -96,13 +126,30 @@ def text_problem(text: str, where: str) -> InputProblem | None:
             "that is not Unicode text (invalid UTF-8, or half of a character such as an "
             "emoji). Send well-formed UTF-8 text: the whole character, or in script the "
             f"escape {code} inside a string literal.",
+            character=lone.group(),
+            position=lone.start(),
         )
     return None
 
 
+def invalid_utf8_problem(problem: InputProblem) -> InputProblem:
+    """`problem` (a lone surrogate the host made of a byte that is not UTF-8, as Python's
+    `surrogateescape` does) told as what it was: invalid UTF-8."""
+    byte = ord(problem.character or "\udcff") - 0xDC00
+    return InputProblem(
+        problem.where,
+        "invalid-utf8",
+        f"`{problem.where}` holds bytes that are not valid UTF-8 (0x{byte:02x} at character "
+        f"{problem.position}). Send the text encoded as UTF-8.",
+    )
+
+
 def input_problem(params: object, where: str = "") -> InputProblem | None:
     """The first thing in a call's raw input (`params`, as the host decoded it) that breaks a
-    limit above, or None. Walks without recursion, so any depth is safe to check."""
+    limit above, or None. Walks without recursion, so any depth is safe to check. A call the
+    host refused on the wire carries its problem (`REFUSAL_KEY`)."""
+    if isinstance(params, Mapping) and isinstance(params.get(REFUSAL_KEY), Mapping):
+        return InputProblem.from_wire(params[REFUSAL_KEY])
     total = 0
     stack: list[tuple[str, object, int]] = [(where, params, 0)]
     while stack:
