@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from agent_browser_tools import taxonomy
-from agent_browser_tools.input_limits import JsonTextTooDeep, loads_json_text
+from agent_browser_tools.input_limits import JsonTextTooDeep, input_problem, loads_json_text
 from agent_browser_tools.taxonomy import CommandMatch
 
 SHELL_OPERATORS = frozenset({"&&", "||", "|", ";", ">", ">>", "<", "2>", "2>&1", "&", "|&"})
@@ -150,6 +150,9 @@ def parse_batch_rows(stdin: str | None, operands: Sequence[str]) -> BatchRows:
             "batch stdin must be a JSON array of arrays of strings, e.g. "
             '[["click", "@e1"], ["get", "title"]].'
         )
+    problem = input_problem(value, "batch stdin")  # a row's words are argv all the same
+    if problem is not None:
+        raise ArgvRejected(problem.message)
     return BatchRows(rows=tuple(tuple(row) for row in value), source="stdin")
 
 
