@@ -2,12 +2,13 @@
 
 Each row is input no tool can use, sent the way a model (or a page that prompt-injects it)
 could send it: a NUL byte or a lone surrogate in every kind of field, nesting 100,000 levels
-deep, absurd sizes, a URL where a file path belongs, and the same inside batch rows and code
-cells. Every row must be refused before anything runs, as `validation-error` with a message
-that names the problem (and `details.inputLimit` for the generic limits), never as a raw
-exception or an internal error; and the same conversation must then answer a good call on the
-page it had open. The page's own odd text (NUL bytes, lone surrogates) is checked at the end:
-reading and acting on it must work and answer well-formed text.
+deep, absurd sizes, a URL where a file path belongs (or an upload of a file that is not
+there, which the engine reports done), and the same inside batch rows and code cells. Every
+row must be refused before anything runs, as `validation-error` with a message that names
+the problem (and `details.inputLimit` for the generic limits), never as a raw exception or
+an internal error; and the same conversation must then answer a good call on the page it had
+open. The page's own odd text (NUL bytes, lone surrogates) is checked at the end: reading and
+acting on it must work and answer well-formed text.
 
 The MCP transports (stdio, HTTP, bytes the official client cannot write) are in
 `tests/e2e/test_mcp_bad_input.py`.
@@ -151,7 +152,7 @@ NESTING_AND_SIZE: tuple[Attempt, ...] = (
 
 PATH = "is a URL, but this takes a local file path"
 
-URLS_AS_PATHS: tuple[Attempt, ...] = (
+URLS_AND_MISSING_FILES: tuple[Attempt, ...] = (
     Attempt("upload-file-url", "agent_browser", _ab("upload", "#attachment", "file://{ctx.note}"),
             "give the path {ctx.note}, not file://"),
     Attempt("upload-file-upper", "agent_browser",
@@ -190,9 +191,14 @@ URLS_AS_PATHS: tuple[Attempt, ...] = (
             _ab("batch", "upload #attachment file://{ctx.note}"), "batch row 1: `upload` file"),
     Attempt("cell-upload-url", "agent_browser_code",
             _cell('["upload", "#attachment", "file://{ctx.note}"]'), PATH),
+    Attempt("upload-missing-file", "agent_browser", _ab("upload", "#attachment", "nothere.txt"),
+            "{ctx.workspace}/nothere.txt, which does not exist"),
+    Attempt("upload-one-missing", "agent_browser",
+            _ab("upload", "#attachment", "note.txt", "{ctx.workspace}/gone.txt"),
+            "gone.txt, which does not exist"),
 )  # fmt: skip
 
-ATTEMPTS = NUL_AND_SURROGATES + NESTING_AND_SIZE + URLS_AS_PATHS
+ATTEMPTS = NUL_AND_SURROGATES + NESTING_AND_SIZE + URLS_AND_MISSING_FILES
 
 
 def test_matrix_is_large_enough() -> None:

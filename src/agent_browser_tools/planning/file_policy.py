@@ -116,6 +116,9 @@ def _confine_row(
         fixed = _judge(slot, where, roots)
         if fixed is not None and fixed != slot.value:
             absolute[index] = fixed
+    for slot in paths:  # after every slot passed the roots: a refusal by policy comes first
+        if slot.must_exist and not batch_row:  # a row may upload what an earlier one saved
+            require_file(slot, where, roots)
     if not absolute:
         return tokens
     out = list(tokens)
@@ -227,6 +230,18 @@ def check_output_path(raw: str, roots: FileRoots) -> Path:
         return judge_path(text, PathUse.WRITE_FILE, roots)
     except PathRefused as refused:
         raise blocked("", slot, refused, roots) from None
+
+
+def require_file(slot: PathSlot, where: str, roots: FileRoots) -> None:
+    """A missing file in a slot whose engine reports success without it (`upload`) is
+    refused (`ArgvRejected`), so the model is not told a file went where none did."""
+    path = roots.absolute(slot.path)
+    if not os.path.lexists(path):
+        raise ArgvRejected(
+            f"{where}{slot.label} {slot.value!r} resolves to {path}, which does not exist "
+            "(the engine would report it done all the same). Give the path of an existing "
+            f"file; relative paths are read from {roots.cwd}."
+        )
 
 
 def refuse_url_as_path(slot: PathSlot, where: str) -> None:

@@ -328,3 +328,20 @@ def test_urls_as_paths_are_refused_in_batch_rows_and_output_path(roots: FileRoot
 def test_a_deep_stdin_beside_argument_rows_is_not_parsed(roots: FileRoots) -> None:
     deep = "[" * 100_000 + "]" * 100_000
     assert _confine(roots, ["batch", "get url"], deep).args == ["batch", "get url"]
+
+
+def test_an_upload_of_a_missing_file_is_refused_unless_a_batch_row_may_make_it(
+    roots: FileRoots,
+) -> None:
+    """The engine answers `uploaded: 1` for a file that is not there."""
+    with pytest.raises(ArgvRejected, match="does not exist") as caught:
+        _confine(roots, ["upload", "#f", "missing.txt"])
+    assert f"resolves to {roots.cwd / 'missing.txt'}" in str(caught.value)
+    (roots.cwd / "here.txt").write_text("x")
+    with pytest.raises(ArgvRejected, match="does not exist"):
+        _confine(roots, ["upload", "#f", "here.txt", str(roots.cwd / "gone.txt")])
+    assert _confine(roots, ["upload", "#f", "here.txt"]).args[-1] == str(roots.cwd / "here.txt")
+    rows = [["screenshot", "shot.png"], ["upload", "#f", "shot.png"]]
+    sent = _confine(roots, ["batch"], json.dumps(rows)).stdin  # not refused
+    assert json.loads(sent)[1][:2] == ["upload", "#f"]
+    assert _blocked(roots, ["upload", "#f", "missing.txt", "/etc/passwd"]).subject == "/etc/passwd"
