@@ -116,7 +116,7 @@ def text_problem(text: str, where: str) -> InputProblem | None:
             character="\x00",
             position=nul,
         )
-    lone = _SURROGATE.search(text)
+    lone = _SURROGATE.search(text) if has_lone_surrogate(text) else None
     if lone is not None:
         code = f"\\u{ord(lone.group()):04x}"
         return InputProblem(
@@ -272,7 +272,15 @@ def loads_json_text(text: str | bytes, where: str = "the JSON text") -> Any:
 
 
 def has_lone_surrogate(text: str) -> bool:
-    return _SURROGATE.search(text) is not None
+    """Whether `text` holds a lone surrogate: the one thing UTF-8 cannot encode (checked by
+    encoding, which is much faster than searching)."""
+    if text.isascii():
+        return False
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
 
 
 def well_formed_text(text: str) -> str:

@@ -78,6 +78,7 @@ HOSTS_MAY_IMPORT: dict[str, tuple[str, ...]] = {
     # Messages the SDK cannot parse are refused by the same generic input limits.
     "hosts.mcp.wire_repair": ("input_limits",),
     "hosts.mcp.http_repair": ("input_limits",),
+    "hosts.mcp.convert": ("input_limits",),
 }
 
 #: The bottom of the stack: modules every layer reads, so they import (almost) nothing.

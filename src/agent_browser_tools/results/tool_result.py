@@ -11,7 +11,7 @@ import json
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
-from agent_browser_tools.input_limits import has_lone_surrogate, well_formed_data, well_formed_text
+from agent_browser_tools.input_limits import has_lone_surrogate, well_formed_text
 
 
 @dataclass(frozen=True)
@@ -49,20 +49,20 @@ class ToolResult:
         return tuple(block for block in self.content if isinstance(block, ImageBlock))
 
     def well_formed(self) -> ToolResult:
-        """This result with any lone surrogate in its text and details replaced by U+FFFD.
+        """This result with any lone surrogate in its text replaced by U+FFFD.
 
-        Why: every host writes results as UTF-8 (the MCP wire, a terminal, a JSON file), and
-        a lone surrogate cannot be written; one may still come from outside the engine (a
-        code cell's string, a search provider's JSON). The same object when there is none."""
-        texts = [b.text for b in self.content if isinstance(b, TextBlock)]
-        details = well_formed_data(self.details)
-        if details is self.details and not any(has_lone_surrogate(t) for t in texts):
+        Why: every host writes the text as UTF-8 (the MCP wire, a terminal), and a lone
+        surrogate cannot be written; one may still come from outside the engine (a search
+        provider's JSON, a page's own text the wrapper quotes). Details travel as JSON, whose
+        writers escape it; the MCP host mends them as it converts them (`convert`). The same
+        object when there is nothing to mend (a cheap check: texts are bounded)."""
+        if not any(isinstance(b, TextBlock) and has_lone_surrogate(b.text) for b in self.content):
             return self
         content = tuple(
             TextBlock(text=well_formed_text(b.text)) if isinstance(b, TextBlock) else b
             for b in self.content
         )
-        return replace(self, content=content, details=details)
+        return replace(self, content=content)
 
     def details_json(self) -> str:
         return json.dumps(self.details, indent=2, sort_keys=True, default=str)

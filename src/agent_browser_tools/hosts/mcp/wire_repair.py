@@ -66,7 +66,7 @@ def repair_body(body: bytes) -> bytes:
 def repair_text(text: str) -> str:
     """The message `text` as the SDK should get it: `text` itself when nothing in it would
     trip the SDK, else the repaired JSON (see the module docstring)."""
-    raw = _RAW.search(text) is not None
+    raw = not text.isprintable() and _RAW.search(text) is not None  # isprintable is quick
     deep = _too_deep(text)
     if not raw and not deep and not _SURROGATE_ESCAPE.search(text):
         return text
