@@ -320,3 +320,41 @@ async def test_a_page_full_of_odd_text_can_be_read_and_acted_on(
         assert not result.details.get("internalError"), result.text
         text = result.text + json.dumps(result.details, default=str, ensure_ascii=False)
         text.encode("utf-8")  # no lone surrogate anywhere
+
+
+HOSTILE_JSON = (
+    "const deep = '['.repeat(100000) + ']'.repeat(100000);"
+    "JSON.stringify = () => deep; JSON.parse = () => ({}); 'armed'"
+)
+"""Page script that makes every `JSON.stringify` answer JSON nested 100,000 levels deep: the
+wrapper's own probes (click, screenshot geometry, date entry, navigation settle) read what
+page script answers."""
+
+
+async def test_a_page_that_answers_absurd_json_to_the_wrappers_probes(
+    engine_env: EngineEnv, ctx: Ctx, tmp_path: Path
+) -> None:
+    settings = tools_settings(engine_env, tmp_path / "state")
+    tools = BrowserTools(settings=settings, cwd=ctx.workspace)
+    page = ctx.site.url("form.html")
+    seen: list[ToolResult] = []
+
+    async def ab(*args: str) -> ToolResult:
+        result = await tools.call("agent_browser", {"args": list(args)})
+        seen.append(result)
+        assert not result.details.get("internalError"), (args, result.text[:500])
+        return result
+
+    try:
+        await ab("open", page)
+        await ab("eval", HOSTILE_JSON)
+        refs = (await ab("snapshot", "-i")).details["refSnapshot"]["refs"]
+        box = next(f"@{r}" for r, info in refs.items() if info.get("role") == "checkbox")
+        await ab("click", box)
+        await ab("screenshot", "shot.png")
+        await ab("click", "text=Submit")
+        await ab("fill", "#name", "Ada")
+        assert (await ab("get", "url")).text.strip().startswith(page)
+    finally:
+        await tools.aclose()
+    assert all(r.details.get("failureCategory") != "aborted" for r in seen)
