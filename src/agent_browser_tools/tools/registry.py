@@ -269,7 +269,8 @@ class Toolkit:
         spec = self.specs.get(name)
         if spec is None or not self.allowed(name):
             names = ", ".join(s.name for s in self.listed())
-            return response.refused(f"unknown or unavailable tool {name!r}; available: {names}.")
+            shown = repr(name[:80] + "…" if len(name) > 80 else name)  # echo no absurd name
+            return response.refused(f"unknown or unavailable tool {shown}; available: {names}.")
         if not self.is_listed(spec):
             return response.refused(
                 f"{name} is inactive; enable it first with agent_browser_tools "

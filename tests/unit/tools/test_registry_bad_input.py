@@ -188,3 +188,10 @@ async def test_an_answer_with_a_lone_surrogate_leaves_well_formed(tmp_path: Path
     runtime = Runtime(Settings.load(env={}, cwd=tmp_path), cwd=tmp_path)
     result = await _kit(handler).call(runtime, "probe", {"word": "hi"})
     assert result.text == "page \ufffd text"  # what every host writes as UTF-8
+
+
+async def test_an_unknown_tool_name_is_echoed_short_and_escaped(tmp_path: Path) -> None:
+    tools = _tools(tmp_path)
+    result = await tools.call("x\x00\ud800" + "y" * 5_000_000, {})
+    assert result.is_error and result.details["failureCategory"] == "validation-error"
+    assert len(result.text) < 2_000 and "\\x00" in result.text and "\\ud800" in result.text
