@@ -25,6 +25,7 @@ from typing import Any
 import pytest
 
 from agent_browser_tools.api import BrowserTools
+from agent_browser_tools.hosts.mcp.convert import result_to_mcp
 from agent_browser_tools.results.tool_result import ToolResult
 from tests.support.fixture_server import FixtureServer
 from tests.support.real_engine import EngineEnv
@@ -236,7 +237,8 @@ def _judge(attempt: Attempt, ctx: Ctx, result: ToolResult) -> str | None:
         return f"limit {result.details['inputLimit']}"
     if len(result.text) > 4_000:
         return f"the refusal is {len(result.text)} characters long"
-    json.dumps(result.details, default=str, ensure_ascii=False).encode("utf-8")
+    result.text.encode("utf-8")  # what every host writes; details are mended for the wire:
+    result_to_mcp(result).model_dump_json().encode("utf-8")
     return None
 
 
@@ -318,8 +320,8 @@ async def test_a_page_full_of_odd_text_can_be_read_and_acted_on(
         await tools.aclose()
     for result in results:
         assert not result.details.get("internalError"), result.text
-        text = result.text + json.dumps(result.details, default=str, ensure_ascii=False)
-        text.encode("utf-8")  # no lone surrogate anywhere
+        result.text.encode("utf-8")  # no lone surrogate in what the model reads
+        result_to_mcp(result).model_dump_json().encode("utf-8")  # nor on the wire
 
 
 HOSTILE_JSON = (
