@@ -25,6 +25,7 @@ is no id to answer. Messages without any of these marks are passed on untouched,
 from __future__ import annotations
 
 import json
+import logging
 import re
 from typing import Any
 
@@ -36,6 +37,8 @@ from agent_browser_tools.input_limits import (
     well_formed_data,
     well_formed_text,
 )
+
+logger = logging.getLogger(__name__)
 
 WIRE_NESTING = 64
 """Levels a message keeps: the envelope (message, params, arguments) plus more than the
@@ -52,15 +55,25 @@ def repair_line(line: str) -> str:
     """One stdin line (decoded with `surrogateescape`) as the SDK should get it."""
     body = line.rstrip("\r\n")
     ending = line[len(body) :]
-    repaired = repair_text(body)
+    repaired = _safely(body)
     return line if repaired is body else repaired + ending
 
 
 def repair_body(body: bytes) -> bytes:
     """One HTTP request body as the SDK should get it (the same object when untouched)."""
     text = body.decode("utf-8", "surrogateescape")
-    repaired = repair_text(text)
-    return body if repaired is text else repaired.encode("utf-8")
+    repaired = _safely(text)
+    return body if repaired is text else repaired.encode("utf-8", "replace")
+
+
+def _safely(text: str) -> str:
+    """`repair_text`, which must never stop the transport that reads the wire: should it
+    fail, the message goes on as the SDK would have read it."""
+    try:
+        return repair_text(text)
+    except Exception:
+        logger.exception("could not repair an incoming message; passing it on as read")
+        return well_formed_text(text)
 
 
 def repair_text(text: str) -> str:

@@ -9,6 +9,7 @@ from typing import Any
 import mcp_types as types
 import pytest
 
+from agent_browser_tools.hosts.mcp import wire_repair
 from agent_browser_tools.hosts.mcp.wire_repair import (
     WIRE_NESTING,
     cut_deep,
@@ -138,3 +139,15 @@ def test_cut_deep_ignores_brackets_in_strings_and_cuts_unclosed_ones() -> None:
     assert cut_deep('{"a": {"b": {"c": 1}}}', 2) == '{"a": {"b": null}}'
     assert cut_deep("[[[[", 2) == "[[null"
     assert json.loads(cut_deep(DEEP.decode(), WIRE_NESTING)) is not None
+
+
+def test_a_failing_repair_never_stops_the_transport(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    def broken(text: str) -> str:
+        raise RuntimeError("bug")
+
+    monkeypatch.setattr(wire_repair, "repair_text", broken)
+    assert wire_repair.repair_line("x \udcff\n") == "x \ufffd\n"
+    assert wire_repair.repair_body(b'{"a": 1}') == b'{"a": 1}'
+    assert "could not repair" in caplog.text
