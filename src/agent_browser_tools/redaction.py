@@ -21,6 +21,7 @@ from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from agent_browser_tools import taxonomy
+from agent_browser_tools.input_limits import loads_json_text
 
 REDACTED = "[REDACTED]"
 # `[` in URL userinfo makes `urlsplit` read a bracketed IPv6 host and raise; percent-encoded,
@@ -438,7 +439,7 @@ def _split_row(raw: str) -> list[str]:
 def _embedded_secrets(literal: str) -> list[str]:
     parts: list[str] = []
     try:
-        value = json.loads(literal)
+        value = loads_json_text(literal)
     except ValueError:
         value = None
     if isinstance(value, Mapping):

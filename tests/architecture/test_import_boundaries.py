@@ -75,14 +75,19 @@ HOSTS_MAY_IMPORT: dict[str, tuple[str, ...]] = {
     "hosts.cli.version": ("engine.discovery",),
     # The stdio front lists tools before the catalog loads: web search's light package root.
     "hosts.mcp.stdio_front": ("tools.web_search",),
+    # Messages the SDK cannot parse are refused by the same generic input limits.
+    "hosts.mcp.wire_repair": ("input_limits",),
+    "hosts.mcp.http_repair": ("input_limits",),
+    "hosts.mcp.convert": ("input_limits",),
 }
 
 #: The bottom of the stack: modules every layer reads, so they import (almost) nothing.
 FOUNDATIONS_MAY_IMPORT: dict[str, tuple[str, ...]] = {
     "taxonomy": ("taxonomy",),
-    "redaction": ("taxonomy",),
+    "redaction": ("taxonomy", "input_limits"),
     "playbook": ("taxonomy",),
     "settings": (),
+    "input_limits": (),
     "private_fs": (),
     "workspace_files": (),
     "launch_options": ("settings", "remote_endpoint"),

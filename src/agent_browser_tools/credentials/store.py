@@ -29,6 +29,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 from urllib.parse import quote, quote_plus
 
+from agent_browser_tools.input_limits import loads_json_text
 from agent_browser_tools.redaction import SECRET_PLACEHOLDER
 
 NAME_PATTERN = r"[A-Za-z_][A-Za-z0-9_]*"
@@ -113,7 +114,7 @@ class SecretStore:
         if "{{secret:" not in stdin:
             return stdin
         try:
-            parsed = json.loads(stdin)
+            parsed = loads_json_text(stdin)
         except ValueError:
             return self.resolve(stdin)
         return json.dumps(_map_strings(parsed, self.resolve))

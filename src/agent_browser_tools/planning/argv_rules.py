@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from agent_browser_tools import taxonomy
+from agent_browser_tools.input_limits import JsonTextTooDeep, input_problem, loads_json_text
 from agent_browser_tools.taxonomy import CommandMatch
 
 SHELL_OPERATORS = frozenset({"&&", "||", "|", ";", ">", ">>", "<", "2>", "2>&1", "&", "|&"})
@@ -131,7 +132,12 @@ def parse_batch_rows(stdin: str | None, operands: Sequence[str]) -> BatchRows:
             '[["open", "https://example.com"], ["snapshot", "-i"]].'
         )
     try:
-        value = json.loads(stdin)
+        value = loads_json_text(stdin, "batch stdin")
+    except JsonTextTooDeep as exc:
+        raise ArgvRejected(
+            f"{exc} Batch rows are a JSON array of arrays of strings (two levels), e.g. "
+            '[["get", "url"], ["snapshot", "-i"]].'
+        ) from None
     except json.JSONDecodeError as exc:
         raise ArgvRejected(
             f"batch stdin is not valid JSON ({exc.msg}); send a JSON array of argv rows such as "
@@ -144,6 +150,9 @@ def parse_batch_rows(stdin: str | None, operands: Sequence[str]) -> BatchRows:
             "batch stdin must be a JSON array of arrays of strings, e.g. "
             '[["click", "@e1"], ["get", "title"]].'
         )
+    problem = input_problem(value, "batch stdin")  # a row's words are argv all the same
+    if problem is not None:
+        raise ArgvRejected(problem.message)
     return BatchRows(rows=tuple(tuple(row) for row in value), source="stdin")
 
 

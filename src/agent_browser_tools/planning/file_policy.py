@@ -20,7 +20,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from agent_browser_tools import taxonomy
-from agent_browser_tools.planning.argv_rules import CheckedArgv
+from agent_browser_tools.input_limits import loads_json_text
+from agent_browser_tools.planning.argv_rules import ArgvRejected, CheckedArgv
 from agent_browser_tools.planning.file_access import FileRoots, PathRefused, judge_path
 from agent_browser_tools.planning.file_config import (
     FILE_PAGES_KEY,
@@ -31,7 +32,7 @@ from agent_browser_tools.planning.file_config import (
     UNRESTRICTED_OPTION,
 )
 from agent_browser_tools.planning.file_slots import PathSlot, row_slots
-from agent_browser_tools.planning.file_urls import UnpinnedFileUrl, local_file_path
+from agent_browser_tools.planning.file_urls import UnpinnedFileUrl, local_file_path, url_as_path
 from agent_browser_tools.planning.inputs import AgentBrowserInput
 from agent_browser_tools.planning.policy import PolicyBlocked
 from agent_browser_tools.taxonomy import PathUse
@@ -72,7 +73,7 @@ def _stdin_rows(stdin: str | None) -> list[tuple[str, ...]]:
     """Stdin rows beside argument rows: the engine runs the argument rows, but a row that
     would be refused is refused either way."""
     try:
-        value = json.loads(stdin) if stdin else []
+        value = loads_json_text(stdin) if stdin else []
     except ValueError:
         return []
     if not isinstance(value, list):
@@ -117,6 +118,9 @@ def _confine_row(
         fixed = _judge(slot, where, roots)
         if fixed is not None and fixed != slot.value:
             absolute[index] = fixed
+    for slot in paths:  # after every slot passed the roots: a refusal by policy comes first
+        if slot.must_exist and not batch_row:  # a row may upload what an earlier one saved
+            require_file(slot, where, roots)
     if not absolute:
         return tokens
     out = list(tokens)
@@ -157,6 +161,7 @@ def _locate(
 def _judge(slot: PathSlot, where: str, roots: FileRoots) -> str | None:
     """The absolute value to send for a relative path (None: keep the value as written)."""
     assert slot.use is not None
+    refuse_url_as_path(slot, where)
     try:
         absolute = judge_path(slot.path, slot.use, roots)
         if slot.use is PathUse.READ_FILE and os.path.lexists(f"{absolute}.enc"):
@@ -222,10 +227,43 @@ def check_output_path(raw: str, roots: FileRoots) -> Path:
     absolute path to write; raises `PolicyBlocked`."""
     text = raw[1:] if raw.startswith("@") else raw
     slot = PathSlot("outputPath", text, PathUse.WRITE_FILE, "outputPath")
+    refuse_url_as_path(slot, "")
     try:
         return judge_path(text, PathUse.WRITE_FILE, roots)
     except PathRefused as refused:
         raise blocked("", slot, refused, roots) from None
+
+
+def require_file(slot: PathSlot, where: str, roots: FileRoots) -> None:
+    """A missing file in a slot whose engine reports success without it (`upload`) is
+    refused (`ArgvRejected`), so the model is not told a file went where none did."""
+    path = roots.absolute(slot.path)
+    if not os.path.lexists(path):
+        raise ArgvRejected(
+            f"{where}{slot.label} {slot.value!r} resolves to {path}, which does not exist "
+            "(the engine would report it done all the same). Give the path of an existing "
+            f"file; relative paths are read from {roots.cwd}."
+        )
+
+
+def refuse_url_as_path(slot: PathSlot, where: str) -> None:
+    """A file path slot given a URL is refused (`ArgvRejected`) with the path to give instead:
+    the engine would take it as a relative path and answer success (`file_urls.url_as_path`).
+    """
+    url = url_as_path(slot.path)
+    if url is None:
+        return
+    head = f"{where}{slot.label} {slot.value!r} is a URL, but this takes a local file path"
+    if url.local_path is not None:
+        fix = f"give the path {slot.prefix}{url.local_path}, not {slot.value}."
+    elif slot.use is PathUse.READ_FILE:
+        fix = (
+            "save the file into the workspace first (e.g. `download <ref> ./name`), then give "
+            "its path."
+        )
+    else:
+        fix = f"give one inside the workspace, e.g. `{slot.example} ./name`."
+    raise ArgvRejected(f"{head}: {fix}")
 
 
 def blocked(where: str, slot: PathSlot, refused: PathRefused, roots: FileRoots) -> PolicyBlocked:

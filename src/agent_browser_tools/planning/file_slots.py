@@ -47,6 +47,8 @@ class PathSlot:
     """The argv words to show in a suggestion (`screenshot`, `--download-path`)."""
     prefix: str = ""
     """Written before the path in the token (`@` in `--params @file`)."""
+    must_exist: bool = False
+    """A file the engine would pretend to read when it is missing (`FileSlots.must_exist`)."""
 
     @property
     def path(self) -> str:
@@ -113,7 +115,10 @@ def _command_slots(match: CommandMatch, args: list[str]) -> list[PathSlot]:
     for flag in files.url_flags:
         slots += [PathSlot(f"`{name} {flag}` URL", v, None, f"{name} {flag}") for v in values(flag)]
     reads = at(files.reads) + (args[files.reads_from :] if files.reads_from is not None else [])
-    slots += [PathSlot(f"`{name}` file", v, PathUse.READ_FILE, name) for v in reads]
+    slots += [
+        PathSlot(f"`{name}` file", v, PathUse.READ_FILE, name, must_exist=files.must_exist)
+        for v in reads
+    ]
     for flag in files.at_file_flags:
         example = f"{name} {flag}"
         slots += [

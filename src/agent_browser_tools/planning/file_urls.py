@@ -17,6 +17,7 @@ Spellings whose file we cannot pin down are refused instead of guessed: another 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from urllib.parse import unquote
 
 _SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.\-]*):")
@@ -69,6 +70,36 @@ def _file_path(rest: str) -> str:
     if _ENCODED_SEPARATOR.search(path):
         raise UnpinnedFileUrl("it percent-encodes a path separator or a NUL byte")
     return unquote(path)
+
+
+@dataclass(frozen=True)
+class UrlAsPath:
+    """A URL written where a local file path belongs."""
+
+    scheme: str
+    local_path: str | None
+    """The file a `file:` URL names (None for another scheme, or one we cannot pin)."""
+
+
+def url_as_path(value: str) -> UrlAsPath | None:
+    """The URL in a value given as a file path (`file:` in any spelling, `view-source:` and
+    the like, or any `scheme://...`), or None for a path.
+
+    Why: the engine takes such a value as a relative path (`upload @e1 file:///x` uploads
+    `./file:/x`, which does not exist) and answers success, so the model never learns."""
+    text = value.strip(_TRIM).translate(_INSIDE)
+    match = _SCHEME.match(text)
+    if match is None:
+        return None
+    scheme = match.group(1).lower()
+    if scheme == "file" or scheme in WRAPPING_SCHEMES:
+        try:
+            return UrlAsPath(scheme, local_file_path(text))
+        except UnpinnedFileUrl:
+            return UrlAsPath(scheme, None)
+    if len(scheme) > 1 and text[match.end() :].startswith("//"):  # `C:/x` is a drive
+        return UrlAsPath(scheme, None)
+    return None
 
 
 def root_uri_path(uri: str) -> str | None:

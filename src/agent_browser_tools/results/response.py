@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from agent_browser_tools.input_limits import InputProblem, well_formed_text
 from agent_browser_tools.redaction import argv_secrets, redact_argv, redact_text, scrub_exact
 from agent_browser_tools.results.categories import (
     FailureCategory,
@@ -52,6 +53,34 @@ def rejected(
     return _refused_input(
         FailureCategory.VALIDATION_ERROR, message, params, {}, wants_json=wants_json
     )
+
+
+ECHO_ARGS = 40
+ECHO_CHARS = 200
+"""How much of a refused argv `details.args` echoes when the input broke a generic limit."""
+
+
+def input_refused(problem: InputProblem, params: object, *, wants_json: bool = False) -> ToolResult:
+    """A `validation-error` for input that breaks a generic limit (`input_limits`): a NUL
+    byte, a lone surrogate, absurd nesting or size. `details.inputLimit` names the limit;
+    `details.args` echoes at most the first tokens, shortened, with the offending characters
+    written as escapes (the raw ones are what could not be used)."""
+    args = params.get("args") if isinstance(params, Mapping) else None
+    echo = None
+    if isinstance(args, list):
+        echo = {"args": [_visible(str(token)) for token in args[:ECHO_ARGS]]}
+    return _refused_input(
+        FailureCategory.VALIDATION_ERROR,
+        problem.message,
+        echo,
+        {"inputLimit": problem.details()},
+        wants_json=wants_json,
+    )
+
+
+def _visible(token: str) -> str:
+    short = token[:ECHO_CHARS] + ("…" if len(token) > ECHO_CHARS else "")
+    return well_formed_text(short.replace("\x00", "\\u0000"))
 
 
 def policy_blocked(

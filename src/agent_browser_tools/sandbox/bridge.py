@@ -26,6 +26,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from agent_browser_tools.input_limits import well_formed_data
 from agent_browser_tools.sandbox.prelude import PRELUDE, wrap_code
 from agent_browser_tools.sandbox.protocol import (
     PRELUDE_LINE_BASE,
@@ -178,7 +179,10 @@ class _Cell:
             return True
         kind = message.get("type") if isinstance(message, dict) else None
         if kind == "call":
-            return self._on_call(message)
+            return self._on_call(message)  # a lone surrogate in it is refused as input
+        if b"\\ud" in line.lower():
+            # A JavaScript string may hold a lone surrogate, which no UTF-8 output can carry.
+            message = well_formed_data(message)
         if kind == "emit":
             return self._on_emit(message.get("value"))
         if kind == "emitImage":

@@ -243,7 +243,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
     _cmd("drag", "Drag and drop", refs=(0, 1), guard=True, latch=True, args=(2, 2),
          flags="--human"),
     _cmd("upload", "Upload files", refs=(0,), guard=True, latch=True, args=(2, None),
-         files=FileSlots(reads_from=1)),
+         files=FileSlots(reads_from=1, must_exist=True)),
     _cmd("download", "Download file by clicking element", refs=(0,), guard=True, change=True,
          args=(2, 2), artifacts=(ArtifactSlot(A.DOWNLOAD, path_operand=1),)),
     _cmd("scrollintoview", "Scroll element into view", aliases=("scrollinto",), refs=(0,),

@@ -93,6 +93,9 @@ class FileSlots:
     url_flags: tuple[str, ...] = ()
     """Local flags whose value is a URL the browser navigates to, now or later (`auth save
     --url`, which `auth login` opens)."""
+    must_exist: bool = False
+    """The operand files must exist: the engine reports success for one that does not
+    (`upload` answers `uploaded: 1` and the page gets an empty file)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,12 +7,16 @@ excluded tools are reported unavailable and can never be enabled or called aroun
 
 `Toolkit.call` is the one gate every call passes: unknown, excluded, inactive and unimplemented
 tools are refused there, and the input is validated there once, so a handler only ever gets
-its own typed input model.
+its own typed input model. Input no tool can use (a NUL byte, a lone surrogate, absurd nesting
+or size: `input_limits`) is refused before the model sees it. Nothing raises out of it: an
+exception a tool did not handle is logged with its traceback and answered as an `aborted`
+result (`details.internalError`), and every answer leaves well-formed (`ToolResult.well_formed`).
 """
 
 from __future__ import annotations
 
 import importlib
+import logging
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -20,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ValidationError
 
+from agent_browser_tools.input_limits import input_problem
 from agent_browser_tools.planning.policy import PolicyBlocked, check_timeout
 from agent_browser_tools.results import response
 from agent_browser_tools.results.categories import FailureCategory
@@ -29,6 +34,8 @@ from agent_browser_tools.state.sqlite_journal import JournalWriteError
 
 if TYPE_CHECKING:
     from agent_browser_tools.runtime import Runtime
+
+logger = logging.getLogger(__name__)
 
 Handler = Callable[["Runtime", Any], Awaitable[ToolResult]]
 """`async (rt, inp) -> ToolResult`, where `inp` is an instance of the spec's `input_model`."""
@@ -155,7 +162,12 @@ class ToolSpec:
 
     async def call(self, rt: Runtime, params: Mapping[str, Any]) -> ToolResult:
         """Validate `params` once against the input model (a `null` field counts as absent),
-        then run the handler with it."""
+        then run the handler with it. Input that breaks a generic limit is refused first."""
+        # A caller's own `--json` only counts for tools whose input is argv.
+        wants_json = "args" in self.input_model.model_fields and response.caller_wants_json(params)
+        problem = input_problem(params)
+        if problem is not None:
+            return response.input_refused(problem, params, wants_json=wants_json)
         params = absent_nulls(params)
         try:
             inp = self.input_model.model_validate(params)
@@ -164,11 +176,7 @@ class ToolSpec:
             message = explain_validation_error(
                 exc, self.name, allowed, self.field_hints, self.field_examples
             )
-            # A caller's own `--json` only counts for tools whose input is argv.
-            wants_json = "args" in self.input_model.model_fields
-            return response.rejected(
-                message, params, wants_json=wants_json and response.caller_wants_json(params)
-            )
+            return response.rejected(message, params, wants_json=wants_json)
         timeout_ms = getattr(inp, "timeoutMs", None)
         if isinstance(timeout_ms, int):
             try:
@@ -193,6 +201,18 @@ def enable_action(spec: ToolSpec) -> dict[str, Any]:
         "reason": f"{spec.name} is inactive; activate its capability, then repeat the call.",
         "params": {"enable": [spec.capability]},
     }
+
+
+def internal_error(tool: str) -> ToolResult:
+    """The answer to an exception no tool handled: a stable category, a short message and no
+    internals (the traceback is in the server's log)."""
+    message = (
+        f"{tool} stopped on an internal error of agent-browser-tools (logged on the server); "
+        "whether it changed anything before stopping is unknown. Check the browser (get url, "
+        "then snapshot -i) before repeating the call."
+    )
+    details = {"error": message, "internalError": True}
+    return response.text(f"Error: {message}", FailureCategory.ABORTED, details)
 
 
 def journal_write_failed(tool: str, exc: JournalWriteError) -> ToolResult:
@@ -235,15 +255,22 @@ class Toolkit:
     async def call(self, rt: Runtime, name: str, params: Any) -> ToolResult:
         """Run one tool call; problems come back as `validation-error` results, never raise.
 
-        Every answer leaves scrubbed of the conversation's secret values (`Runtime.secrets`),
-        whichever tool built it."""
-        return rt.scrub_result(await self._call(rt, name, params))
+        Every answer leaves scrubbed of the conversation's secret values (`Runtime.secrets`)
+        and well-formed, whichever tool built it; an exception no tool handled is logged and
+        answered as `internal_error` (cancellation still propagates)."""
+        try:
+            result = rt.scrub_result(await self._call(rt, name, params))
+        except Exception:
+            logger.exception("tool call %s raised", name)
+            return internal_error(name)
+        return result.well_formed()
 
     async def _call(self, rt: Runtime, name: str, params: Any) -> ToolResult:
         spec = self.specs.get(name)
         if spec is None or not self.allowed(name):
             names = ", ".join(s.name for s in self.listed())
-            return response.refused(f"unknown or unavailable tool {name!r}; available: {names}.")
+            shown = repr(name[:80] + "…" if len(name) > 80 else name)  # echo no absurd name
+            return response.refused(f"unknown or unavailable tool {shown}; available: {names}.")
         if not self.is_listed(spec):
             return response.refused(
                 f"{name} is inactive; enable it first with agent_browser_tools "

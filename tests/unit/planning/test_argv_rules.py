@@ -479,6 +479,11 @@ def test_args_rows_without_rewrites_are_sent_verbatim() -> None:
         ('{"steps": []}', "JSON array of arrays of strings"),
         ('[["get", 1]]', "JSON array of arrays of strings"),
         ('["get url"]', "JSON array of arrays of strings"),
+        ("[" * 100_000 + "]" * 100_000, "more than 64 levels deep"),
+        ("[" * 100_000, "more than 64 levels deep"),
+        ("[" * 65 + "]" * 65, "JSON array of arrays of strings (two levels)"),
+        ('[["get", "url\\u0000"]]', "`batch stdin[0][1]` contains a NUL byte"),
+        ('[["get"], ["fill", "@e1", "\\ud800"]]', "`batch stdin[1][2]` contains a lone UTF-16"),
     ],
 )
 def test_malformed_batch_stdin_names_the_shape(stdin: str | None, fix: str) -> None:

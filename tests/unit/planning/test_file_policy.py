@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from agent_browser_tools.planning.argv_rules import check_argv
+from agent_browser_tools.planning.argv_rules import ArgvRejected, check_argv
 from agent_browser_tools.planning.file_access import FileRoots
 from agent_browser_tools.planning.file_policy import check_output_path, confine
 from agent_browser_tools.planning.file_slots import row_slots
@@ -324,3 +324,71 @@ def test_an_output_path_in_another_workspace_is_refused(shared_roots: FileRoots)
     assert caught.value.rule == "other-workspace"
     assert "`outputPath ./state.json`" in str(caught.value)
     assert check_output_path("out.json", shared_roots) == shared_roots.cwd / "out.json"
+
+
+@pytest.mark.parametrize(
+    ("args", "fix"),
+    [
+        (["upload", "#f", "file:///etc/hostname"], "give the path /etc/hostname, not file:///"),
+        (["upload", "@e1", "ok.txt", "FILE:/tmp/x"], "give the path /tmp/x, not FILE:/tmp/x"),
+        (["upload", "#f", "file:/a%20b"], "give the path /a b, not file:/a%20b"),
+        (["upload", "#f", "file://localhost/x"], "give the path /x,"),
+        (["upload", "#f", "view-source:file:///x"], "give the path /x,"),
+        (["upload", "#f", "https://a.test/x.txt"], "save the file into the workspace first"),
+        (["upload", "#f", "file://server/x"], "save the file into the workspace first"),
+        (["state", "load", "file:///ws/s.json"], "give the path /ws/s.json"),
+        (["--state", "File:///ws/s.json", "open", "https://a.test"], "give the path /ws/s.json"),
+        (["cookies", "set", "--curl", "file:///c.txt"], "give the path /c.txt"),
+        (["webmcp", "invoke", "t", "--params", "@file:///p.json"], "give the path @/p.json"),
+        (["diff", "screenshot", "--baseline", "s3://b/x.png"], "save the file into"),
+        (["screenshot", "file:///tmp/a.png"], "give the path /tmp/a.png"),
+        (
+            ["download", "@e1", "http://a.test/f.zip"],
+            "inside the workspace, e.g. `download ./name`",
+        ),
+        (["--download-path", "file:///tmp/dl", "open", "https://a.test"], "give the path /tmp/dl"),
+    ],
+)
+def test_a_url_where_a_file_path_belongs_is_refused_with_the_path(
+    roots: FileRoots, args: list[str], fix: str
+) -> None:
+    """The engine would take it as a relative path (`./file:/x`) and answer success."""
+    with pytest.raises(ArgvRejected) as caught:
+        _confine(roots, args)
+    text = str(caught.value)
+    assert "is a URL, but this takes a local file path" in text and fix in text, text
+
+
+def test_urls_as_paths_are_refused_in_batch_rows_and_output_path(roots: FileRoots) -> None:
+    rows = [["get", "url"], ["upload", "#f", "file:///x.txt"]]
+    with pytest.raises(ArgvRejected, match=r"^batch row 2: `upload` file"):
+        _confine(roots, ["batch"], json.dumps(rows))
+    with pytest.raises(ArgvRejected, match=r"^batch row 1: "):
+        _confine(roots, ["batch", "upload #f FILE:///x.txt"])
+    with pytest.raises(ArgvRejected, match=r"give the path /ws/out\.json"):
+        check_output_path("file:///ws/out.json", roots)
+    # What only looks like a scheme is still a path: a drive letter, a colon in a name.
+    for name in ("C:/x.png", "shot:1.png", "data:x.png"):
+        assert _confine(roots, ["screenshot", name]).args[-1] == str(roots.cwd / name)
+
+
+def test_a_deep_stdin_beside_argument_rows_is_not_parsed(roots: FileRoots) -> None:
+    deep = "[" * 100_000 + "]" * 100_000
+    assert _confine(roots, ["batch", "get url"], deep).args == ["batch", "get url"]
+
+
+def test_an_upload_of_a_missing_file_is_refused_unless_a_batch_row_may_make_it(
+    roots: FileRoots,
+) -> None:
+    """The engine answers `uploaded: 1` for a file that is not there."""
+    with pytest.raises(ArgvRejected, match="does not exist") as caught:
+        _confine(roots, ["upload", "#f", "missing.txt"])
+    assert f"resolves to {roots.cwd / 'missing.txt'}" in str(caught.value)
+    (roots.cwd / "here.txt").write_text("x")
+    with pytest.raises(ArgvRejected, match="does not exist"):
+        _confine(roots, ["upload", "#f", "here.txt", str(roots.cwd / "gone.txt")])
+    assert _confine(roots, ["upload", "#f", "here.txt"]).args[-1] == str(roots.cwd / "here.txt")
+    rows = [["screenshot", "shot.png"], ["upload", "#f", "shot.png"]]
+    sent = _confine(roots, ["batch"], json.dumps(rows)).stdin  # not refused
+    assert json.loads(sent)[1][:2] == ["upload", "#f"]
+    assert _blocked(roots, ["upload", "#f", "missing.txt", "/etc/passwd"]).subject == "/etc/passwd"

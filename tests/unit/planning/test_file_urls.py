@@ -6,7 +6,12 @@ from __future__ import annotations
 
 import pytest
 
-from agent_browser_tools.planning.file_urls import UnpinnedFileUrl, local_file_path, root_uri_path
+from agent_browser_tools.planning.file_urls import (
+    UnpinnedFileUrl,
+    local_file_path,
+    root_uri_path,
+    url_as_path,
+)
 
 
 @pytest.mark.parametrize(
@@ -80,3 +85,26 @@ def test_client_root_uris() -> None:
     assert root_uri_path("file:///home/u/my%20project/") == "/home/u/my project/"
     assert root_uri_path("https://example.com/repo") is None
     assert root_uri_path("file://server/share") is None
+
+
+@pytest.mark.parametrize(
+    ("value", "scheme", "path"),
+    [
+        ("file:///x/y.txt", "file", "/x/y.txt"),
+        ("FILE:/x", "file", "/x"),
+        ("file:x", "file", "/x"),
+        (" file://localhost/a%20b ", "file", "/a b"),
+        ("view-source:file:///x", "view-source", "/x"),
+        ("file://server/x", "file", None),
+        ("http://a.test/x", "http", None),
+        ("s3://bucket/key", "s3", None),
+    ],
+)
+def test_a_url_given_as_a_path_is_recognised(value: str, scheme: str, path: str | None) -> None:
+    found = url_as_path(value)
+    assert found is not None and (found.scheme, found.local_path) == (scheme, path)
+
+
+@pytest.mark.parametrize("value", ["./a.txt", "/abs/a.txt", "a.txt", "C:/x", "a:b", "data:x"])
+def test_paths_that_only_look_like_urls_are_paths(value: str) -> None:
+    assert url_as_path(value) is None

@@ -17,6 +17,7 @@ from typing import Any
 import mcp_types as types
 
 from agent_browser_tools import playbook
+from agent_browser_tools.input_limits import well_formed_data
 from agent_browser_tools.results.tool_result import ImageBlock, TextBlock, ToolResult
 from agent_browser_tools.tools.registry import ToolSpec
 
@@ -46,8 +47,13 @@ def tool_to_mcp(spec: ToolSpec) -> types.Tool:
 
 
 def _json_safe(details: dict[str, Any]) -> dict[str, Any]:
-    """Details as plain JSON values (paths, enums and the like become strings)."""
-    safe: dict[str, Any] = json.loads(json.dumps(details, default=str))
+    """Details as plain JSON values (paths, enums and the like become strings), well-formed:
+    a lone surrogate (which the SDK cannot write as UTF-8) becomes U+FFFD. Only a dump that
+    escapes a surrogate at all (`\\udXXX`, also an emoji's pair) is looked at closer."""
+    dumped = json.dumps(details, default=str)
+    safe: dict[str, Any] = json.loads(dumped)
+    if "\\ud" in dumped:
+        safe = well_formed_data(safe)
     return safe
 
 

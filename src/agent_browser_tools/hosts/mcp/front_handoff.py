@@ -5,16 +5,30 @@ is parsed, dispatched and serialized by the SDK exactly as without the front; th
 only give it the lines the front kept (after the replayed `initialize`) and then the live
 ones, and write its output to the wire minus its answer to the replay (the client already
 has the front's).
+
+Without a front (a resumed conversation, `serve --enable`), `direct_handoff` gives the SDK the
+same streams with nothing kept: every stdin line then comes through the one reader
+(`front_io.read_lines`), which repairs the lines the SDK could not parse (`wire_repair`).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
+import threading
+from collections.abc import Iterator
 from dataclasses import dataclass
 
-from agent_browser_tools.hosts.mcp.front_io import LINE, Inbox, Item, Wire
+from agent_browser_tools.hosts.mcp.front_io import (
+    LINE,
+    Inbox,
+    Item,
+    Wire,
+    claimed_stdio,
+    read_lines,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -82,3 +96,16 @@ class Handoff:
 
     stdin: FrontStdin
     stdout: FrontStdout
+
+
+@contextlib.contextmanager
+def direct_handoff() -> Iterator[Handoff]:
+    """The SDK transport's streams when no front served the start (see the module
+    docstring): the wire claimed as the front claims it, and a daemon thread reading it."""
+    inbox = Inbox()
+    with claimed_stdio() as wire:
+        reader = threading.Thread(
+            target=read_lines, args=(wire.stdin_fd, inbox), name="abt-stdin", daemon=True
+        )
+        reader.start()
+        yield Handoff(FrontStdin([], inbox, eof=False), FrontStdout(wire, None))

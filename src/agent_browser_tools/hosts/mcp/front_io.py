@@ -23,6 +23,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from agent_browser_tools.hosts.mcp.wire_repair import repair_line
+
 logger = logging.getLogger(__name__)
 
 LINE, EOF, LOADED, FAILED, STOP = "line", "eof", "loaded", "failed", "stop"
@@ -108,14 +110,16 @@ def claimed_stdio() -> Iterator[Wire]:
 
 
 def read_lines(fd: int, inbox: Inbox) -> None:
-    """Stdin lines decoded as the SDK's transport decodes them (UTF-8, bad bytes replaced,
-    universal newlines), then EOF."""
+    """Stdin lines decoded as UTF-8 with universal newlines, as the SDK's transport decodes
+    them, then EOF. A line the SDK could not parse (invalid bytes, a lone surrogate escape, a
+    raw control character, absurd nesting) is repaired first, so its call is answered
+    (`wire_repair`); invalid bytes in any other line become U+FFFD, as the SDK makes them."""
     stream = io.TextIOWrapper(
-        os.fdopen(fd, "rb", closefd=False), encoding="utf-8", errors="replace"
+        os.fdopen(fd, "rb", closefd=False), encoding="utf-8", errors="surrogateescape"
     )
     try:
         for line in stream:
-            inbox.put((LINE, line))
+            inbox.put((LINE, repair_line(line)))
     except (OSError, ValueError) as exc:
         logger.info("stdin read failed: %s", exc)
     inbox.put((EOF, None))

@@ -11,6 +11,9 @@ Contract:
   address, the bind address, this machine, or an `--allow-host` name (else 421), and a browser
   Origin one of those over http/https (else 403). Every refusal closes the connection. The
   SDK's own transport security and bearer middleware then check the same again.
+- Then `http_repair.BodyRepair`: a POST body over 64 MiB is answered 413, and one the SDK
+  could not parse (a lone surrogate escape, invalid UTF-8, absurd nesting) is repaired so its
+  call is answered with a tool result (`wire_repair`).
 - With a token (`--token` / `AGENT_BROWSER_TOOLS_HTTP_TOKEN`, mandatory off loopback, at least
   16 characters there) every request needs `Authorization: Bearer TOKEN`, and a session only
   accepts the credential that created it.
@@ -52,6 +55,7 @@ from agent_browser_tools.hosts.mcp.conversations import ConversationRegistry
 from agent_browser_tools.hosts.mcp.http_conn import ConnectionGate, GuardedH11Protocol
 from agent_browser_tools.hosts.mcp.http_guard import RequestGuard
 from agent_browser_tools.hosts.mcp.http_limits import resolve_limits
+from agent_browser_tools.hosts.mcp.http_repair import BodyRepair
 from agent_browser_tools.hosts.mcp.options import (
     MCP_PATH,
     ServeOptions,
@@ -201,7 +205,8 @@ def build_app(options: ServeOptions, registry: ConversationRegistry, base_url: s
         session_idle_timeout=DEFAULT_SESSION_IDLE_TIMEOUT,
     )
     watched = SessionEndWatcher(app, registry.close_soon)
-    return RequestGuard(watched, names=allowed_host_names(options), token=options.token)
+    repaired = BodyRepair(watched)
+    return RequestGuard(repaired, names=allowed_host_names(options), token=options.token)
 
 
 def _announce(settings: Settings, base_url: str) -> None:

@@ -56,12 +56,18 @@ async def _run_transport(registry: ConversationRegistry, front: Handoff | None) 
         return STDIO_KEY
 
     server = build_server(registry, key_of, stateless_era=True)
-    # After the front (`stdio_front`), the SDK's transport reads and writes through it.
-    streams: dict[str, Any] = {}
-    if front is not None:
-        streams = {"stdin": front.stdin, "stdout": front.stdout}
-    async with stdio_server(**streams) as (read_stream, write_stream):
-        await server.run(read_stream, write_stream, server.create_initialization_options())
+    # The SDK's transport reads and writes through the front's streams (`stdio_front`), or
+    # the same streams without a front, so every line passes the same repair (POSIX only).
+    with contextlib.ExitStack() as stack:
+        if front is None and sys.platform != "win32":
+            from agent_browser_tools.hosts.mcp.front_handoff import direct_handoff
+
+            front = stack.enter_context(direct_handoff())
+        streams: dict[str, Any] = {}
+        if front is not None:
+            streams = {"stdin": front.stdin, "stdout": front.stdout}
+        async with stdio_server(**streams) as (read_stream, write_stream):
+            await server.run(read_stream, write_stream, server.create_initialization_options())
 
 
 def _resume(registry: ConversationRegistry, conversation_id: str) -> None:

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agent_browser_tools.engine.envelope import BatchRow, OutputMode
+from agent_browser_tools.input_limits import loads_json_text
 from agent_browser_tools.planning.plan import ExecutionPlan
 from agent_browser_tools.redaction import redact_argv, redact_text
 from agent_browser_tools.results import next_actions as na
@@ -229,7 +230,7 @@ def take(call: DirectCall, rows: Sequence[BatchRow]) -> None:
     """Keep the collected counts (`rows`: the collect row's answer, if it ran)."""
     raw = rows[0].result.get("result") if rows and isinstance(rows[0].result, Mapping) else None
     try:
-        seen = json.loads(raw) if isinstance(raw, str) else None
+        seen = loads_json_text(raw) if isinstance(raw, str) else None
     except ValueError:
         return
     if isinstance(seen, dict) and all(

@@ -16,10 +16,11 @@ as numbers in that locale order (`05/14/2026` on an en-US page).
 from __future__ import annotations
 
 import datetime as dt
-import json
 import re
 from collections.abc import Mapping, Set
 from dataclasses import dataclass
+
+from agent_browser_tools.input_limits import loads_json_text
 
 KINDS = ("date", "time", "datetime-local", "month", "week")
 FORMATS = {
@@ -66,7 +67,7 @@ def parse_field(raw: object) -> DateField | None:
     """The eval's answer as a `DateField`, or None. Page script answers, so every list is
     checked against the part names it may hold (anything else falls back to ISO order)."""
     try:
-        data = json.loads(raw) if isinstance(raw, str) else None
+        data = loads_json_text(raw) if isinstance(raw, str) else None
     except ValueError:
         return None
     if not isinstance(data, Mapping) or data.get("type") not in KINDS:

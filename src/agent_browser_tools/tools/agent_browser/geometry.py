@@ -12,10 +12,10 @@ stays `unknown` with the reason. Cost: two engine calls per plain screenshot.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import Any
 
+from agent_browser_tools.input_limits import loads_json_text
 from agent_browser_tools.tools.agent_browser.call import DirectCall
 from agent_browser_tools.tools.agent_browser.helpers import helper_data
 
@@ -35,7 +35,7 @@ async def sample(call: DirectCall) -> dict[str, Any] | None:
     data = await helper_data(call.rt, call.plan, ["eval", SAMPLE_JS])
     raw = data.get("result") if isinstance(data, Mapping) else None
     try:
-        parsed = json.loads(raw) if isinstance(raw, str) else None
+        parsed = loads_json_text(raw) if isinstance(raw, str) else None
     except ValueError:
         return None
     if not isinstance(parsed, dict):

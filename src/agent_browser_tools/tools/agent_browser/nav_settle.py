@@ -46,6 +46,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from agent_browser_tools.engine.envelope import BatchRow
+from agent_browser_tools.input_limits import loads_json_text
 from agent_browser_tools.results.observation import Observation
 from agent_browser_tools.taxonomy import CommandSpec, PageEffect
 from agent_browser_tools.tools.agent_browser.call import DirectCall
@@ -249,7 +250,7 @@ def take(call: DirectCall, answered: Sequence[BatchRow]) -> bool:
     second = answered[1].result if len(answered) > 1 else None
     raw = second.get("result") if isinstance(second, Mapping) else None
     try:
-        seen = json.loads(raw) if isinstance(raw, str) else None
+        seen = loads_json_text(raw) if isinstance(raw, str) else None
     except ValueError:
         seen = None
     unread = {"settled": True, "reason": "outcome-unread"}

@@ -13,6 +13,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from agent_browser_tools.input_limits import input_problem
 from agent_browser_tools.planning.argv_rules import ArgvRejected
 from agent_browser_tools.planning.file_policy import confine
 from agent_browser_tools.planning.idle_timeout import check_idle_timeout
@@ -56,6 +57,8 @@ class Refused(Exception):
 def validate(call: Mapping[str, Any] | AgentBrowserInput, hooks: Hooks) -> DirectRequest:
     """A typed request from raw params (validated here) or an already validated input.
 
+    Raw params (a code cell's `browser()` call, a compound tool's step) meet the same generic
+    limits as a direct call at the registry (`input_limits`).
     Raises `Refused` with the explanation for a bad input or misused wrapper flags.
     """
     params: Mapping[str, Any]
@@ -63,6 +66,9 @@ def validate(call: Mapping[str, Any] | AgentBrowserInput, hooks: Hooks) -> Direc
         inp, params = call, call.model_dump(exclude_none=True)
     else:
         params = call
+        problem = input_problem(params)
+        if problem is not None:
+            raise Refused(problem.message)
         try:
             inp = AgentBrowserInput.model_validate(params)
         except ValidationError as exc:

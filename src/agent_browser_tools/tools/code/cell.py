@@ -28,6 +28,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from agent_browser_tools.input_limits import input_problem
 from agent_browser_tools.planning.argv_rules import ArgvRejected
 from agent_browser_tools.planning.inputs import parse_input
 from agent_browser_tools.planning.plan import build_plan
@@ -211,6 +212,9 @@ class CodeCellHost:
     def _parse(self, request: Any, encode_error: str | None) -> tuple[BrowserRequest | None, str]:
         if encode_error is not None:
             return None, f"browser() request is not JSON: {encode_error}"
+        problem = input_problem(request)
+        if problem is not None:  # the same generic limits as a direct call
+            return None, f"invalid browser() request: {problem.message}"
         try:
             return BrowserRequest.model_validate(request), ""
         except ValidationError as exc:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from agent_browser_tools.hosts.mcp import convert
+from agent_browser_tools.results.tool_result import TextBlock, ToolResult
 from agent_browser_tools.tools.catalog import declared
 from agent_browser_tools.tools.registry import ToolSpec
 
@@ -41,3 +42,19 @@ def test_annotations_use_the_mcp_wire_names() -> None:
         "destructiveHint": False,
         "openWorldHint": True,
     }
+
+
+def test_details_with_a_lone_surrogate_are_mended_on_the_way_to_the_wire() -> None:
+    """The SDK cannot write a lone surrogate as UTF-8 (it would fail the whole answer)."""
+    details = {"data": {"title": "t\ud800", "emoji": "😀", "n": [1, None]}, "k\udc80": "v"}
+    result = ToolResult(content=(TextBlock(text="ok"),), details=details)
+    mcp = convert.result_to_mcp(result)
+    mcp.model_dump_json(by_alias=True).encode("utf-8")
+    assert mcp.meta is not None
+    assert mcp.meta[convert.DETAILS_META_KEY] == {
+        "data": {"title": "t\ufffd", "emoji": "😀", "n": [1, None]},
+        "k\ufffd": "v",
+    }
+    plain = {"data": {"emoji": "😀"}}
+    converted = convert.result_to_mcp(ToolResult(content=(), details=plain))
+    assert converted.meta is not None and converted.meta[convert.DETAILS_META_KEY] == plain

@@ -11,7 +11,7 @@ import threading
 import pytest
 
 from agent_browser_tools.hosts.mcp.front_handoff import FrontStdin, FrontStdout
-from agent_browser_tools.hosts.mcp.front_io import EOF, LINE, STOP, Inbox, Wire
+from agent_browser_tools.hosts.mcp.front_io import EOF, LINE, STOP, Inbox, Wire, read_lines
 
 
 async def _drain(stdin: FrontStdin) -> list[str]:
@@ -93,3 +93,27 @@ def test_writing_to_a_client_that_left_raises_broken_pipe() -> None:
             Wire(-1, write_fd).write("x\n")
     finally:
         os.close(write_fd)
+
+
+def test_stdin_lines_the_sdk_could_not_parse_are_repaired_as_they_are_read() -> None:
+    read_fd, write_fd = os.pipe()
+    os.write(
+        write_fd,
+        b'{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"agent_browser",'
+        b'"arguments":{"args":["get","url\xff"]}}}\n'
+        b'{"jsonrpc":"2.0","id":4,"method":"ping"}\n'
+        b"garbage \xfe\n",
+    )
+    os.close(write_fd)
+    inbox = Inbox()
+    try:
+        read_lines(read_fd, inbox)
+    finally:
+        os.close(read_fd)
+    items = [inbox.get() for _ in range(4)]
+    assert [kind for kind, _ in items] == [LINE, LINE, LINE, EOF]
+    repaired = json.loads(items[0][1])
+    refusal = repaired["params"]["arguments"]["agent-browser-tools/refused-input"]
+    assert refusal["limit"] == "invalid-utf8" and repaired["id"] == 3
+    assert items[1][1] == '{"jsonrpc":"2.0","id":4,"method":"ping"}\n'
+    assert items[2][1] == "garbage \ufffd\n"  # not JSON: decoded as the SDK decodes it
