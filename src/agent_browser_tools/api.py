@@ -156,14 +156,19 @@ class BrowserTools:
     def set_client_roots(self, uris: Iterable[str]) -> tuple[Path, ...]:
         """Use the MCP client's roots as file roots of this conversation, besides the execution
         dir and the configured roots; the first existing one becomes the execution dir unless
-        the host or the operator chose one. Only `file://` URIs count; returns the roots in
-        effect."""
+        the host or the operator chose one. Only `file://` URIs count, and none on a shared
+        server; returns the roots in effect."""
         roots = tuple(Path(path) for uri in uris if (path := root_uri_path(uri)) is not None)
+        if self.shared_server:
+            # A client of a shared server names folders of its own machine, and one that
+            # declared `file:///` would open this host's files to its conversation: only the
+            # operator's roots (and the conversation's workspace) count there.
+            self.runtime.client_roots = ()
+            return ()
         self.runtime.client_roots = roots
-        if not self._cwd_chosen and not self.shared_server:
+        if not self._cwd_chosen:
             # The client's first root is its project: relative paths mean files there. Only
-            # when neither the host nor the operator chose a dir, only while it is offered,
-            # and not on a shared (HTTP) server, where a client's paths are not this host's.
+            # when neither the host nor the operator chose a dir, and only while it is offered.
             first = roots[0] if roots and roots[0].is_dir() else None
             self.runtime.execution_dir = first or self._default_cwd
         return roots

@@ -152,21 +152,18 @@ async def cancel_kills_engine_child(client: Client, site: FixtureServer, socket_
     assert {t.name for t in listed.tools} >= ALWAYS_ON
 
 
-async def client_roots_confine_files(
-    client: Client, site: FixtureServer, tmp_path: Path, *, root_is_cwd: bool = True
-) -> None:
-    """The client's `file://` root is a file root (and, over stdio, the execution dir) of its
-    conversation; a sibling is not. A shared HTTP server keeps its own execution dir: a
-    remote client's paths are not the server's."""
+async def client_roots_confine_files(client: Client, site: FixtureServer, tmp_path: Path) -> None:
+    """The client's `file://` root is a file root (and, when the server was given no dir, the
+    execution dir) of its conversation; a sibling is not. (A shared HTTP server takes no
+    client roots: `test_mcp_http.py`.)"""
     root, sibling = tmp_path / "client-root", tmp_path / "sibling"
     assert (await ab(client, "open", site.url("clean.html"))).is_error is False
     inside = await ab(client, "screenshot", str(root / "a.png"))
     assert not inside.is_error, text_of(inside)
     assert (root / "a.png").is_file()
-    if root_is_cwd:  # stdio: the first root is the execution dir (the server was given none)
-        relative = await ab(client, "screenshot", "evidence/c.png")
-        assert not relative.is_error, text_of(relative)
-        assert (root / "evidence" / "c.png").is_file()
+    relative = await ab(client, "screenshot", "evidence/c.png")  # the first root is the cwd
+    assert not relative.is_error, text_of(relative)
+    assert (root / "evidence" / "c.png").is_file()
     outside = await ab(client, "screenshot", str(sibling / "b.png"))
     assert outside.is_error
     policy = details_of(outside)["policy"]

@@ -215,12 +215,22 @@ async def test_shutdown_closes_the_browsers_of_open_sessions(
     assert session not in live_sessions(engine_env.socket_dir)
 
 
-async def test_client_roots_are_file_roots(
-    url: str, fixture_site: FixtureServer, tmp_path: Path
+async def test_a_shared_servers_client_roots_open_no_files(
+    server: HttpServer, fixture_site: FixtureServer, tmp_path: Path
 ) -> None:
-    for name in ("client-root", "sibling"):
-        (tmp_path / name).mkdir()
-    async with http_client(url, roots=[tmp_path / "client-root"]) as client:
-        await scenarios.client_roots_confine_files(
-            client, fixture_site, tmp_path, root_is_cwd=False
-        )
+    """A client's roots name folders of its own machine: on a shared server they are not file
+    roots (one that declared `file:///` would open this host), and relative paths land in the
+    conversation's own workspace."""
+    root = tmp_path / "client-root"
+    root.mkdir()
+    assert server.url is not None
+    async with http_client(server.url, roots=[root]) as client:
+        assert not (await ab(client, "open", fixture_site.url("clean.html"))).is_error
+        refused = await ab(client, "screenshot", str(root / "a.png"))
+        assert refused.is_error and details_of(refused)["policy"]["rule"] == "file-root"
+        assert not (root / "a.png").exists()
+        saved = await ab(client, "screenshot", "evidence/c.png")
+        assert not saved.is_error, text_of(saved)
+        [shot] = (server.cwd / "agent-browser-workspaces").glob("*/evidence/c.png")
+        assert shot.is_file()
+        await ab(client, "close")

@@ -3,10 +3,11 @@
 When the client declares the `roots` capability, the server asks it for its roots
 (`roots/list`) before the conversation's first tool call, and again before the next call after
 the client sends `notifications/roots/list_changed`. Only `file://` roots count
-(`BrowserTools.set_client_roots`). The question travels on the tool call's own stream, so it
-works over stdio and over HTTP without a standalone stream, and is bounded by
-`ROOTS_TIMEOUT_S`: a client that does not answer leaves the conversation with the execution dir
-and the operator's roots, which is the narrower choice.
+(`BrowserTools.set_client_roots`). The question travels on the tool call's own stream and is
+bounded by `ROOTS_TIMEOUT_S`: a client that does not answer leaves the conversation with the
+execution dir and the operator's roots, which is the narrower choice. A shared (HTTP) server
+does not ask: its clients' folders are not this host's, and each conversation works in its own
+workspace.
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ async def sync_roots(ctx: Ctx, conversation: Conversation) -> None:
     if conversation.roots_synced:
         return
     conversation.roots_synced = True  # a change announced while asking asks again
-    if not client_has_roots(ctx):
+    if not client_has_roots(ctx) or conversation.tools.shared_server:
         return
     metadata = ServerMessageMetadata(related_request_id=ctx.request_id)
     try:
