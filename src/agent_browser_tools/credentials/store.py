@@ -51,6 +51,7 @@ class SecretStore:
         self._operator = dict(operator or {})
         self._typed: set[str] = set()
         self._short: set[str] = set()
+        self._provisional: set[str] = set()
         self._matchers: dict[str, Matcher] = {}
         self._secrets = Secrets(())
         self._rebuild()
@@ -107,35 +108,51 @@ class SecretStore:
 
     # -- registering typed values --------------------------------------------------------
 
-    def register_typed(self, value: str, *, replaces: str | None = None) -> bool:
+    def register_typed(
+        self, value: str, *, replaces: str | None = None, provisional: bool = False
+    ) -> bool:
         """Keep a value typed into a credential field out of every later output.
 
         Returns False when it is shorter than `MIN_SCRUB_LENGTH` (then masked only where a
         whole token or string equals it). Placeholders in it are resolved first; an operator
-        secret typed by name is already covered by its own placeholder. `replaces`: the
-        field's value before this typing; when the new value contains it, it is retired
-        (outputs so far were scrubbed of it, and the new value covers it from now on).
+        secret typed by name is already covered by its own placeholder.
+
+        `provisional`: a value the field holds part-way through typing (key by key). It is
+        retired when the same field's next value, registered with `replaces` naming it,
+        contains it: outputs so far were scrubbed of it, and the longer value covers it from
+        now on. A value typed as one piece (`fill`, `type`) is never retired.
         """
         real = self.resolve(value)
         if real in self._operator.values():
             return True
         if not real:
             return False
-        retired = replaces is not None and replaces != real and replaces in real
-        if retired and replaces is not None:
-            self._short.discard(replaces)
-            if replaces in self._typed:
-                self._typed.discard(replaces)
-                self._matchers.pop(replaces, None)
+        changed = self._retire(real, replaces)
+        if not provisional:
+            self._provisional.discard(real)
+        elif real not in self._typed and real not in self._short:
+            self._provisional.add(real)
         if len(real) < MIN_SCRUB_LENGTH:
             self._short.add(real)
-            if retired:
-                self._rebuild()
-            return False
-        if real not in self._typed or retired:
+        elif real not in self._typed:
             self._typed.add(real)
+            changed = True
+        if changed:
             self._rebuild()
-        return True
+        return len(real) >= MIN_SCRUB_LENGTH
+
+    def _retire(self, real: str, replaces: str | None) -> bool:
+        """Drop the provisional value `real` grew from (see `register_typed`)."""
+        if replaces is None or replaces == real or replaces not in self._provisional:
+            return False
+        if replaces not in real:
+            return False
+        self._provisional.discard(replaces)
+        self._short.discard(replaces)
+        if replaces in self._typed:
+            self._typed.discard(replaces)
+            return True
+        return False
 
     def _rebuild(self) -> None:
         """Matchers for every value (built once per value), longest value first so a value

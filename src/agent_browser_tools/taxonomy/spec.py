@@ -14,6 +14,7 @@ from agent_browser_tools.taxonomy.vocabulary import (
     ArtifactKind,
     ConfirmationRole,
     Diagnostic,
+    FieldEdit,
     FlagValue,
     ModelAccess,
     PageEffect,
@@ -112,6 +113,9 @@ class FieldValue:
     """`target` starts a `find` locator, judged by its words only (not read from the page)."""
     action: tuple[int, tuple[str, ...]] | None = None
     """Only when this operand is one of these words (`find <locator> <value> fill <text>`)."""
+    edit: FieldEdit = FieldEdit.INSERT
+    """How the text changes the value: the wrapper plays a key-by-key or inserted password
+    forward from the field's value to know what the field will hold."""
 
 
 @dataclass(frozen=True, slots=True)

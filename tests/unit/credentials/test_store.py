@@ -69,16 +69,29 @@ def test_data_without_any_registered_value_comes_back_as_is() -> None:
 
 def test_a_value_typed_key_by_key_retires_the_prefix_it_extends() -> None:
     store = SecretStore()
-    store.register_typed("hun")
-    store.register_typed("hunt", replaces="hun")
-    store.register_typed("hunter2x", replaces="hunt")
+    store.register_typed("hun", provisional=True)
+    store.register_typed("hunt", replaces="hun", provisional=True)
+    store.register_typed("hunter2x", replaces="hunt", provisional=True)
     assert store.scrub("hunter2x") == TYPED_PLACEHOLDER
     # The retired prefixes no longer mangle ordinary text or whole tokens.
     assert store.scrub("a hunt for hun") == "a hunt for hun"
     assert store.scrub_data({"v": "hun"}) == {"v": "hun"}
     # A value that does not contain the old one (the field was cleared) keeps both.
-    store.register_typed("other-value", replaces="hunter2x")
+    store.register_typed("other-value", replaces="hunter2x", provisional=True)
     assert store.scrub("hunter2x other-value") == f"{TYPED_PLACEHOLDER} {TYPED_PLACEHOLDER}"
+
+
+def test_a_value_typed_in_one_piece_is_never_retired() -> None:
+    store = SecretStore()
+    store.register_typed("secret123")  # `fill #pw secret123`
+    store.register_typed("secret123", provisional=True)  # another field typed key by key
+    store.register_typed("secret1234", replaces="secret123", provisional=True)
+    assert store.scrub("pw=secret123;") == f"pw={TYPED_PLACEHOLDER};"
+    provisional = SecretStore()
+    provisional.register_typed("abcd1", provisional=True)
+    provisional.register_typed("abcd1")  # later typed whole: now permanent
+    provisional.register_typed("abcd12", replaces="abcd1", provisional=True)
+    assert provisional.scrub("abcd1") == TYPED_PLACEHOLDER
 
 
 def test_typed_values_are_scrubbed_from_then_on() -> None:
