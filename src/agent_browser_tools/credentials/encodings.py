@@ -17,7 +17,7 @@ So each character of the secret is matched in any of its spellings, independentl
 - percent: every UTF-8 byte as `%XX` in either hex case, `%25XX` (encoded twice), and `+`
   for a space (form encoding);
 - JSON: `\\uXXXX` in either case (surrogate pairs above U+FFFF) and the short escapes
-  `\\"` `\\\\` `\\/` `\\n` `\\t` ...
+  `\\"` `\\\\` `\\/` `\\n` `\\t` ..., escaped again any number of times (JSON inside JSON);
 
 ASCII letters, digits and `-_.` are never escaped by any of these encoders, so they match only
 raw; the longest run of them in a secret is its anchor, a plain substring every spelling
@@ -91,7 +91,10 @@ _JSON_SHORT = {
     "\b": "\\b",
     "\f": "\\f",
 }
-_AMP = r"(?:&|\\u0026)"
+_ESCAPES = r"\\+"
+"""A JSON escape's backslash, itself escaped any number of times (JSON text inside a JSON
+string, as trace files hold console messages: `\\\"`)."""
+_AMP = r"(?:&|\\+u0026)"
 _B64_EDGE = frozenset(string.ascii_letters + string.digits + "+/-_")
 _B64_SPECIAL = {"+": r"(?:\+|-|%2[bB])", "/": r"(?:/|_|%2[fF])"}
 
@@ -114,11 +117,11 @@ def char_pattern(char: str) -> str:
     if char == " ":
         forms.append(r"\+")
     if char in _JSON_SHORT:
-        forms.append(re.escape(_JSON_SHORT[char]))
+        forms.append(_ESCAPES + re.escape(_JSON_SHORT[char][1:]))
     units = char.encode("utf-16-be")
     forms.append(
         "".join(
-            r"\\u" + _hex(int.from_bytes(units[i : i + 2], "big"), 4)
+            _ESCAPES + "u" + _hex(int.from_bytes(units[i : i + 2], "big"), 4)
             for i in range(0, len(units), 2)
         )
     )

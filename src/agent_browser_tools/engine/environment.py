@@ -21,6 +21,8 @@ Rules (contract, `timeoutMs` section):
   engine does not need them.
 - The operator's `[browser]` launch settings (`launch_options`) become engine variables, so
   every spawn launches the same browser the operator configured.
+- `AGENT_BROWSER_ENCRYPTION_KEY` is always set, so `state save` files are encrypted: the
+  operator's own key, else the engine's own key file's (`engine.state_key`).
 - `AGENT_BROWSER_CONFIG` always names the one config file the engine reads: the operator's own
   `AGENT_BROWSER_CONFIG`, else the user's `~/.agent-browser/config.json` when it exists, else
   a private empty `{}` under the state dir. Without it the engine also loads
@@ -35,6 +37,7 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
+from agent_browser_tools.engine.state_key import KEY_ENV, child_key
 from agent_browser_tools.launch_options import cleared_by_isolation, operator_launch_env
 from agent_browser_tools.private_fs import ensure_private_dir, write_private_file
 from agent_browser_tools.settings import ENGINE_ACTION_TIMEOUT_CAP_MS, ENV_PREFIX, Settings
@@ -116,6 +119,9 @@ def build_child_env(
     if socket_dir is not None:
         env["AGENT_BROWSER_SOCKET_DIR"] = str(socket_dir)
     env[ENGINE_CONFIG_ENV] = engine_config_path(settings)
+    key = child_key(env, settings.state_dir)
+    if key is not None:
+        env[KEY_ENV] = key
     return env
 
 

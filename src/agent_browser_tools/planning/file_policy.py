@@ -109,6 +109,8 @@ def _confine_row(
     for slot in row_slots(tokens, batch_row=batch_row):
         if slot.use is None:
             _judge_url(slot, where, roots)
+        elif slot.derived:
+            _judge(slot, where, roots)
     paths = _path_slots(tokens, batch_row)
     absolute: dict[int, str] = {}
     for index, slot in enumerate(paths):
@@ -130,8 +132,10 @@ def _confine_row(
 
 
 def _path_slots(tokens: Sequence[str], batch_row: bool) -> list[PathSlot]:
-    """The file slots (URLs aside: they are absolute and never rewritten)."""
-    return [slot for slot in row_slots(tokens, batch_row=batch_row) if slot.use is not None]
+    """The file slots an argv token holds (URLs aside: they are absolute and never
+    rewritten; derived spellings are only judged)."""
+    slots = row_slots(tokens, batch_row=batch_row)
+    return [slot for slot in slots if slot.use is not None and not slot.derived]
 
 
 def _locate(

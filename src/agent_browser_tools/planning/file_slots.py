@@ -47,6 +47,9 @@ class PathSlot:
     """The argv words to show in a suggestion (`screenshot`, `--download-path`)."""
     prefix: str = ""
     """Written before the path in the token (`@` in `--params @file`)."""
+    derived: bool = False
+    """A spelling the engine may use instead of the named path (`<path>.enc`): judged like
+    it, but no argv token holds it, so it is never rewritten."""
 
     @property
     def path(self) -> str:
@@ -138,4 +141,9 @@ def _command_slots(match: CommandMatch, args: list[str]) -> list[PathSlot]:
         else:
             written = at((slot.path_operand,))
         slots += [PathSlot(label, v, PathUse.WRITE_FILE, example) for v in written]
+        slots += [
+            PathSlot(label, v + suffix, PathUse.WRITE_FILE, example, derived=True)
+            for v in written
+            for suffix in slot.also_written
+        ]
     return slots

@@ -429,8 +429,9 @@ COMMANDS: tuple[CommandSpec, ...] = (
          daemon_diagnostic=True),
     _cmd("session list", "List active sessions", session=LOCAL, ro=True),
     # State files: save/load need the browser, the rest is local file lifecycle.
+    # Every browser gets an encryption key (`engine.state_key`): saved state is `<path>.enc`.
     _cmd("state save", "Save cookies and storage to a file", args=(1, 1),
-         artifacts=(ArtifactSlot(A.STATE, path_operand=0),)),
+         artifacts=(ArtifactSlot(A.STATE, path_operand=0, also_written=(".enc",)),)),
     _cmd("state load", "Load state from a file", effect=SWITCH, latch=True, probe=True,
          args=(1, 1), files=FileSlots(reads=(0,))),
     _cmd("state list", "List saved state files", session=LOCAL, ro=True, access=SHARED),

@@ -69,6 +69,10 @@ class ArtifactSlot:
     (the engine's own screenshot rule)."""
     only_with_flag: bool = False
     """Written only when `path_flag` is present (`wait --download [path]`)."""
+    also_written: tuple[str, ...] = ()
+    """Suffixes the engine may append to the requested path (`state save` encrypts into
+    `<path>.enc`): each spelling is judged as a write too. (Reads need no column: every read
+    path's `.enc` sibling is judged, since `state load` and `--state` fall back to it.)"""
 
 
 @dataclass(frozen=True, slots=True)

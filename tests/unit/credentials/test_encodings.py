@@ -76,6 +76,8 @@ def spellings(value: str) -> dict[str, str]:
         "json slash escaped": json.dumps(value)[1:-1].replace("/", "\\/"),
         "json \\u003c style": _go_json(value),
         "json of html": json.dumps(html.escape(value))[1:-1],
+        "json inside json (a trace's console message)": json.dumps(json.dumps(value))[1:-1],
+        "json three deep": json.dumps(json.dumps(json.dumps(value)))[1:-1],
         "html in go json": _go_json(html.escape(value)),
     }
     for lead in range(3):
