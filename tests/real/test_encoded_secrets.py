@@ -52,6 +52,24 @@ FRAGMENTS = {"operator fragment": "atorPw-9", "typed fragment": "2Typed"}
 COOKIE = "shop_pref"
 
 
+def _tools(engine_env: EngineEnv, tmp_path: Path) -> BrowserTools:
+    """A conversation with the operator secret defined, a private HOME (the engine's vault
+    and key file live there) and a workspace of its own."""
+    home = tmp_path / "home"
+    home.mkdir(mode=0o700)
+    secrets_file = tmp_path / "operator.env"
+    secrets_file.write_text(f"SHOP_PW='{OPERATOR}'\n")
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    settings = tools_settings(
+        engine_env,
+        tmp_path / "state",
+        HOME=str(home),
+        AGENT_BROWSER_TOOLS_SECRETS_FILE=str(secrets_file),
+    )
+    return BrowserTools(settings=settings, cwd=workspace)
+
+
 def _keys(value: str) -> list[str]:
     return ["Space" if char == " " else char for char in value]
 
@@ -64,19 +82,8 @@ async def test_secrets_never_leave_in_any_encoding(
 ) -> None:
     caplog.set_level(logging.DEBUG)
     state_dir = tmp_path / "state"
-    home = tmp_path / "home"  # the engine's vault and key file live under $HOME: keep it apart
-    home.mkdir(mode=0o700)
-    secrets_file = tmp_path / "operator.env"
-    secrets_file.write_text(f"SHOP_PW='{OPERATOR}'\n")
     workspace = tmp_path / "ws"
-    workspace.mkdir()
-    settings = tools_settings(
-        engine_env,
-        state_dir,
-        HOME=str(home),
-        AGENT_BROWSER_TOOLS_SECRETS_FILE=str(secrets_file),
-    )
-    tools = BrowserTools(settings=settings, cwd=workspace)
+    tools = _tools(engine_env, tmp_path)
     rec = Recorder(tools)
     try:
         await _type_both(rec, fixture_site)
@@ -216,3 +223,67 @@ async def _save_show_and_load_state(rec: Recorder, site: FixtureServer, ws: Path
     assert {COOKIE, SET_COOKIE_NAME} <= names, restored.text
     await rec.ok("--json", "cookies")
     await rec.ok("eval", "document.cookie")
+
+
+#: Page-side encodings a script (or a page) applies to a field's value before it comes back.
+#: `v` is the typed password, `n` the operator secret, as the page holds them; `ent` writes
+#: each character an escaper would escape as an HTML character reference.
+PAGE_ENCODINGS: dict[str, str] = {
+    "raw": "[v, n]",
+    "encodeURIComponent": "[encodeURIComponent(v), encodeURIComponent(n)]",
+    "encodeURI": "[encodeURI(v), encodeURI(n)]",
+    "escape": "[escape(v), escape(n)]",
+    "URLSearchParams": "new URLSearchParams({v, n}).toString()",
+    "URL search": "new URL('http://a.test/?q=' + v + '&r=' + n).href",
+    "encoded twice": "encodeURIComponent(encodeURIComponent(v) + encodeURIComponent(n))",
+    "btoa": "[btoa(v), btoa(n)]",
+    "btoa at offset 1": "[btoa('a' + v), btoa('a' + n)]",
+    "btoa at offset 2": "[btoa('ab' + v), btoa('ab' + n)]",
+    "basic auth header": "'Basic ' + btoa('alice:' + v) + ' ' + btoa('bob:' + n)",
+    "base64url": "btoa('u:' + v + n).replace(/[+]/g, '-').replace(/[/]/g, '_')",
+    "JSON.stringify": "JSON.stringify({v, n})",
+    "JSON twice": "JSON.stringify(JSON.stringify({v, n}))",
+    "innerHTML of text": (
+        "Object.assign(document.createElement('p'), {textContent: v + n}).innerHTML"
+    ),
+    "outerHTML of attribute": (
+        "(() => { const e = document.createElement('p'); e.setAttribute('title', v);"
+        " e.setAttribute('alt', n); return e.outerHTML; })()"
+    ),
+    "XMLSerializer": (
+        "new XMLSerializer().serializeToString("
+        "Object.assign(document.createElement('p'), {textContent: v + n}))"
+    ),
+    "html numeric": "ent((x) => `&#${x};`)",
+    "html hex": "ent((x) => `&#X${x.toString(16).toUpperCase()};`)",
+}
+
+
+async def test_page_side_encodings_of_both_values_come_back_scrubbed(
+    engine_env: EngineEnv, fixture_site: FixtureServer, tmp_path: Path
+) -> None:
+    """A matrix: each row has the page encode both values its own way and return them."""
+    tools = _tools(engine_env, tmp_path)
+    rec = Recorder(tools)
+    wanted = {**needles("operator secret", OPERATOR), **needles("typed password", TYPED)}
+    wanted.update(FRAGMENTS)
+    failures: list[str] = []
+    try:
+        await _type_both(rec, fixture_site)
+        for label, expression in PAGE_ENCODINGS.items():
+            script = (
+                "(() => { const v = document.getElementById('pw').value;"
+                " const n = document.getElementById('note').value;"
+                " const ent = (f) => [...v + n].map("
+                "(c) => (/[\\w.-]/.test(c) ? c : f(c.charCodeAt(0)))).join('');"
+                f" return {expression}; }})()"
+            )
+            for mode in ((), ("--json",), ("--json", "false")):
+                result = await rec.ok(*mode, "eval", "--stdin", stdin=script)
+                blob = {"text": result.text.encode(), "details": repr(result.details).encode()}
+                failures += [f"{label} {mode}: {leak}" for leak in find_leaks(blob, wanted)]
+                if mode:  # native text cannot show where a may-navigate eval landed
+                    await rec.ok("get", "url")
+    finally:
+        await tools.aclose()
+    assert not failures, "encodings came back unscrubbed:\n" + "\n".join(failures)
