@@ -106,17 +106,19 @@ def _confine_row(
     tokens: tuple[str, ...], where: str, roots: FileRoots, batch_row: bool = False
 ) -> tuple[str, ...]:
     """Judge every slot of one row; return it with relative paths made absolute."""
-    for slot in row_slots(tokens, batch_row=batch_row):
+    slots = row_slots(tokens, batch_row=batch_row)
+    for slot in slots:
         if slot.use is None:
             _judge_url(slot, where, roots)
-        elif slot.derived:
-            _judge(slot, where, roots)
     paths = _path_slots(tokens, batch_row)
     absolute: dict[int, str] = {}
     for index, slot in enumerate(paths):
         fixed = _judge(slot, where, roots)
         if fixed is not None and fixed != slot.value:
             absolute[index] = fixed
+    for slot in slots:
+        if slot.derived:  # after the named path, so a refusal names that one first
+            _judge(slot, where, roots)
     if not absolute:
         return tokens
     out = list(tokens)

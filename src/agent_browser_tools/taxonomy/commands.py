@@ -435,8 +435,9 @@ COMMANDS: tuple[CommandSpec, ...] = (
     _cmd("state load", "Load state from a file", effect=SWITCH, latch=True, probe=True,
          args=(1, 1), files=FileSlots(reads=(0,))),
     _cmd("state list", "List saved state files", session=LOCAL, ro=True, access=SHARED),
+    # `state show <path>` reads any path (relative to the working dir) and prints it.
     _cmd("state show", "Show state summary", session=LOCAL, ro=True, args=(1, 1),
-         access=SHARED),
+         access=SHARED, files=FileSlots(reads=(0,))),
     _cmd("state rename", "Rename a state file", session=LOCAL, args=(2, 2), access=SHARED),
     _cmd("state clear", "Clear saved states", session=LOCAL, args=(0, 1), flags="--all/-a",
          access=SHARED),

@@ -42,6 +42,7 @@ R, W, D = PathUse.READ_FILE, PathUse.WRITE_FILE, PathUse.WRITE_DIR
         (["auth", "login", "s", "--url", "file:///x"], [("file:///x", None)]),
         (["upload", "#f", "a.txt", "b.txt"], [("a.txt", R), ("b.txt", R)]),
         (["state", "load", "s.json"], [("s.json", R)]),
+        (["state", "show", "s.json.enc"], [("s.json.enc", R)]),
         (["state", "save", "s.json"], [("s.json", W), ("s.json.enc", W)]),
         (["cookies", "set", "--curl", "c.txt"], [("c.txt", R)]),
         (["webmcp", "invoke", "t", "--params", "@p.json"], [("@p.json", R)]),
