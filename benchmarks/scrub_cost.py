@@ -8,7 +8,9 @@ passwords, then times (medians over `--iterations`) on about 1 MB of output:
   (a) `scrub` of 1 MB of page text that holds no secret (the common case);
   (b) `scrub` of the same text with each secret planted twice, raw and encoded;
   (c) `scrub_output` of a 1 MB JSON envelope of 20,000 short strings (a snapshot-like answer);
-  (d) `scrub_data` of the parsed envelope of (c).
+  (d) `scrub_data` of the parsed envelope of (c);
+  (e) `scrub` of the clean text with one more secret made only of symbols (`<"&+ /!@#`),
+      the worst case: it has no plain run to search for first, so its full pattern scans.
 
 Pure CPU, no browser. Run from the repo root:
     .venv/bin/python benchmarks/scrub_cost.py [--iterations 15]
@@ -103,9 +105,11 @@ def main() -> None:
         ("scrub_output, 1 MB JSON, 20k strings", lambda: store.scrub_output(envelope)),
         ("scrub_data, parsed 1 MB JSON", lambda: store.scrub_data(parsed)),
     ]
+    symbols = SecretStore({**OPERATOR, "SYMBOLS": '<"&+ /!@#'})
+    cases.append(("scrub, 1 MB text, + a symbols-only secret", lambda: symbols.scrub(clean)))
     print(f"{len(OPERATOR)} operator secrets + {len(TYPED)} typed values")
     for label, fn in cases:
-        print(f"{label:<40} {_median_ms(fn, options.iterations):8.1f} ms")
+        print(f"{label:<42} {_median_ms(fn, options.iterations):8.1f} ms")
 
 
 if __name__ == "__main__":

@@ -91,10 +91,11 @@ _JSON_SHORT = {
     "\b": "\\b",
     "\f": "\\f",
 }
-_ESCAPES = r"\\+"
+_ESCAPES = r"\\\\*"
 """A JSON escape's backslash, itself escaped any number of times (JSON text inside a JSON
-string, as trace files hold console messages: `\\\"`)."""
-_AMP = r"(?:&|\\+u0026)"
+string, as trace files hold console messages: `\\\"`). Written as a literal backslash then
+more, so every spelling starts with a literal character (see `encoded_pattern`)."""
+_AMPS = ("&", _ESCAPES + "u0026")
 _B64_EDGE = frozenset(string.ascii_letters + string.digits + "+/-_")
 _B64_SPECIAL = {"+": r"(?:\+|-|%2[bB])", "/": r"(?:/|_|%2[fF])"}
 
@@ -105,14 +106,16 @@ def _hex(number: int, width: int = 0) -> str:
     return "".join(f"[{d}{d.upper()}]" if d.isalpha() else d for d in digits)
 
 
-def char_pattern(char: str) -> str:
-    """Every spelling of one character (see the module docstring)."""
+def char_forms(char: str) -> list[str]:
+    """Every spelling of one character (see the module docstring), each a pattern that
+    starts with a literal character."""
     if char in PLAIN:
-        return re.escape(char)
+        return [re.escape(char)]
     code = ord(char)
     forms = [re.escape(char)]
-    forms += [f"{_AMP}{name};" for name in _NAMED.get(char, ())]
-    forms.append(f"{_AMP}#(?:0*{code}|[xX]0*{_hex(code)});")
+    for amp in _AMPS:
+        forms += [f"{amp}{name};" for name in _NAMED.get(char, ())]
+        forms.append(f"{amp}#(?:0*{code}|[xX]0*{_hex(code)});")
     forms.append("".join(f"%(?:25)?{_hex(byte, 2)}" for byte in char.encode("utf-8")))
     if char == " ":
         forms.append(r"\+")
@@ -125,12 +128,24 @@ def char_pattern(char: str) -> str:
             for i in range(0, len(units), 2)
         )
     )
-    return "(?:" + "|".join(forms) + ")"
+    return forms
+
+
+def char_pattern(char: str) -> str:
+    """One character in any of its spellings, as one group."""
+    forms = char_forms(char)
+    return forms[0] if len(forms) == 1 else "(?:" + "|".join(forms) + ")"
 
 
 def encoded_pattern(value: str) -> str:
-    """The value with every character in any of its spellings."""
-    return "".join(char_pattern(char) for char in value)
+    """The value with every character in any of its spellings.
+
+    The first character's spellings are the top-level alternatives, each followed by the
+    rest: every alternative then starts with a literal character, so the regex engine skips
+    ahead to the few characters a spelling can start with instead of trying each position
+    (a secret with no plain run to search for first is scanned this way)."""
+    rest = "".join(char_pattern(char) for char in value[1:])
+    return "|".join(form + rest for form in char_forms(value[0]))
 
 
 def anchor(value: str) -> str | None:
