@@ -253,7 +253,36 @@ def redact_data(value: Any, *, path: Sequence[str] = ()) -> Any:
         return _redact_cookies(value)
     if head == ("storage",):
         return _redact_storage(value)
+    if head == ("state",):
+        return _redact_state(value)
     return _redact_generic(value)
+
+
+def _redact_state(value: Any, key: str | None = None) -> Any:
+    """A state file's contents (`state show` decrypts and prints one): every cookie value is
+    hidden, storage values by the storage rule, the rest as generic data."""
+    if isinstance(value, list):
+        return [_redact_state(item, key) for item in value]
+    if not isinstance(value, Mapping):
+        return _redact_generic(value, key)
+    out: dict[str, Any] = {}
+    for name, item in value.items():
+        if name == "cookies":
+            out[name] = _redact_cookies(item)
+        elif name in ("localStorage", "sessionStorage") and isinstance(item, list):
+            out[name] = [_state_storage_entry(entry) for entry in item]
+        else:
+            out[name] = _redact_state(item, str(name))
+    return out
+
+
+def _state_storage_entry(entry: Any) -> Any:
+    if not isinstance(entry, Mapping) or "value" not in entry:
+        return _redact_generic(entry)
+    reason = storage_value_verdict(str(entry.get("name", "")), entry["value"])
+    if reason is None:
+        return dict(entry)
+    return {**entry, "value": REDACTED, "valueRedacted": True, "valueRedactionReason": reason}
 
 
 def _redact_generic(value: Any, key: str | None = None) -> Any:

@@ -160,6 +160,12 @@ FILES: tuple[Attempt, ...] = (
             "policy-blocked", "state"),
     Attempt("state-load-outside", "agent_browser", _ab("state", "load", ETC),
             "policy-blocked", ETC),
+    Attempt("state-show-outside", "agent_browser", _ab("state", "show", ETC),
+            "policy-blocked", ETC),
+    Attempt("state-show-state-dir", "agent_browser",
+            _ab("state", "show", "{ctx.state_dir}/engine-config.json"), "policy-blocked", "state"),
+    Attempt("state-save-enc-link", "agent_browser", _ab("state", "save", "enc-link"),
+            "policy-blocked", "state"),
     Attempt("screenshot-outside", "agent_browser", _ab("screenshot", "/tmp/abt-escape.png"),
             "policy-blocked", "/tmp/abt-escape.png"),
     Attempt("screenshot-dotdot", "agent_browser", _ab("screenshot", "../../escape.png"),
@@ -192,6 +198,8 @@ def ctx(tmp_path: Path, fixture_site: FixtureServer) -> Ctx:
     workspace.mkdir()
     (workspace / "etc-link").symlink_to("/etc")
     (workspace / "evil.html").write_text('<iframe src="file:///etc/passwd"></iframe>')
+    # `state save enc-link` is written to `enc-link.enc`: planted as a link into the state dir.
+    (workspace / "enc-link.enc").symlink_to(tmp_path / "state" / "stolen.json")
     return Ctx(workspace=workspace, state_dir=tmp_path / "state", site=fixture_site)
 
 

@@ -23,24 +23,20 @@ import json
 import logging
 import secrets as random_source
 import socket
-import sqlite3
 import string
-from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from agent_browser_tools.api import BrowserTools
-from agent_browser_tools.results.tool_result import ToolResult
 from tests.support.fixture_server import PLANTED_SECRETS, FixtureServer
+from tests.support.leak_search import Recorder, file_blobs, find_leaks, result_blobs
 from tests.support.real_engine import EngineEnv
 from tests.support.tools import tools_settings
 
 pytestmark = pytest.mark.real_engine
 
 _ALNUM = string.ascii_letters + string.digits
-_PATH_KEYS = frozenset({"observationPath", "fullOutputPath", "absolutePath"})
 
 
 def _b64url(raw: bytes) -> str:
@@ -81,96 +77,11 @@ class Secrets:
         return {**self.values, **self.extra_needles, **fixture}
 
 
-class Recorder:
-    """Every result of the conversation, for the final search."""
-
-    def __init__(self, tools: BrowserTools) -> None:
-        self.tools = tools
-        self.results: list[tuple[list[str], ToolResult]] = []
-
-    async def call(self, *args: str, **params: Any) -> ToolResult:
-        result = await self.tools.call("agent_browser", {"args": list(args), **params})
-        self.results.append((list(args), result))
-        return result
-
-    async def ok(self, *args: str, **params: Any) -> ToolResult:
-        result = await self.call(*args, **params)
-        assert not result.is_error, f"{args[:3]} failed: {result.text[:2000]}"
-        return result
-
-
 def _closed_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind(("127.0.0.1", 0))
         port: int = sock.getsockname()[1]
     return port
-
-
-def _named_paths(value: Any) -> Iterator[Path]:
-    if isinstance(value, Mapping):
-        for key, item in value.items():
-            if key in _PATH_KEYS and isinstance(item, str) and item:
-                yield Path(item)
-            else:
-                yield from _named_paths(item)
-    elif isinstance(value, list):
-        for item in value:
-            yield from _named_paths(item)
-
-
-def _sqlite_rows(path: Path) -> str:
-    """Every row of every table, as text (reads through the WAL like any reader)."""
-    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-    try:
-        query = "SELECT name FROM sqlite_master WHERE type = 'table'"
-        tables = [row[0] for row in conn.execute(query)]
-        dumped = [repr(conn.execute(f'SELECT * FROM "{name}"').fetchall()) for name in tables]
-        dumped += list(conn.iterdump())
-    finally:
-        conn.close()
-    assert "events" in tables, f"{path} has no journal events table"
-    return "\n".join(dumped)
-
-
-def _find_leaks(blobs: Mapping[str, bytes], needles: Mapping[str, str]) -> list[str]:
-    leaks = []
-    for where, blob in blobs.items():
-        for label, needle in needles.items():
-            at = blob.find(needle.encode())
-            if at >= 0:
-                context = blob[max(at - 80, 0) : at + len(needle) + 20].decode(errors="replace")
-                leaks.append(f"{label} in {where}: ...{context}...")
-    return leaks
-
-
-def _is_sqlite(path: Path) -> bool:
-    with path.open("rb") as handle:
-        return handle.read(16) == b"SQLite format 3\x00"
-
-
-def _file_blobs(root: Path, label: str, skip: Path | None = None) -> dict[str, bytes]:
-    blobs: dict[str, bytes] = {}
-    for path in sorted(root.rglob("*")):
-        if not path.is_file() or path.is_symlink():
-            continue
-        if skip is not None and skip in path.parents:
-            continue
-        name = f"{label}:{path.relative_to(root)}"
-        blobs[name] = path.read_bytes()
-        if _is_sqlite(path):
-            blobs[f"{name} (rows)"] = _sqlite_rows(path).encode()
-    return blobs
-
-
-def _result_blobs(recorder: Recorder) -> tuple[dict[str, bytes], set[Path]]:
-    blobs: dict[str, bytes] = {}
-    named: set[Path] = set()
-    for index, (args, result) in enumerate(recorder.results):
-        where = f"result {index} ({' '.join(args[:3])[:40]})"
-        blobs[f"{where} text"] = result.text.encode()
-        blobs[f"{where} details"] = json.dumps(result.details, default=str).encode()
-        named.update(_named_paths(result.details))
-    return blobs, named
 
 
 async def test_planted_secrets_never_leave_the_process(
@@ -197,16 +108,16 @@ async def test_planted_secrets_never_leave_the_process(
         await _batch_and_auth(rec, s, clean)
         await _rejected_before_dispatch(rec, s, clean)
         await _fresh_launches(rec, s, clean)
-        open_blobs = _file_blobs(state_dir, "state (open)")
+        open_blobs = file_blobs(state_dir, "state (open)")
     finally:
         await tools.aclose()
 
     assert len(s.values) >= 20, "the acceptance criterion is 20+ distinct secrets"
     assert len(set(s.values.values())) == len(s.values)
-    blobs, named = _result_blobs(rec)
+    blobs, named = result_blobs(rec)
     blobs.update(open_blobs)
-    blobs.update(_file_blobs(state_dir, "state (closed)"))
-    blobs.update(_file_blobs(tmp_path, "cwd", skip=home))
+    blobs.update(file_blobs(state_dir, "state (closed)"))
+    blobs.update(file_blobs(tmp_path, "cwd", skip=home))
     for path in named:
         assert path.is_file(), f"details name a missing file {path}"
         blobs[f"named file {path}"] = path.read_bytes()
@@ -215,7 +126,7 @@ async def test_planted_secrets_never_leave_the_process(
     assert any(name.endswith("-wal") for name in open_blobs), "journal WAL not inspected"
     assert any(name.endswith("(rows)") for name in blobs), "journal rows not inspected"
 
-    leaks = _find_leaks(blobs, s.needles())
+    leaks = find_leaks(blobs, s.needles())
     assert not leaks, "secrets leaked:\n" + "\n".join(leaks)
 
 

@@ -212,3 +212,38 @@ def test_secret_placeholders_are_names_not_values() -> None:
     ]
     mixed = redact_text("use {{secret:API_TOKEN}} not password=hunter2secret")
     assert mixed == "use {{secret:API_TOKEN}} not password=[REDACTED]"
+
+
+def test_state_show_hides_cookie_values_and_credential_storage() -> None:
+    data = {
+        "encrypted": True,
+        "path": "/w/s.json.enc",
+        "state": {
+            "cookies": [
+                {"name": "server_session", "value": "sess-1234567890", "httpOnly": True},
+                {"name": "theme", "value": "dark"},
+            ],
+            "origins": [
+                {
+                    "origin": "http://a.test",
+                    "localStorage": [
+                        {"name": "api_key", "value": "k-1234567890abcdef"},
+                        {"name": "theme", "value": "dark"},
+                    ],
+                    "sessionStorage": [
+                        {"name": "note", "value": "eyJhbGciOi.eyJzdWIi.c2lnbmF0dXJl"}
+                    ],
+                }
+            ],
+        },
+        "summary": "2 cookies, 1 origins",
+    }
+    out = redact_data(data, path=("state", "show"))
+    cookies = out["state"]["cookies"]
+    assert [c["value"] for c in cookies] == [REDACTED, REDACTED]
+    assert cookies[0]["httpOnly"] is True and cookies[0]["name"] == "server_session"
+    origin = out["state"]["origins"][0]
+    assert [e["value"] for e in origin["localStorage"]] == [REDACTED, "dark"]
+    assert origin["localStorage"][0]["valueRedactionReason"] == "sensitive-key"
+    assert origin["sessionStorage"][0]["value"] == REDACTED
+    assert out["summary"] == "2 cookies, 1 origins" and out["path"] == "/w/s.json.enc"

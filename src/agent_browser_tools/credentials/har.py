@@ -106,23 +106,23 @@ def scrub_har(doc: Any, scrub: Scrub) -> Any:
     log = doc.get("log")
     if not isinstance(log, Mapping) or not isinstance(log.get("entries"), list):
         raise ValueError("not a HAR document (no log.entries list)")
-    entries = [_entry(entry) for entry in log["entries"]]
+    entries = [_entry(entry, scrub) for entry in log["entries"]]
     out = {**doc, "log": {**log, "entries": entries}}
     return _strings(out, scrub)
 
 
-def _entry(entry: Any) -> Any:
+def _entry(entry: Any, scrub: Scrub) -> Any:
     if not isinstance(entry, Mapping):
         return entry
     out = dict(entry)
     for side in ("request", "response"):
         message = out.get(side)
         if isinstance(message, Mapping):
-            out[side] = _message(message)
+            out[side] = _message(message, scrub)
     return out
 
 
-def _message(message: Mapping[str, Any]) -> dict[str, Any]:
+def _message(message: Mapping[str, Any], scrub: Scrub) -> dict[str, Any]:
     out = dict(message)
     for key in _URL_KEYS & set(out):
         if isinstance(out[key], str):
@@ -134,9 +134,9 @@ def _message(message: Mapping[str, Any]) -> dict[str, Any]:
     if isinstance(out.get("queryString"), list):
         out["queryString"] = [_pair(p) for p in out["queryString"]]
     if isinstance(out.get("postData"), Mapping):
-        out["postData"] = _body(out["postData"], "text")
+        out["postData"] = _body(out["postData"], "text", scrub)
     if isinstance(out.get("content"), Mapping):
-        out["content"] = _body(out["content"], "text")
+        out["content"] = _body(out["content"], "text", scrub)
     return out
 
 
@@ -164,7 +164,7 @@ def _pair(pair: Any) -> Any:
     return pair
 
 
-def _body(body: Mapping[str, Any], field: str) -> dict[str, Any]:
+def _body(body: Mapping[str, Any], field: str, scrub: Scrub) -> dict[str, Any]:
     out = dict(body)
     if isinstance(out.get("params"), list):
         out["params"] = [_pair(p) for p in out["params"]]
@@ -173,18 +173,20 @@ def _body(body: Mapping[str, Any], field: str) -> dict[str, Any]:
         return out
     mime = str(out.get("mimeType", "")).lower()
     if out.get("encoding") == "base64":
-        out[field] = _base64_text(text, mime)
+        out[field] = _base64_text(text, mime, scrub)
     else:
         out[field] = body_text(text, mime)
     return out
 
 
-def _base64_text(text: str, mime: str) -> str:
+def _base64_text(text: str, mime: str, scrub: Scrub) -> str:
+    """A base64 body is decoded and scrubbed as text (registered values in any spelling
+    included: the base64 of an HTML-escaped value matches nothing in the encoded text)."""
     try:
         decoded = base64.b64decode(text, validate=True).decode("utf-8")
     except (binascii.Error, UnicodeDecodeError):
         return text
-    scrubbed = body_text(decoded, mime)
+    scrubbed = scrub(body_text(decoded, mime))
     return text if scrubbed == decoded else base64.b64encode(scrubbed.encode()).decode()
 
 

@@ -15,20 +15,21 @@ Rules:
   `MIN_SCRUB_LENGTH` characters are not scrubbed out of free text (they would mangle ordinary
   text); they are masked only where a whole token or string equals them (argv echoes,
   batch rows, JSON string values).
-- Each value is also searched for in the spellings a page or the engine may print it in:
-  JSON-escaped, URL-encoded, HTML-escaped and base64.
+- Each value is also searched for in every spelling a browser, a page or the engine prints
+  it in (HTML-escaped, percent-encoded, JSON-escaped, base64 inside a longer blob, and mixes
+  of them): `credentials.encodings`, one matcher per value, built when it is registered.
+- A value typed key by key grows in the field: registering the field's new value may retire
+  the shorter value it extends (`replaces`), so the typed set does not fill with prefixes.
 """
 
 from __future__ import annotations
 
-import base64
-import html
 import json
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
-from urllib.parse import quote, quote_plus
 
+from agent_browser_tools.credentials.encodings import Matcher, Secrets
 from agent_browser_tools.input_limits import loads_json_text
 from agent_browser_tools.redaction import SECRET_PLACEHOLDER
 
@@ -44,20 +45,6 @@ def placeholder(name: str) -> str:
     return "{{secret:" + name + "}}"
 
 
-def spellings(value: str) -> set[str]:
-    """The value as printed raw, JSON-escaped, URL-encoded, HTML-escaped and in base64."""
-    forms = {
-        value,
-        json.dumps(value)[1:-1],
-        json.dumps(value, ensure_ascii=False)[1:-1],
-        quote(value, safe=""),
-        quote_plus(value),
-        html.escape(value),
-        base64.b64encode(value.encode("utf-8")).decode("ascii"),
-    }
-    return {form for form in forms if len(form) >= MIN_SCRUB_LENGTH}
-
-
 class SecretStore:
     """One conversation's secrets (in memory only; nothing here is ever persisted)."""
 
@@ -65,8 +52,9 @@ class SecretStore:
         self._operator = dict(operator or {})
         self._typed: set[str] = set()
         self._short: set[str] = set()
-        self._pattern: re.Pattern[str] | None = None
-        self._replacements: dict[str, str] = {}
+        self._provisional: set[str] = set()
+        self._matchers: dict[str, Matcher] = {}
+        self._secrets = Secrets(())
         self._rebuild()
 
     # -- names and placeholders ----------------------------------------------------------
@@ -121,52 +109,83 @@ class SecretStore:
 
     # -- registering typed values --------------------------------------------------------
 
-    def register_typed(self, value: str) -> bool:
+    def register_typed(
+        self, value: str, *, replaces: str | None = None, provisional: bool = False
+    ) -> bool:
         """Keep a value typed into a credential field out of every later output.
 
         Returns False when it is shorter than `MIN_SCRUB_LENGTH` (then masked only where a
         whole token or string equals it). Placeholders in it are resolved first; an operator
         secret typed by name is already covered by its own placeholder.
+
+        `provisional`: a value the field holds part-way through typing (key by key). It is
+        retired when the same field's next value, registered with `replaces` naming it,
+        contains it: outputs so far were scrubbed of it, and the longer value covers it from
+        now on. A value typed as one piece (`fill`, `type`) is never retired.
         """
         real = self.resolve(value)
         if real in self._operator.values():
             return True
         if not real:
             return False
+        changed = self._retire(real, replaces)
+        if not provisional:
+            self._provisional.discard(real)
+        elif real not in self._typed and real not in self._short:
+            self._provisional.add(real)
         if len(real) < MIN_SCRUB_LENGTH:
             self._short.add(real)
-            return False
-        if real not in self._typed:
+        elif real not in self._typed:
             self._typed.add(real)
+            changed = True
+        if changed:
             self._rebuild()
-        return True
+        return len(real) >= MIN_SCRUB_LENGTH
+
+    def _retire(self, real: str, replaces: str | None) -> bool:
+        """Drop the provisional value `real` grew from (see `register_typed`)."""
+        if replaces is None or replaces == real or replaces not in self._provisional:
+            return False
+        if replaces not in real:
+            return False
+        self._provisional.discard(replaces)
+        self._short.discard(replaces)
+        if replaces in self._typed:
+            self._typed.discard(replaces)
+            return True
+        return False
 
     def _rebuild(self) -> None:
-        replacements: dict[str, str] = {}
-        for value in self._typed:
-            for form in spellings(value):
-                replacements.setdefault(form, TYPED_PLACEHOLDER)
-        for name, value in self._operator.items():
-            for form in spellings(value):
-                replacements[form] = placeholder(name)
-        self._replacements = replacements
-        needles = sorted(replacements, key=len, reverse=True)
-        self._pattern = re.compile("|".join(map(re.escape, needles))) if needles else None
+        """Matchers for every value (built once per value), longest value first so a value
+        that contains another is replaced whole; an operator secret wins a tie."""
+        wanted = {value: TYPED_PLACEHOLDER for value in self._typed}
+        wanted |= {value: placeholder(name) for name, value in self._operator.items()}
+        matchers = {
+            value: self._matchers.get(value) or Matcher.build(value, replacement)
+            for value, replacement in wanted.items()
+        }
+        self._matchers = matchers
+        self._secrets = Secrets(matchers.values())
 
     # -- scrubbing -------------------------------------------------------------------------
 
     def scrub(self, text: str) -> str:
         """Free text with every registered value (in any spelling) replaced."""
-        if self._pattern is None or not text:
-            return text
-        return self._pattern.sub(lambda m: self._replacements[m.group(0)], text)
+        return self._secrets.scrub(text)
 
     def _short_token(self, text: str) -> str | None:
         return TYPED_PLACEHOLDER if text in self._short else None
 
     def scrub_data(self, value: Any) -> Any:
-        """Structured data with registered values replaced in every key and string."""
+        """Structured data with registered values replaced in every key and string.
+
+        One test on the whole structure's JSON text first: JSON escaping keeps every
+        spelling findable (the matchers know JSON escapes), and most data holds no secret,
+        so this spares a test per string."""
         if not self.active:
+            return value
+        whole = _json_text(value)
+        if whole is not None and not self._mentions(whole):
             return value
         return _map_strings(value, self._scrub_string, keys=True)
 
@@ -197,9 +216,18 @@ class SecretStore:
         return json.dumps(scrubbed, ensure_ascii=False)
 
     def _mentions(self, text: str) -> bool:
-        if self._pattern is not None and self._pattern.search(text):
+        if self._secrets.found(text):
             return True
         return any(short in text for short in self._short)
+
+
+def _json_text(value: Any) -> str | None:
+    """`value` as JSON text for a containment test (unserializable leaves as their `str`),
+    or None when it cannot be written as JSON (then every string is tested)."""
+    try:
+        return json.dumps(value, ensure_ascii=False, default=str)
+    except (TypeError, ValueError):
+        return None
 
 
 def _map_strings(value: Any, fn: Callable[[str], str], *, keys: bool = False) -> Any:

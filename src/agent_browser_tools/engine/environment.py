@@ -27,6 +27,8 @@ Rules (contract, `timeoutMs` section):
   asked for lands in one folder for every conversation (Chromium's `~/Downloads`, or the
   operator's dir) where the others could read or replace it. Operator-shared sessions keep
   the operator's values.
+- `AGENT_BROWSER_ENCRYPTION_KEY` is always set, so `state save` files are encrypted: the
+  operator's own key, else the engine's own key file's (`engine.state_key`).
 - `AGENT_BROWSER_CONFIG` always names the one config file the engine reads: the operator's own
   `AGENT_BROWSER_CONFIG`, else the user's `~/.agent-browser/config.json` when it exists, else
   a private empty `{}` under the state dir. Without it the engine also loads
@@ -41,6 +43,7 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
+from agent_browser_tools.engine.state_key import KEY_ENV, child_key
 from agent_browser_tools.launch_options import cleared_by_isolation, operator_launch_env
 from agent_browser_tools.private_fs import ensure_private_dir, write_private_file
 from agent_browser_tools.settings import ENGINE_ACTION_TIMEOUT_CAP_MS, ENV_PREFIX, Settings
@@ -135,6 +138,9 @@ def build_child_env(
         if env.get(SCREENSHOT_DIR_ENV):
             env[SCREENSHOT_DIR_ENV] = str(workspace / "screenshots")
     env[ENGINE_CONFIG_ENV] = engine_config_path(settings)
+    key = child_key(env, settings.state_dir)
+    if key is not None:
+        env[KEY_ENV] = key
     return env
 
 

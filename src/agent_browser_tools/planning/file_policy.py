@@ -109,7 +109,8 @@ def _confine_row(
     tokens: tuple[str, ...], where: str, roots: FileRoots, batch_row: bool = False
 ) -> tuple[str, ...]:
     """Judge every slot of one row; return it with relative paths made absolute."""
-    for slot in row_slots(tokens, batch_row=batch_row):
+    slots = row_slots(tokens, batch_row=batch_row)
+    for slot in slots:
         if slot.use is None:
             _judge_url(slot, where, roots)
     paths = _path_slots(tokens, batch_row)
@@ -118,9 +119,7 @@ def _confine_row(
         fixed = _judge(slot, where, roots)
         if fixed is not None and fixed != slot.value:
             absolute[index] = fixed
-    for slot in paths:  # after every slot passed the roots: a refusal by policy comes first
-        if slot.must_exist and not batch_row:  # a row may upload what an earlier one saved
-            require_file(slot, where, roots)
+    _judge_after_paths(slots, where, roots, batch_row)
     if not absolute:
         return tokens
     out = list(tokens)
@@ -135,9 +134,25 @@ def _confine_row(
     return tuple(out)
 
 
+def _judge_after_paths(
+    slots: Sequence[PathSlot], where: str, roots: FileRoots, batch_row: bool
+) -> None:
+    """What is judged once every named path passed, so a refusal names that path first:
+    derived spellings (`<path>.enc`), then files that must exist (a refusal by policy comes
+    before "no such file")."""
+    for slot in slots:
+        if slot.derived:
+            _judge(slot, where, roots)
+    for slot in slots:
+        if slot.must_exist and not slot.derived and not batch_row:
+            require_file(slot, where, roots)  # a batch row may upload what an earlier one saved
+
+
 def _path_slots(tokens: Sequence[str], batch_row: bool) -> list[PathSlot]:
-    """The file slots (URLs aside: they are absolute and never rewritten)."""
-    return [slot for slot in row_slots(tokens, batch_row=batch_row) if slot.use is not None]
+    """The file slots an argv token holds (URLs aside: they are absolute and never
+    rewritten; derived spellings are only judged)."""
+    slots = row_slots(tokens, batch_row=batch_row)
+    return [slot for slot in slots if slot.use is not None and not slot.derived]
 
 
 def _locate(

@@ -49,6 +49,9 @@ class PathSlot:
     """Written before the path in the token (`@` in `--params @file`)."""
     must_exist: bool = False
     """A file the engine would pretend to read when it is missing (`FileSlots.must_exist`)."""
+    derived: bool = False
+    """A spelling the engine may use instead of the named path (`<path>.enc`): judged like
+    it, but no argv token holds it, so it is never rewritten."""
 
     @property
     def path(self) -> str:
@@ -143,4 +146,9 @@ def _command_slots(match: CommandMatch, args: list[str]) -> list[PathSlot]:
         else:
             written = at((slot.path_operand,))
         slots += [PathSlot(label, v, PathUse.WRITE_FILE, example) for v in written]
+        slots += [
+            PathSlot(label, v + suffix, PathUse.WRITE_FILE, example, derived=True)
+            for v in written
+            for suffix in slot.also_written
+        ]
     return slots

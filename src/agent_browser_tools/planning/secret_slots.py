@@ -16,7 +16,7 @@ from collections.abc import Iterable
 
 from agent_browser_tools.planning.argv_rules import CheckedArgv
 from agent_browser_tools.planning.policy import PolicyBlocked, calls_of
-from agent_browser_tools.taxonomy import CommandMatch
+from agent_browser_tools.taxonomy import CommandMatch, FieldEdit
 
 MARK = "{{secret:"
 CREDENTIAL_FLAGS = frozenset({"--password"})
@@ -28,8 +28,10 @@ def _value_slots(match: CommandMatch | None) -> list[str]:
         return []
     spec, operands = match.spec, match.operands
     indexes = list(spec.sensitive_operands)
-    if spec.field_value is not None and spec.field_value.text is not None:
-        indexes.append(spec.field_value.text)
+    field = spec.field_value
+    # A key name (`press`) is not a value: a secret there would only reach an error message.
+    if field is not None and field.text is not None and field.edit is not FieldEdit.KEY:
+        indexes.append(field.text)
     values = [operands[i] for i in indexes if i < len(operands)]
     values += [v for name, v in match.flags if name in CREDENTIAL_FLAGS and v is not None]
     return values

@@ -123,8 +123,9 @@ def command_body(path: Sequence[str], data: Any) -> list[str]:
     if data.get("untrusted") is True:  # the engine marks page-written data (`webmcp list`)
         visible = {k: v for k, v in data.items() if k not in _HIDDEN_KEYS}
         return page_data.fenced("Page-provided data", [page_data.quoted(_compact(visible))])
-    if "path" in data and isinstance(data["path"], str):
-        return [f"Saved: {data['path']}"]
+    if "path" in data and isinstance(data["path"], str) and "state" not in data:
+        # `state show` (a `state` key) shows its redacted summary below instead.
+        return [f"{'Loaded' if data.get('loaded') is True else 'Saved'}: {data['path']}"]
     visible = {k: v for k, v in data.items() if k not in _HIDDEN_KEYS}
     return [_compact(visible)] if visible else []
 

@@ -27,6 +27,7 @@ from agent_browser_tools.taxonomy.spec import (
 from agent_browser_tools.taxonomy.vocabulary import (
     ArtifactKind,
     ConfirmationRole,
+    FieldEdit,
     FlagValue,
     ModelAccess,
     PageEffect,
@@ -59,7 +60,9 @@ OP = ModelAccess.OPERATOR
 SHARED = ModelAccess.SHARED_STORE
 URL0 = FileSlots(urls=(0,))
 TYPES1 = FieldValue(target=0, text=1)
+FILLS1 = FieldValue(target=0, text=1, edit=FieldEdit.FILL)
 FOCUSED = FieldValue(target=None, text=0)
+KEY = FieldValue(target=None, text=0, edit=FieldEdit.KEY)
 URL_FLAG = FileSlots(url_flags=("--url",))
 
 FORM_TOGGLE = "checkbox radio"
@@ -233,7 +236,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
     _cmd("type", "Type into element", refs=(0,), guard=True, latch=True, change=True,
          args=(2, 2), field_value=TYPES1, moves_focus=True),
     _cmd("fill", "Clear and fill", refs=(0,), guard=True, change=True, args=(2, 2),
-         field_value=TYPES1, moves_focus=True),
+         field_value=FILLS1, moves_focus=True),
     _cmd("hover", "Hover element", refs=(0,), guard=True, latch=True, change=True, args=(1, 1)),
     _cmd("focus", "Focus element", refs=(0,), guard=True, args=(1, 1), moves_focus=True),
     _toggle("check", "Check checkbox", checked=True),
@@ -254,7 +257,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
          args=(1, 1)),
     # Keyboard and pointer: key names and coordinates are not refs.
     _cmd("press", "Press key", aliases=("key",), latch=True, effect=MAY, change=True,
-         args=(1, 1), moves_focus=None),
+         args=(1, 1), moves_focus=None, field_value=KEY),
     _cmd("keydown", "Press a key down", latch=True, change=True, args=(1, 1), moves_focus=None),
     _cmd("keyup", "Release a key", latch=True, change=True, args=(1, 1)),
     _cmd("keyboard type", "Type text with real keystrokes", latch=True, change=True,
@@ -428,13 +431,15 @@ COMMANDS: tuple[CommandSpec, ...] = (
          daemon_diagnostic=True),
     _cmd("session list", "List active sessions", session=LOCAL, ro=True),
     # State files: save/load need the browser, the rest is local file lifecycle.
+    # Every browser gets an encryption key (`engine.state_key`): saved state is `<path>.enc`.
     _cmd("state save", "Save cookies and storage to a file", args=(1, 1),
-         artifacts=(ArtifactSlot(A.STATE, path_operand=0),)),
+         artifacts=(ArtifactSlot(A.STATE, path_operand=0, also_written=(".enc",)),)),
     _cmd("state load", "Load state from a file", effect=SWITCH, latch=True, probe=True,
          args=(1, 1), files=FileSlots(reads=(0,))),
     _cmd("state list", "List saved state files", session=LOCAL, ro=True, access=SHARED),
+    # `state show <path>` reads any path (relative to the working dir) and prints it.
     _cmd("state show", "Show state summary", session=LOCAL, ro=True, args=(1, 1),
-         access=SHARED),
+         access=SHARED, files=FileSlots(reads=(0,))),
     _cmd("state rename", "Rename a state file", session=LOCAL, args=(2, 2), access=SHARED),
     _cmd("state clear", "Clear saved states", session=LOCAL, args=(0, 1), flags="--all/-a",
          access=SHARED),

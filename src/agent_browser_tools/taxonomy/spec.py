@@ -14,6 +14,7 @@ from agent_browser_tools.taxonomy.vocabulary import (
     ArtifactKind,
     ConfirmationRole,
     Diagnostic,
+    FieldEdit,
     FlagValue,
     ModelAccess,
     PageEffect,
@@ -68,6 +69,10 @@ class ArtifactSlot:
     (the engine's own screenshot rule)."""
     only_with_flag: bool = False
     """Written only when `path_flag` is present (`wait --download [path]`)."""
+    also_written: tuple[str, ...] = ()
+    """Suffixes the engine may append to the requested path (`state save` encrypts into
+    `<path>.enc`): each spelling is judged as a write too. (Reads need no column: every read
+    path's `.enc` sibling is judged, since `state load` and `--state` fall back to it.)"""
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,6 +120,9 @@ class FieldValue:
     """`target` starts a `find` locator, judged by its words only (not read from the page)."""
     action: tuple[int, tuple[str, ...]] | None = None
     """Only when this operand is one of these words (`find <locator> <value> fill <text>`)."""
+    edit: FieldEdit = FieldEdit.INSERT
+    """How the text changes the value: the wrapper plays a key-by-key or inserted password
+    forward from the field's value to know what the field will hold."""
 
 
 @dataclass(frozen=True, slots=True)

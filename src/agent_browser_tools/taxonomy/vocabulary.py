@@ -66,6 +66,19 @@ class ArtifactKind(StrEnum):
     STATE = "state"
 
 
+class FieldEdit(StrEnum):
+    """How a command's text changes a form field's value (`FieldValue.edit`).
+
+    FILL: the text replaces the value (`fill`). INSERT: the text is typed at the caret, so the
+    field ends up holding more than the text (`type`, `keyboard type`). KEY: the operand is a
+    key name whose effect depends on the key (`press a`, `press Backspace`).
+    """
+
+    FILL = "fill"
+    INSERT = "insert"
+    KEY = "key"
+
+
 class RecordingStep(StrEnum):
     """What a command does to the session's video recording (its reservation, see
     `tools/agent_browser/recording`).

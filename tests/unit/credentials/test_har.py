@@ -193,3 +193,24 @@ def test_trace_text_is_scrubbed_textually() -> None:
         "url": f"https://u:{URL_USERINFO_REDACTED}@h.test/?token={REDACTED}&a=b",
         "v": "{{secret:PW}}",
     }
+
+
+def test_a_base64_body_is_scrubbed_of_registered_values_in_any_spelling() -> None:
+    store = SecretStore({"PW": 'Op3r<"&+ ator'})
+    page = '<input value="Op3r&lt;&quot;&amp;+ ator"><p>Op3r&lt;"&amp;+ ator</p>'
+    encoded = base64.b64encode(page.encode()).decode()
+    doc = {
+        "log": {
+            "entries": [
+                {
+                    "request": {"url": "http://x.test/"},
+                    "response": {
+                        "content": {"mimeType": "text/html", "encoding": "base64", "text": encoded}
+                    },
+                }
+            ]
+        }
+    }
+    out = scrub_har(doc, store.scrub)
+    body = base64.b64decode(out["log"]["entries"][0]["response"]["content"]["text"]).decode()
+    assert body == '<input value="{{secret:PW}}"><p>{{secret:PW}}</p>'

@@ -10,7 +10,6 @@ from agent_browser_tools.credentials.store import (
     TYPED_PLACEHOLDER,
     SecretStore,
     placeholder,
-    spellings,
 )
 
 PW = 's3cr3t-Pa55 "q" \\ &<'
@@ -49,7 +48,8 @@ def test_json_stdin_is_resolved_value_by_value() -> None:
 
 def test_operator_values_come_back_as_their_placeholder_in_every_spelling() -> None:
     store = SecretStore({"PW": PW})
-    for form in spellings(PW):
+    forms = [PW, json.dumps(PW)[1:-1], base64.b64encode(PW.encode()).decode()]
+    for form in forms:
         assert store.scrub(f"before {form} after") == f"before {placeholder('PW')} after"
     encoded = base64.b64encode(PW.encode()).decode()
     assert store.scrub(encoded) == placeholder("PW")
@@ -57,6 +57,41 @@ def test_operator_values_come_back_as_their_placeholder_in_every_spelling() -> N
         "k": ["{{secret:PW}}", {"x": "={{secret:PW}}="}],
         "{{secret:PW}}": 1,
     }
+
+
+def test_data_without_any_registered_value_comes_back_as_is() -> None:
+    store = SecretStore({"PW": PW})
+    data = {"rows": [{"name": "ordinary", "n": 1}], "k": ("a", "b")}
+    assert store.scrub_data(data) is data
+    unserializable = {("tuple", "key"): PW}
+    assert store.scrub_data(unserializable) == {("tuple", "key"): "{{secret:PW}}"}
+
+
+def test_a_value_typed_key_by_key_retires_the_prefix_it_extends() -> None:
+    store = SecretStore()
+    store.register_typed("hun", provisional=True)
+    store.register_typed("hunt", replaces="hun", provisional=True)
+    store.register_typed("hunter2x", replaces="hunt", provisional=True)
+    assert store.scrub("hunter2x") == TYPED_PLACEHOLDER
+    # The retired prefixes no longer mangle ordinary text or whole tokens.
+    assert store.scrub("a hunt for hun") == "a hunt for hun"
+    assert store.scrub_data({"v": "hun"}) == {"v": "hun"}
+    # A value that does not contain the old one (the field was cleared) keeps both.
+    store.register_typed("other-value", replaces="hunter2x", provisional=True)
+    assert store.scrub("hunter2x other-value") == f"{TYPED_PLACEHOLDER} {TYPED_PLACEHOLDER}"
+
+
+def test_a_value_typed_in_one_piece_is_never_retired() -> None:
+    store = SecretStore()
+    store.register_typed("secret123")  # `fill #pw secret123`
+    store.register_typed("secret123", provisional=True)  # another field typed key by key
+    store.register_typed("secret1234", replaces="secret123", provisional=True)
+    assert store.scrub("pw=secret123;") == f"pw={TYPED_PLACEHOLDER};"
+    provisional = SecretStore()
+    provisional.register_typed("abcd1", provisional=True)
+    provisional.register_typed("abcd1")  # later typed whole: now permanent
+    provisional.register_typed("abcd12", replaces="abcd1", provisional=True)
+    assert provisional.scrub("abcd1") == TYPED_PLACEHOLDER
 
 
 def test_typed_values_are_scrubbed_from_then_on() -> None:

@@ -118,7 +118,7 @@ def test_the_engine_never_reads_a_workspace_config(tmp_path: Path) -> None:
     path.write_text('{"proxy": "http://evil.test"}')  # tampered: rewritten
     assert Path(build_child_env(settings, None)["AGENT_BROWSER_CONFIG"]).read_text() == "{}\n"
     user = tmp_path / "home" / ".agent-browser" / "config.json"
-    user.parent.mkdir(parents=True)
+    user.parent.mkdir(parents=True, exist_ok=True)  # the state key lives there already
     user.write_text('{"headed": true}')
     assert build_child_env(settings, None)["AGENT_BROWSER_CONFIG"] == str(user)
     operator = _settings(tmp_path, AGENT_BROWSER_CONFIG="/etc/ab/config.json")

@@ -42,7 +42,8 @@ R, W, D = PathUse.READ_FILE, PathUse.WRITE_FILE, PathUse.WRITE_DIR
         (["auth", "login", "s", "--url", "file:///x"], [("file:///x", None)]),
         (["upload", "#f", "a.txt", "b.txt"], [("a.txt", R), ("b.txt", R)]),
         (["state", "load", "s.json"], [("s.json", R)]),
-        (["state", "save", "s.json"], [("s.json", W)]),
+        (["state", "show", "s.json.enc"], [("s.json.enc", R)]),
+        (["state", "save", "s.json"], [("s.json", W), ("s.json.enc", W)]),
         (["cookies", "set", "--curl", "c.txt"], [("c.txt", R)]),
         (["webmcp", "invoke", "t", "--params", "@p.json"], [("@p.json", R)]),
         (["webmcp", "invoke", "t", "--params", '{"a": 1}'], []),
@@ -101,6 +102,18 @@ def test_a_refusal_names_the_resolved_path_what_to_do_and_the_operator_setting(
     text = str(refused)
     assert f"resolves to {outside}" in text and "outside the workspace roots" in text
     assert "`screenshot ./x.png`" in text and "serve --file-root" in text
+
+
+def test_the_encrypted_state_file_beside_the_named_one_is_judged_too(roots: FileRoots) -> None:
+    """The engine writes `state save s.json` to `s.json.enc` and `state load s.json` falls
+    back to it: a link planted there must not take the write or the read elsewhere."""
+    (roots.cwd / "s.json.enc").symlink_to(roots.cwd / ".state" / "journal.sqlite")
+    for args in (["state", "save", "s.json"], ["state", "load", "s.json"]):
+        refused = _blocked(roots, args)
+        assert refused.subject.endswith("journal.sqlite"), refused.subject
+    (roots.cwd / "s.json.enc").unlink()
+    pinned = _confine(roots, ["state", "save", "s.json"])
+    assert pinned.args == ["state", "save", str(roots.cwd / "s.json")]
 
 
 def test_the_state_dir_refusal_offers_no_operator_setting(roots: FileRoots) -> None:

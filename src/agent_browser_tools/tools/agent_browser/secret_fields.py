@@ -2,24 +2,34 @@
 
 Why: a password typed with `fill` used to come back from `get value`, in `details.args`, batch
 rows, code-cell data and the journal. The snapshot does not say which textbox is a password
-field, so before a `fill`/`type`/`keyboard type`/`keyboard inserttext`/`get value` (direct or
-as batch rows) the wrapper reads the target's attributes in one engine `batch` of `get attr`
-rows (plus one `eval` of the focused element for keyboard typing) on the call's own session,
-and judges them with `credentials.fields`.
+field, so before a `fill`/`type`/`press`/`keyboard type`/`keyboard inserttext`/`get value`
+(direct or as batch rows) the wrapper reads the target's attributes in one engine `batch` of
+`get attr` rows (plus one `eval` of the focused element for keyboard typing) on the call's own
+session, and judges them with `credentials.fields`.
 
 - A value typed into a credential field is registered in the conversation's `SecretStore`
   before the intent is journaled, so the journal, details, batch rows and every later output
   show `[redacted: typed into a credential field]` instead.
+- So is the value the field will hold: a password typed key by key (`press h`, `press u`,
+  ...) or inserted into text already there is never one argv token. The same read returns
+  the field's value (and, for the focused element, its selection) and the call's edits are
+  played forward on it (`credentials.typing`); each value the field reaches is registered
+  as provisional, retiring the shorter one it grew from. The focused element's value
+  travels as code points so the read's own scrubbing cannot replace the value being
+  extended; a selector's value read back scrubbed (it holds a registered value already)
+  counts as unknown, and then only what the call types is registered.
 - `get value` of a credential field answers `[redacted: credential field]`, with the reason in
   `details.redacted`; the value read is registered too.
 
 Cost: one extra engine call for a call that types or reads a field whose selector, ref name
-or label does not already say it is a credential; none otherwise. The verdict is the union
-of what the page read says and what the selector or ref name says, so a read can only add a
-credential, never clear one. Limits: a field that does not exist yet when the call starts
-(revealed or navigated to by an earlier step of the same batch) is judged by its selector and
-ref name only, and so is `find ... fill` by its locator text; `eval` that sets a field's value
-is not seen at all.
+or label does not already say it is a credential, or that types into text already there
+(`type`, `press` of an editing key, `keyboard type`); none for `fill` of a known credential or
+`press Enter`. The verdict is the union of what the page read says and what the selector or
+ref name says, so a read can only add a credential, never clear one. Limits: a field that does
+not exist yet when the call starts (revealed or navigated to by an earlier step of the same
+batch) is judged by its selector and ref name only, and so is `find ... fill` by its locator
+text; `eval` that sets a field's value is not seen at all; a caret a selector's read cannot
+see is assumed at either end of the value.
 """
 
 from __future__ import annotations
@@ -29,13 +39,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from agent_browser_tools.credentials import READ_PLACEHOLDER, SecretStore
+from agent_browser_tools.credentials import READ_PLACEHOLDER, TYPED_PLACEHOLDER, SecretStore
 from agent_browser_tools.credentials.fields import ATTRIBUTES, credential_reason, selector_reason
+from agent_browser_tools.credentials.typing import Field, candidates, key_edit, play
 from agent_browser_tools.engine.envelope import Envelope, OutputMode
 from agent_browser_tools.planning.plan import ExecutionPlan
+from agent_browser_tools.redaction import SECRET_PLACEHOLDER
 from agent_browser_tools.results.observation import Observation
 from agent_browser_tools.state.models import RefInfo
-from agent_browser_tools.taxonomy import CommandMatch, FieldValue
+from agent_browser_tools.taxonomy import CommandMatch, FieldEdit, FieldValue
 from agent_browser_tools.tools.agent_browser import refmap
 from agent_browser_tools.tools.agent_browser.call import DirectCall, Spawned
 from agent_browser_tools.tools.agent_browser.helpers import helper_call
@@ -50,9 +62,12 @@ FOCUSED_JS = (
     " try { d = e && e.contentDocument; } catch (_) {}"
     " if (d && d.activeElement) { e = d.activeElement; continue; } break; }"
     " if (!e || e === document.body) return null; const a = (n) => e.getAttribute(n);"
+    " let s = null; try { s = [e.selectionStart, e.selectionEnd]; } catch (_) {}"
     " return { type: e.type || a('type'), autocomplete: a('autocomplete'), name: a('name'),"
     " id: e.id || null, 'aria-label': a('aria-label'), placeholder: a('placeholder'),"
-    " labels: e.labels ? Array.from(e.labels, (l) => l.textContent) : [] }; })()"
+    " labels: e.labels ? Array.from(e.labels, (l) => l.textContent) : [],"
+    " value: typeof e.value === 'string' ? Array.from(e.value, (c) => c.codePointAt(0)) : null,"
+    " selection: s }; })()"
 )
 
 
@@ -69,6 +84,22 @@ class Target:
     label: str | None = None
     """The ref's accessible name from the model's snapshot, when the selector is a ref."""
     probe: bool = True
+    edit: FieldEdit = FieldEdit.INSERT
+    """How `value` changes the field (`FILL` for fill, `KEY` when `value` is a key name)."""
+    slot: tuple[str | None, int] = (None, 0)
+    """Which field the edits of a batch accumulate in: the selector, or the focused element
+    and how many times focus moved somewhere unknown before this step."""
+
+
+@dataclass(frozen=True)
+class FieldRead:
+    """What the pre-dispatch read found for one selector (or the focused element)."""
+
+    attrs: dict[str, str | None] = field(default_factory=dict)
+    labels: list[str] = field(default_factory=list)
+    value: str | None = None
+    """The field's value; None when not read, or read back scrubbed (so unknown)."""
+    selection: tuple[int, int] | None = None
 
 
 @dataclass
@@ -83,32 +114,40 @@ class Findings:
 def targets(plan: ExecutionPlan, table: Mapping[str, RefInfo]) -> list[Target]:
     """The fields this call types into or reads, with their step in a batch (pure)."""
     if not plan.is_batch:
-        target, _focus = _row_targets(None, plan.match, None, table)
+        target, _focus, _moved = _row_targets(None, plan.match, None, 0, table)
         return [target] if target is not None else []
     out: list[Target] = []
     focus: str | None = None
+    moved = 0
     for step, match in enumerate(plan.row_matches or (), start=1):
-        target, focus = _row_targets(step, match, focus, table)
+        target, focus, moved = _row_targets(step, match, focus, moved, table)
         if target is not None:
             out.append(target)
     return out
 
 
 def _row_targets(
-    step: int | None, match: CommandMatch | None, focus: str | None, table: Mapping[str, RefInfo]
-) -> tuple[Target | None, str | None]:
-    """(this row's target, the selector focused after it), read from the taxonomy's
-    `field_value` and `moves_focus` columns."""
+    step: int | None,
+    match: CommandMatch | None,
+    focus: str | None,
+    moved: int,
+    table: Mapping[str, RefInfo],
+) -> tuple[Target | None, str | None, int]:
+    """(this row's target, the selector focused after it, how often focus moved somewhere
+    unknown), read from the taxonomy's `field_value` and `moves_focus` columns. A key that
+    edits the focused field (`press a`) keeps focus; any other key may move it (`Tab`)."""
     if match is None:
-        return None, focus
+        return None, focus, moved
     spec, ops = match.spec, match.operands
     rule = spec.field_value
-    target = _target(step, match, rule, focus, table) if rule is not None else None
+    target = _target(step, match, rule, focus, moved, table) if rule is not None else None
     if spec.moves_focus is None:
-        focus = None
+        keeps = rule is not None and rule.edit is FieldEdit.KEY and target is not None
+        if not keeps:
+            focus, moved = None, moved + 1
     elif spec.moves_focus and ops:
         focus = ops[0]
-    return target, focus
+    return target, focus, moved
 
 
 def _target(
@@ -116,6 +155,7 @@ def _target(
     match: CommandMatch,
     rule: FieldValue,
     focus: str | None,
+    moved: int,
     table: Mapping[str, RefInfo],
 ) -> Target | None:
     ops, name = match.operands, match.spec.name
@@ -126,25 +166,24 @@ def _target(
     if rule.text is not None and len(ops) <= rule.text:
         return None
     text = ops[rule.text] if rule.text is not None else None
+    if rule.edit is FieldEdit.KEY and (text is None or key_edit(text) is None):
+        return None  # `press Enter`: the field's value stays as it is
     if rule.locator and rule.target is not None:
         hint = " ".join([*ops[rule.target : rule.target + 2], match.flag_value("--name") or ""])
-        return Target(step, name, None, text, hint=hint, probe=False)
-    if rule.target is None:
-        selector = focus
-    else:
-        selector = ops[rule.target] if len(ops) > rule.target else None
+        return Target(step, name, None, text, hint=hint, probe=False, edit=rule.edit)
+    selector = (
+        focus if rule.target is None else (ops[rule.target] if len(ops) > rule.target else None)
+    )
     if selector is None:
-        return Target(step, name, None, text) if rule.target is None else None
-    return _selector_target(step, name, selector, text, table)
-
-
-def _selector_target(
-    step: int | None, command: str, selector: str, value: str | None, table: Mapping[str, RefInfo]
-) -> Target:
+        if rule.target is not None:
+            return None
+        return Target(step, name, None, text, edit=rule.edit, slot=(None, moved))
     ref = selector.removeprefix("@").removeprefix("ref=")
     info = table.get(ref)
     label = info.name if info is not None else None
-    return Target(step, command, selector, value, hint=selector, label=label)
+    return Target(
+        step, name, selector, text, hint=selector, label=label, edit=rule.edit, slot=(selector, 0)
+    )
 
 
 def _known(target: Target) -> str | None:
@@ -152,33 +191,48 @@ def _known(target: Target) -> str | None:
     return credential_reason({}, [target.label]) or selector_reason(target.hint)
 
 
+def _needs_value(target: Target) -> bool:
+    """Typing into text already there needs it read (a fill replaces it; the focused element
+    after focus moved mid-batch is not the one the read sees)."""
+    return target.edit is not FieldEdit.FILL and target.slot[1] == 0 and target.value is not None
+
+
 def probe_rows(
     found: Sequence[Target], table: Mapping[str, RefInfo]
 ) -> tuple[list[list[str]], list[str | None]]:
-    """One engine batch reading every undecided target (pure): `get attr` rows per selector,
-    one `eval` of the focused element; and the key (selector or None) of each row."""
+    """One engine batch reading every undecided target (pure): `get attr` rows per selector
+    and a `get value` row when its text is typed into; one `eval` of the focused element
+    (attributes, value, selection); and the key (selector or None) of each row."""
     rows: list[list[str]] = []
     keys: list[str | None] = []
+    done: set[tuple[str | None, str]] = set()
     for target in found:
-        if not target.probe or _known(target) is not None:
+        attrs, value = _known(target) is None, _needs_value(target)
+        if not target.probe or not (attrs or value):
             continue
-        if target.selector is None:
-            if None not in keys:
+        selector = target.selector
+        if selector is None:
+            if (None, "eval") not in done:
+                done.add((None, "eval"))
                 rows.append(["eval", FOCUSED_JS])
                 keys.append(None)
-        elif target.selector not in keys:
-            for attribute in ATTRIBUTES:
-                rows.append(["get", "attr", target.selector, attribute])
-                keys.append(target.selector)
+            continue
+        if attrs and (selector, "attr") not in done:
+            done.add((selector, "attr"))
+            rows += [["get", "attr", selector, attribute] for attribute in ATTRIBUTES]
+            keys += [selector] * len(ATTRIBUTES)
+        if value and (selector, "value") not in done:
+            done.add((selector, "value"))
+            rows.append(["get", "value", selector])
+            keys.append(selector)
     return refmap.rows_to_engine(rows, table), keys
 
 
 def read_attributes(
     envelope: Envelope | None, keys: Sequence[str | None]
-) -> dict[str | None, tuple[dict[str, str | None], list[str]]]:
-    """Attributes and labels per probed key from the probe's answer (pure); a key whose
-    element could not be read is absent."""
-    out: dict[str | None, tuple[dict[str, str | None], list[str]]] = {}
+) -> dict[str | None, FieldRead]:
+    """What the probe found per key (pure); a key whose element could not be read is absent."""
+    out: dict[str | None, FieldRead] = {}
     rows = envelope.rows if envelope is not None and envelope.rows is not None else ()
     for index, row in enumerate(rows[: len(keys)]):
         key = keys[index]
@@ -188,14 +242,38 @@ def read_attributes(
         if key is None:
             focused = result.get("result")
             if isinstance(focused, Mapping):
-                labels = [str(x) for x in focused.get("labels") or () if x]
-                attrs = {a: _text(focused.get(a)) for a in ATTRIBUTES}
-                out[None] = (attrs, labels)
+                out[None] = _focused_read(focused)
             continue
-        attrs, labels = out.setdefault(key, ({}, []))
-        attribute = row.command[3] if len(row.command) > 3 else ""
-        attrs[attribute] = _text(result.get("value"))
+        read = out.setdefault(key, FieldRead())
+        if tuple(row.command[1:2]) == ("value",):
+            out[key] = replace(read, value=_unscrubbed(result.get("value")))
+        else:
+            attribute = row.command[3] if len(row.command) > 3 else ""
+            read.attrs[attribute] = _text(result.get("value"))
     return out
+
+
+def _focused_read(focused: Mapping[str, Any]) -> FieldRead:
+    labels = [str(x) for x in focused.get("labels") or () if x]
+    attrs = {a: _text(focused.get(a)) for a in ATTRIBUTES}
+    points = focused.get("value")
+    value = None
+    if isinstance(points, list) and all(isinstance(p, int) and 0 <= p <= 0x10FFFF for p in points):
+        value = "".join(map(chr, points))
+    span = focused.get("selection")
+    selection = None
+    if isinstance(span, list) and len(span) == 2 and all(isinstance(n, int) for n in span):
+        selection = (span[0], span[1])
+    return FieldRead(attrs, labels, value, selection)
+
+
+def _unscrubbed(value: object) -> str | None:
+    """A read value, or None when scrubbing replaced part of it (so the real one is unknown)."""
+    if not isinstance(value, str):
+        return None
+    if TYPED_PLACEHOLDER in value or READ_PLACEHOLDER in value or SECRET_PLACEHOLDER.search(value):
+        return None
+    return value
 
 
 def _text(value: object) -> str | None:
@@ -203,15 +281,18 @@ def _text(value: object) -> str | None:
 
 
 def judge(
-    found: Sequence[Target],
-    read: Mapping[str | None, tuple[dict[str, str | None], list[str]]],
-    store: SecretStore,
+    found: Sequence[Target], read: Mapping[str | None, FieldRead], store: SecretStore
 ) -> Findings:
-    """Register typed credential values and collect the redactions for this call."""
+    """Register typed credential values (and the values their fields reach) and collect the
+    redactions for this call."""
     findings = Findings()
+    fields: dict[tuple[str | None, int], list[Field] | None] = {}
     for target in found:
-        attrs, labels = read.get(target.selector, ({}, []))
-        reason = credential_reason(attrs, [target.label, *labels]) or selector_reason(target.hint)
+        info = read.get(target.selector) or FieldRead()
+        reason = credential_reason(info.attrs, [target.label, *info.labels]) or selector_reason(
+            target.hint
+        )
+        grown = _play(fields, target, info)
         if reason is None or target.value == "":
             continue
         entry: dict[str, Any] = {"command": target.command, "why": reason}
@@ -223,11 +304,34 @@ def judge(
             findings.reads.add(target.step)
             entry["value"] = "read"
         else:
-            scrubbed = store.register_typed(target.value)
             entry["value"] = "typed"
-            findings.short = findings.short or not scrubbed
+            if target.edit is not FieldEdit.KEY:
+                findings.short = findings.short or not store.register_typed(target.value)
+            for before, after in grown:
+                store.register_typed(after, replaces=before, provisional=True)
         findings.fields.append(entry)
     return findings
+
+
+def _play(
+    fields: dict[tuple[str | None, int], list[Field] | None], target: Target, info: FieldRead
+) -> list[tuple[str, str]]:
+    """Play the target's edit on its field's candidates; the (before, after) values that
+    changed. A field whose state became unknown stays unknown for the rest of the call."""
+    if target.value is None:
+        return []
+    if target.slot not in fields:
+        # After focus moved somewhere unknown, the read describes another element.
+        fresh = target.slot[1] == 0
+        start = candidates(info.value if fresh else None, info.selection if fresh else None)
+        fields[target.slot] = start
+    before = fields[target.slot]
+    after = play(before, target.edit, target.value) if before is not None else None
+    fields[target.slot] = after
+    if before is None or after is None:
+        return []
+    pairs = zip(before, after, strict=True)
+    return [(b.value, a.value) for b, a in pairs if a.value != b.value and a.value]
 
 
 async def inspect(call: DirectCall) -> Findings:

@@ -63,17 +63,29 @@ async def test_pdf_and_download_name_their_saved_file(
     assert (row["retentionState"], row["storageScope"]) == ("live", "explicit-path")
 
 
-async def test_state_save_is_a_verified_json_artifact(
+async def test_state_save_is_a_verified_encrypted_artifact(
     browser_tools: BrowserTools, fixture_site: FixtureServer, tmp_path: Path
 ) -> None:
+    """Saved state is encrypted (`<path>.enc`): the artifact names the file the engine wrote,
+    its bytes are not the JSON a model could read back, and `state load` still takes it."""
     await ab(browser_tools, "open", fixture_site.url("/storage.html"))
     saved = await ab(browser_tools, "state", "save", "states/site.json")
     entry = _only(saved)
     assert saved.details["successCategory"] == "artifact-saved", saved.text
-    assert entry["kind"] == "state" and entry["mediaType"] == "application/json"
-    assert json.loads((tmp_path / "states" / "site.json").read_text())["cookies"] is not None
+    path = tmp_path / "states" / "site.json.enc"
+    assert entry["kind"] == "state" and entry["path"] == str(path), entry
+    assert not (tmp_path / "states" / "site.json").exists()
+    raw = path.read_bytes()
+    assert b"cookies" not in raw and b"session_id" not in raw
+    assert entry.get("mediaType") != "application/json"
     (row,) = saved.details["artifactManifest"]["entries"]
     assert row["kind"] == "state" and row["retentionState"] == "live"
+    await ab(browser_tools, "cookies", "clear")
+    loaded = await ab(browser_tools, "state", "load", "states/site.json")
+    assert not loaded.is_error and "Loaded: " in loaded.text, loaded.text
+    await ab(browser_tools, "get", "url")
+    cookies = await ab(browser_tools, "cookies")
+    assert "session_id" in {c["name"] for c in cookies.details["data"]["cookies"]}
 
 
 async def test_a_diff_image_is_saved_evidence_and_a_missing_one_fails(

@@ -8,6 +8,7 @@ from agent_browser_tools.credentials import READ_PLACEHOLDER, TYPED_PLACEHOLDER,
 from agent_browser_tools.engine.envelope import BatchRow, Envelope, OutputMode
 from agent_browser_tools.results.observation import Observation
 from agent_browser_tools.state.models import RefInfo
+from agent_browser_tools.taxonomy import FieldEdit
 from agent_browser_tools.tools.agent_browser import secret_fields as sf
 from tests.support.plans import plan
 
@@ -66,7 +67,7 @@ def test_probe_reads_only_undecided_targets_in_one_batch() -> None:
                 ["fill", "@e7", "shoes"],  # a ref named Search: read it
                 ["fill", "#password", "pw-123456"],  # the selector already says so
                 ["fill", "@e5", "pw-123456"],  # the ref's name already says so
-                ["keyboard", "type", "x"],  # focus unknown after a fill? no: fill focuses @e5
+                ["keyboard", "type", "x"],  # fill focuses @e5: its value is read
                 ["press", "Tab"],
                 ["keyboard", "type", "y"],  # focus moved: the focused element is read
             ],
@@ -74,7 +75,7 @@ def test_probe_reads_only_undecided_targets_in_one_batch() -> None:
         REFS,
     )
     rows, keys = sf.probe_rows(found, REFS)
-    attrs = [row for row in rows if row[0] == "get"]
+    attrs = [row for row in rows if row[:2] == ["get", "attr"]]
     assert {row[2] for row in attrs} == {"@e3"}  # shown @e7 goes out as the engine's e3
     assert [row[3] for row in attrs] == [
         "type",
@@ -84,8 +85,8 @@ def test_probe_reads_only_undecided_targets_in_one_batch() -> None:
         "aria-label",
         "placeholder",
     ]
-    assert rows[-1][0] == "eval" and keys[-1] is None
-    assert keys[:-1] == ["@e7"] * 6
+    assert rows[-2:] == [["get", "value", "@e5"], ["eval", sf.FOCUSED_JS]]
+    assert keys == ["@e7"] * 6 + ["@e5", None]
 
 
 def _attr_row(selector: str, attribute: str, value: str | None) -> BatchRow:
@@ -178,3 +179,99 @@ def test_batch_get_value_rows_are_redacted_by_step() -> None:
     assert [row.result for row in out.rows] == [{"value": "plain"}, {"value": READ_PLACEHOLDER}]
     native = Envelope(OutputMode.TEXT, True, text="plain\npw-read-1\n")
     assert sf.redact_reads(native, _reads(2), store).text == sf.BATCH_TEXT_REDACTED + "\n"
+
+
+def _focused_answer(value: str, selection: tuple[int, int], **attrs: Any) -> Envelope:
+    focused = {
+        "type": "password",
+        "labels": [],
+        "value": [ord(c) for c in value],
+        "selection": list(selection),
+        **attrs,
+    }
+    row = BatchRow(("eval", sf.FOCUSED_JS), True, {"result": focused}, None)
+    return Envelope(mode=OutputMode.JSON, success=True, rows=(row,))
+
+
+def test_press_targets_only_keys_that_edit_the_focused_field() -> None:
+    (typed,) = sf.targets(plan(["press", "h"]), REFS)
+    assert (typed.command, typed.selector, typed.value) == ("press", None, "h")
+    assert typed.edit is FieldEdit.KEY
+    assert sf.targets(plan(["press", "Enter"]), REFS) == []
+    assert sf.targets(plan(["press", "Tab"]), REFS) == []
+    rows, keys = sf.probe_rows([typed], REFS)
+    assert rows == [["eval", sf.FOCUSED_JS]] and keys == [None]
+
+
+def test_a_password_pressed_key_by_key_is_registered_whole() -> None:
+    store = SecretStore()
+    typed = 'Pw<"&+ 9'
+    for index, key in enumerate([*typed[:-3], "Space", typed[-2], typed[-1]]):
+        found = sf.targets(plan(["press", key]), REFS)
+        so_far = typed[:index]
+        read = sf.read_attributes(_focused_answer(so_far, (index, index)), [None])
+        findings = sf.judge(found, read, store)
+        assert [f["value"] for f in findings.fields] == ["typed"]
+        assert not findings.short  # key-by-key prefixes do not raise the short-value note
+    assert store.scrub(f"<p>{typed}</p>") == f"<p>{TYPED_PLACEHOLDER}</p>"
+    # Prefixes were retired on the way: ordinary text that repeats one is left alone.
+    assert store.scrub('Pw<"&') == 'Pw<"&'
+
+
+def test_keyboard_type_into_text_already_there_registers_the_whole_value() -> None:
+    store = SecretStore()
+    found = sf.targets(plan(["keyboard", "type", "tail"]), REFS)
+    read = sf.read_attributes(_focused_answer("head--mid", (5, 5)), [None])
+    sf.judge(found, read, store)
+    assert store.scrub("head-tail-mid") == TYPED_PLACEHOLDER
+    assert store.scrub("x tail y") == f"x {TYPED_PLACEHOLDER} y"
+
+
+def test_a_batch_plays_focus_fill_and_keys_on_one_field() -> None:
+    rows = [
+        ["focus", "#pw"],
+        ["press", "Control+a"],
+        ["press", "s"],
+        ["keyboard", "type", "ecret"],
+        ["press", "Backspace"],
+        ["press", "T"],
+        ["press", "Enter"],
+        ["press", "x"],  # Enter may have moved focus: a new, unread field
+    ]
+    found = sf.targets(plan(["batch"], rows=rows), {})
+    assert [t.slot for t in found] == [("#pw", 0)] * 5 + [(None, 1)]
+    probe, keys = sf.probe_rows(found, {})
+    assert ["get", "value", "#pw"] in probe and ["eval", sf.FOCUSED_JS] in probe
+    answers = [
+        _attr_row(row[2], row[3], "password" if row[3] == "type" else None)
+        if row[1] == "attr"
+        else BatchRow(tuple(row), True, {"value": "old"}, None)
+        for row in probe[:-1]
+    ]
+    envelope = Envelope(mode=OutputMode.JSON, success=True, rows=tuple(answers))
+    store = SecretStore()
+    sf.judge(found, sf.read_attributes(envelope, keys), store)
+    assert store.scrub("v=secreT;") == f"v={TYPED_PLACEHOLDER};"
+
+
+def test_a_value_read_back_scrubbed_is_unknown_so_only_the_typed_text_counts() -> None:
+    found = sf.targets(plan(["type", "#password", "more"]), {})
+    probe, keys = sf.probe_rows(found, {})
+    assert probe == [["get", "value", "#password"]]  # the selector says credential already
+    answer = BatchRow(("get", "value", "#password"), True, {"value": TYPED_PLACEHOLDER}, None)
+    envelope = Envelope(mode=OutputMode.JSON, success=True, rows=(answer,))
+    read = sf.read_attributes(envelope, keys)
+    assert read["#password"].value is None
+    store = SecretStore()
+    sf.judge(found, read, store)
+    assert store.scrub("more") == TYPED_PLACEHOLDER
+    assert TYPED_PLACEHOLDER not in store.scrub("redacted")
+
+
+def test_type_into_a_field_with_text_covers_a_caret_at_either_end() -> None:
+    found = sf.targets(plan(["type", "#password", "abcd"]), {})
+    answer = BatchRow(("get", "value", "#password"), True, {"value": "pre1"}, None)
+    envelope = Envelope(mode=OutputMode.JSON, success=True, rows=(answer,))
+    store = SecretStore()
+    sf.judge(found, sf.read_attributes(envelope, ["#password"]), store)
+    assert store.scrub("abcdpre1 pre1abcd") == f"{TYPED_PLACEHOLDER} {TYPED_PLACEHOLDER}"
