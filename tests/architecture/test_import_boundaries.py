@@ -84,6 +84,7 @@ FOUNDATIONS_MAY_IMPORT: dict[str, tuple[str, ...]] = {
     "playbook": ("taxonomy",),
     "settings": (),
     "private_fs": (),
+    "size_limits": (),
     "workspace_files": (),
     "launch_options": ("settings", "remote_endpoint"),
     "remote_endpoint": ("settings",),

@@ -7,7 +7,8 @@ excluded tools are reported unavailable and can never be enabled or called aroun
 
 `Toolkit.call` is the one gate every call passes: unknown, excluded, inactive and unimplemented
 tools are refused there, and the input is validated there once, so a handler only ever gets
-its own typed input model.
+its own typed input model. Every answer leaves it within the message budget (one rule for
+every host, the Python API included).
 """
 
 from __future__ import annotations
@@ -22,7 +23,9 @@ from pydantic import BaseModel, ValidationError
 
 from agent_browser_tools.planning.policy import PolicyBlocked, check_timeout
 from agent_browser_tools.results import response
+from agent_browser_tools.results.bounds import spill_bytes
 from agent_browser_tools.results.categories import FailureCategory
+from agent_browser_tools.results.message_budget import fit_message
 from agent_browser_tools.results.tool_result import ToolResult
 from agent_browser_tools.results.validation import explain_validation_error, field_list
 from agent_browser_tools.state.sqlite_journal import JournalWriteError
@@ -236,8 +239,14 @@ class Toolkit:
         """Run one tool call; problems come back as `validation-error` results, never raise.
 
         Every answer leaves scrubbed of the conversation's secret values (`Runtime.secrets`),
-        whichever tool built it."""
-        return rt.scrub_result(await self._call(rt, name, params))
+        whichever tool built it, and within the message budget (`results.message_budget`):
+        what does not fit goes to the conversation's spill dir and is named."""
+        result = rt.scrub_result(await self._call(rt, name, params))
+
+        def write(stem: str, suffix: str, data: bytes) -> str:
+            return str(spill_bytes(rt.spill_dir, stem, suffix, data))
+
+        return fit_message(result, write)
 
     async def _call(self, rt: Runtime, name: str, params: Any) -> ToolResult:
         spec = self.specs.get(name)
