@@ -6,7 +6,8 @@ details, and then on every later call), a batch of 10,000 rows 9 MB. So every re
 `Toolkit.call` (all hosts, the Python API included) within `MESSAGE_BUDGET_BYTES`, measured as
 the MCP message would carry it: text blocks, images and details, ASCII-escaped JSON.
 
-What does not fit is moved to private spill files (`write`), in this order, until it fits:
+What does not fit is moved to private spill files (`write`: a details part as the JSON the
+message would have carried, a text as text, an image as itself), in this order, until it fits:
 
 1. `details.refSnapshot`: the session's ref map (replay state the journal also keeps);
 2. `details.data`: the engine's raw answer (the text shows it rendered);
@@ -25,7 +26,7 @@ from __future__ import annotations
 import base64
 import json
 import posixpath
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -80,9 +81,13 @@ TEXT_TAIL_CHARS = 2_000
 """How much of a cut text's end is kept: the category line and exact next actions."""
 
 
+def _json(value: Any) -> str:
+    """`value` as ASCII-escaped compact JSON: the longest common encoding, so a bound."""
+    return json.dumps(value, ensure_ascii=True, separators=(",", ":"), default=str)
+
+
 def _encoded(value: Any) -> int:
-    """Bytes of `value` as ASCII-escaped compact JSON (the longest common encoding)."""
-    return len(json.dumps(value, ensure_ascii=True, separators=(",", ":"), default=str))
+    return len(_json(value))
 
 
 def _block_bytes(block: ContentBlock) -> int:
@@ -91,15 +96,14 @@ def _block_bytes(block: ContentBlock) -> int:
     return _encoded({"type": "image", "data": block.data, "mimeType": block.mime_type}) + 1
 
 
-def _entry_bytes(key: str, value: Any) -> int:
-    return _encoded(key) + _encoded(value) + 2
+def _size(blocks: Sequence[ContentBlock], encoded_details: Mapping[str, str]) -> int:
+    details = 2 + sum(_encoded(k) + len(v) + 2 for k, v in encoded_details.items())
+    return ENVELOPE_BYTES + sum(_block_bytes(block) for block in blocks) + details
 
 
 def message_bytes(result: ToolResult) -> int:
     """The size of `result` as one MCP message (an upper bound of what is sent)."""
-    blocks = sum(_block_bytes(block) for block in result.content)
-    details = 2 + sum(_entry_bytes(k, v) for k, v in result.details.items())
-    return ENVELOPE_BYTES + blocks + details
+    return _size(result.content, {k: _json(v) for k, v in result.details.items()})
 
 
 @dataclass
@@ -109,6 +113,8 @@ class _Fit:
     write: Writer
     blocks: list[ContentBlock | None]
     details: dict[str, Any]
+    encoded: dict[str, str]
+    """Each details key's JSON, made once: it sizes the key and is what a move writes."""
     size: int
     moved: list[dict[str, Any]] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
@@ -125,14 +131,21 @@ class _Fit:
 
     def move_keys(self, keys: list[str], part: str, stem: str) -> None:
         """Move `keys` of the details into one JSON file."""
-        taken = {k: self.details.pop(k) for k in keys if k in self.details}
+        taken = [k for k in keys if k in self.details]
         if not taken:
             return
-        size = sum(_entry_bytes(k, v) for k, v in taken.items())
+        for key in taken:
+            del self.details[key]
+        size = sum(self.entry_bytes(k) for k in taken)
         self.size -= size
-        value = taken[keys[0]] if len(keys) == 1 else taken
-        payload = json.dumps(value, ensure_ascii=False, indent=1, default=str) + "\n"
-        self.save(part, stem, ".json", payload.encode("utf-8"), size)
+        if len(keys) == 1:
+            payload = self.encoded[taken[0]]
+        else:
+            payload = "{" + ",".join(f"{_json(k)}:{self.encoded[k]}" for k in taken) + "}"
+        self.save(part, stem, ".json", payload.encode("ascii") + b"\n", size)
+
+    def entry_bytes(self, key: str) -> int:
+        return _encoded(key) + len(self.encoded[key]) + 2
 
 
 def _detail_stages(fit: _Fit, room: int) -> None:
@@ -142,8 +155,7 @@ def _detail_stages(fit: _Fit, room: int) -> None:
             return
         fit.move_keys([key], f"details.{key}", f"details-{key}")
     others = sorted(
-        ((_entry_bytes(k, v), k) for k, v in fit.details.items() if k not in DECISION_KEYS),
-        reverse=True,
+        ((fit.entry_bytes(k), k) for k in fit.details if k not in DECISION_KEYS), reverse=True
     )
     small: list[str] = []
     for size, key in others:
@@ -291,11 +303,12 @@ def fit_message(
 
     The answer always fits: when even the notes would not, only the categories and a short
     line naming the files stay (a budget that small is not one we use)."""
-    original = message_bytes(result)
+    encoded = {k: _json(v) for k, v in result.details.items()}
+    original = _size(result.content, encoded)
     if original <= budget:
         return result
     room = budget - NOTE_RESERVE
-    fit = _Fit(write, list(result.content), dict(result.details), original)
+    fit = _Fit(write, list(result.content), dict(result.details), encoded, original)
     for stage in (_detail_stages, _image_stage, _text_stage, _decision_stage):
         if fit.size > room:
             stage(fit, room)

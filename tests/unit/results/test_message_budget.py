@@ -160,7 +160,7 @@ def test_a_write_failure_still_fits_and_says_nothing_was_saved() -> None:
 def _adversarial(seed: int) -> ToolResult:
     """Huge content, huge details, images, and text that escapes to 6-12 bytes a character."""
     rng = random.Random(seed)
-    nasty = "\x00\x1f\"\\\u2028😀é<>&" * (rng.randint(20, 60) * KIB)
+    nasty = '\x00\x1f"\\\u2028😀é<>&' * (rng.randint(20, 60) * KIB)
     images = tuple(
         _png(rng.randint(100, 700) * KIB, path=None if i % 2 else f"/s/{i}.png")
         for i in range(rng.randint(0, 4))
