@@ -65,8 +65,9 @@ def test_a_plain_text_answer_is_cut_too() -> None:
 def test_a_failed_save_says_the_rest_is_lost_and_how_to_get_it() -> None:
     values = LargeValues(Saver(fail=True))
     shown: Any = values.cut({"html": "h" * (LARGE_VALUE_CHARS + 5)}, "data")
-    assert "could not be saved ([Errno 13] Permission denied); ask for a smaller part" in (
-        shown["html"]
+    assert (
+        "could not be saved ([Errno 13] Permission denied); ask for a smaller part"
+        in (shown["html"])
     )
     assert values.rows[0]["error"].startswith("not saved:")
     assert "path" not in values.rows[0]

@@ -55,7 +55,7 @@ def _wire_bytes(result: ToolResult) -> int:
 
 
 @pytest.mark.parametrize(
-    "text", ["plain ascii " * 5_000, "é😀\u2028\x00\"\\<>" * 5_000, "\n".join(["row"] * 9_000)]
+    "text", ["plain ascii " * 5_000, 'é😀\u2028\x00"\\<>' * 5_000, "\n".join(["row"] * 9_000)]
 )
 def test_the_budget_measure_is_never_below_what_the_sdk_sends(text: str) -> None:
     """`message_bytes` (ASCII-escaped JSON) bounds the real message from above, so an answer
