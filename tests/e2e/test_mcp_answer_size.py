@@ -97,6 +97,10 @@ async def test_snapshot_of_a_5000_row_page_fits_and_its_ref_map_is_spilled(
         assert moved(later, "details.refSnapshot", state_dir) == ref_file
         assert text_of(title).startswith("Select article to change")
         assert ref_file.stat().st_mtime_ns == written
+        # A caller's --json answer stays parseable: the note is one of its keys.
+        as_json = json.loads(text_of(await ab(client, "--json", "get", "title")))
+        assert as_json["data"]["title"] == "Select article to change | Django site admin"
+        assert as_json["messageBudget"]["moved"][0]["path"] == str(ref_file)
 
 
 async def test_a_10000_row_batch_fits_and_its_steps_are_spilled(

@@ -18,7 +18,8 @@ message would have carried, a text as text, an image as itself), in this order, 
 7. the decision keys (`DECISION_KEYS`); only the categories stay.
 
 `details.messageBudget` lists every moved part with its size and file, and one text line
-names them too, so the model and the host know what is missing, why, and where it is.
+names them too (in a caller's `--json` text, its `messageBudget` key: the JSON stays
+parseable), so the model and the host know what is missing, why, and where it is.
 """
 
 from __future__ import annotations
@@ -265,7 +266,27 @@ def _notice(fit: _Fit, budget: int) -> str:
     return line
 
 
+def _with_notice(text: str, notice: str, note: dict[str, Any]) -> str:
+    """`text` with the notice: as the `messageBudget` key of a JSON object text (a caller's
+    `--json` answer stays parseable), else as its last line."""
+    if text.lstrip().startswith("{"):
+        try:
+            value = json.loads(text)
+        except ValueError:
+            value = None
+        if isinstance(value, dict):
+            value[BUDGET_KEY] = {"notice": notice, **note}
+            return json.dumps(value, ensure_ascii=False, default=str)
+    return f"{text}\n{notice}" if text else notice
+
+
 def _assemble(fit: _Fit, budget: int, original: int, result: ToolResult) -> ToolResult:
+    note = {
+        "limitBytes": budget,
+        "clientLimitBytes": CLIENT_MESSAGE_LIMIT_BYTES,
+        "originalBytes": original,
+        "moved": fit.moved,
+    }
     notice = _notice(fit, budget)
     blocks: list[ContentBlock] = [b for b in fit.blocks if b is not None]
     last = max((i for i, b in enumerate(blocks) if isinstance(b, TextBlock)), default=None)
@@ -274,14 +295,8 @@ def _assemble(fit: _Fit, budget: int, original: int, result: ToolResult) -> Tool
     else:
         previous = blocks[last]
         assert isinstance(previous, TextBlock)
-        blocks[last] = TextBlock(text=f"{previous.text}\n{notice}" if previous.text else notice)
-    details = dict(fit.details)
-    details[BUDGET_KEY] = {
-        "limitBytes": budget,
-        "clientLimitBytes": CLIENT_MESSAGE_LIMIT_BYTES,
-        "originalBytes": original,
-        "moved": fit.moved,
-    }
+        blocks[last] = TextBlock(text=_with_notice(previous.text, notice, note))
+    details = {**fit.details, BUDGET_KEY: note}
     return replace(result, content=tuple(blocks), details=details)
 
 

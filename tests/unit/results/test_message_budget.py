@@ -216,3 +216,16 @@ def test_even_a_budget_smaller_than_the_notes_keeps_the_categories(budget: int) 
     assert message_bytes(fitted) <= budget
     assert fitted.details["failureCategory"] == "timeout" and fitted.is_error
     assert fitted.text.startswith("[")
+
+
+def test_a_callers_json_text_stays_parseable_and_names_the_moved_parts() -> None:
+    observation = {"success": True, "data": {"snapshot": "- button [ref=e1]"}, "warnings": []}
+    text = json.dumps(observation, ensure_ascii=False)
+    refs = {f"e{i}": {"role": "checkbox", "name": f"Select row {i}"} for i in range(20_000)}
+    fitted = fit_message(_result(text, refSnapshot={"refs": refs}), Files())
+    shown = json.loads(fitted.text)
+    assert shown["data"] == observation["data"]
+    note = shown["messageBudget"]
+    assert [m["part"] for m in note["moved"]] == ["details.refSnapshot"]
+    assert note["notice"].startswith("[This answer was over the 768 KiB message budget")
+    assert note["moved"] == fitted.details["messageBudget"]["moved"]
