@@ -18,11 +18,12 @@ ASCII-escaped JSON (the longest form any JSON encoder gives, so non-ASCII text c
 over). 256 KiB under the client's 1 MiB leaves room for the JSON-RPC and SSE framing; 768 KiB
 still carries a full-HD screenshot inline (a PNG of up to ~570 KB, base64 grows it by 4/3)."""
 
-LARGE_VALUE_CHARS = 256 * 1024
+LARGE_VALUE_CHARS = 1024 * 1024
 """A string in a command's answer (`eval` result, `get text|html|value`, console text) longer
 than this is moved to a spill file: nobody reads it inline (the visible text shows 16,000
-characters), and carrying it through redaction, details and code cells costs memory for
-nothing. Values a task works with (a JSON payload, a page's HTML) stay whole below it."""
+characters), and carrying it through redaction, details and the message costs memory and time
+for nothing. It is the most a code cell can receive in one reply (the sandbox's 1 MiB message
+limit), so no value a cell could have used whole is cut."""
 
 LARGE_VALUE_HEAD_CHARS = 8_000
 """How much of a moved value stays in the answer: half the visible text limit, so the rendered
