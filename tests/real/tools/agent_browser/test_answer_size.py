@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from agent_browser_tools.api import BrowserTools
+from agent_browser_tools.credentials import TYPED_PLACEHOLDER
 from agent_browser_tools.results.message_budget import message_bytes
 from agent_browser_tools.size_limits import (
     LARGE_VALUE_CHARS,
@@ -98,3 +99,24 @@ async def test_a_code_cell_gets_the_head_of_a_huge_value_not_the_whole(
     assert data["row"]["characters"] == 4 * 1024 * 1024
     path = _value_file(data["row"], browser_tools.runtime.spill_dir)
     assert path.stat().st_size == 4 * 1024 * 1024
+
+
+async def test_a_typed_password_inside_a_huge_value_never_reaches_its_file(
+    browser_tools: BrowserTools, fixture_site: FixtureServer, tmp_path: Path
+) -> None:
+    password = "Tr0ub4dor-and-3"
+    await ab(browser_tools, "open", fixture_site.url("login.html"))
+    filled = await ab(browser_tools, "fill", "#code", password)
+    assert not filled.is_error, filled.text
+    script = "document.querySelector('#code').value + 'y'.repeat(2 * 1024 * 1024)"
+    for huge in (
+        await ab(browser_tools, "eval", script),
+        await ab(browser_tools, "batch", stdin=json.dumps([["eval", script]])),
+    ):
+        assert not huge.is_error, huge.text[-1000:]
+        for row in huge.details["largeValues"]:
+            whole = _value_file(row, browser_tools.runtime.spill_dir).read_text()
+            assert whole.startswith(TYPED_PLACEHOLDER) and password not in whole
+        assert password not in huge.text and password not in json.dumps(huge.details)
+    spilled = [p.read_bytes() for p in (tmp_path / "state").rglob("*") if p.is_file()]
+    assert spilled and not any(password.encode() in data for data in spilled)
