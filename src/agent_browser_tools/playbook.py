@@ -154,6 +154,10 @@ FULL_GUIDANCE = """# Browser tools: full guidance
 - Omit --json for readable prose; add --json for parseable JSON; --json false keeps the
   engine's native text (never used as evidence of page state).
 - Results over 16,000 characters are cut; the full observation is in the named file.
+- A value over 1M characters (eval, get html) keeps its first 8,000 and names the file with
+  all of it (details.largeValues); a whole answer over 768 KiB moves its biggest parts (the
+  ref map first) to files named in the text and details.messageBudget.
+- Limits per call: typed text 100 KiB (enter more in parts), stdin 4 MiB, batch 10,000 rows.
 - details.resultCategory is success/failure; failureCategory says why; nextActions are exact
   payloads to send next.
 - Saved files (screenshots, downloads, PDFs, HAR, traces, recordings) are provisional until

@@ -334,7 +334,10 @@ class Runtime:
                 cwd=self.cwd,
                 spill_dir=self.spill_dir,
             )
-            return raw.stdout
+            try:  # raw engine output: read, then never kept
+                return "" if raw.stdout_dropped else raw.read_stdout()
+            finally:
+                raw.discard_stdout()
 
         return run
 
@@ -343,7 +346,7 @@ class Runtime:
         if not self.secrets.active:
             return raw
         store = self.secrets
-        if raw.stdout_path is not None:
+        if raw.stdout_path is not None and not raw.stdout_dropped:  # dropped: never read
             text = raw.stdout_path.read_text(encoding="utf-8", errors="replace")
             clean = store.scrub_output(text)
             if clean != text:

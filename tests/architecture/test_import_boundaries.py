@@ -89,6 +89,7 @@ FOUNDATIONS_MAY_IMPORT: dict[str, tuple[str, ...]] = {
     "settings": (),
     "input_limits": (),
     "private_fs": (),
+    "size_limits": (),
     "workspace_files": (),
     "launch_options": ("settings", "remote_endpoint"),
     "remote_endpoint": ("settings",),

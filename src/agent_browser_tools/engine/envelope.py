@@ -90,10 +90,31 @@ def parse_outcome(raw: RawOutcome, mode: OutputMode) -> Envelope:
             stderr=stderr,
             text=raw.read_stdout() if mode is OutputMode.TEXT else None,
         )
+    if raw.stdout_dropped:
+        return _too_large(raw, mode, stderr)
     stdout = raw.read_stdout()
     if mode is OutputMode.TEXT:
         return _parse_text(raw, stdout, stderr)
     return parse_json_output(stdout, raw.exit_code, stderr)
+
+
+def _too_large(raw: RawOutcome, mode: OutputMode, stderr: str) -> Envelope:
+    """An answer past the read limit: nothing of it was kept, so say how to ask for less."""
+    kept = raw.stdout_bytes - raw.stdout_dropped
+    error = (
+        f"could not parse agent-browser output: it printed {raw.stdout_bytes:,} bytes, more "
+        f"than the {kept:,} bytes the wrapper reads, so the answer was dropped (the command "
+        "itself ran). Ask for less: a slice of the value (an `eval` returning `.slice(0, 100000)`"
+        ") or a narrower selector."
+    )
+    return Envelope(
+        mode=mode,
+        success=False,
+        error=error,
+        failure=EngineFailure.PARSE_FAILURE,
+        parse_error="output over the read limit",
+        stderr=stderr,
+    )
 
 
 def _parse_text(raw: RawOutcome, stdout: str, stderr: str) -> Envelope:
@@ -112,16 +133,18 @@ def _parse_text(raw: RawOutcome, stdout: str, stderr: str) -> Envelope:
 
 def parse_json_output(stdout: str, exit_code: int | None, stderr: str = "") -> Envelope:
     """Parse JSON-mode stdout given the exit code; see the module docstring for strictness."""
-    body = stdout.strip()
     failed_exit = exit_code != 0
-    if not body:
+    if not stdout or stdout.isspace():
         problem = "agent-browser printed no output"
         return _no_envelope(problem, failed_exit, exit_code, stderr)
     try:
-        value = json.loads(body)
+        # JSON allows the surrounding whitespace: no stripped copy of a huge answer.
+        value = json.loads(stdout)
     except json.JSONDecodeError as exc:
         problem = f"output is not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"
         return _no_envelope(problem, failed_exit, exit_code, stderr)
+    except RecursionError:
+        return _no_envelope("output JSON nests too deeply", failed_exit, exit_code, stderr)
     if isinstance(value, list):
         return _batch(value, failed_exit, exit_code, stderr)
     if isinstance(value, dict) and isinstance(value.get("success"), bool):

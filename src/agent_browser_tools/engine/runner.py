@@ -9,7 +9,9 @@ Contract of `run_engine`:
 - Cancelling the awaiting task kills the child's group before the cancellation propagates.
 - A grandchild that keeps stdout open cannot hang the call: once the child has exited, the
   pipes get a short grace period and the leftover group is killed.
-- Stdout beyond 512 KiB is streamed to a private temp file (`stdout_path`) instead of memory.
+- Stdout beyond 512 KiB is streamed to a private temp file (`stdout_path`) instead of memory;
+  the caller removes it once parsed. Stdout beyond `ENGINE_OUTPUT_READ_LIMIT_BYTES` is counted
+  but dropped (`stdout_dropped`): no answer that size is ever read, so none is kept either.
 - A binary that cannot be executed yields `missing_binary=True`, never an exception.
 
 The engine's own browser daemon detaches into its own session, so killing our child's group
@@ -31,6 +33,7 @@ from pathlib import Path
 
 from agent_browser_tools.private_fs import ensure_private_dir
 from agent_browser_tools.settings import STDOUT_MEMORY_LIMIT_BYTES
+from agent_browser_tools.size_limits import ENGINE_OUTPUT_READ_LIMIT_BYTES
 
 TIMEOUT_EXIT_CODE = 124
 KILL_GRACE_S = 2.0
@@ -54,6 +57,8 @@ class RawOutcome:
     started_at: float
     ended_at: float
     timeout_ms: int
+    stdout_dropped: int = 0
+    """Bytes of stdout past the read limit, counted and discarded (0: stdout is whole)."""
 
     @property
     def duration_ms(self) -> float:
@@ -65,20 +70,34 @@ class RawOutcome:
             return self.stdout
         return self.stdout_path.read_text(encoding="utf-8", errors="replace")
 
+    def discard_stdout(self) -> None:
+        """Remove the overflow file once parsed: it holds raw, unredacted engine output."""
+        if self.stdout_path is not None:
+            self.stdout_path.unlink(missing_ok=True)
+
 
 class _StdoutSink:
-    """Collects stdout in memory up to a limit, then in a private temp file."""
+    """Collects stdout in memory up to a limit, then in a private temp file, and drops what
+    is past `keep_max` bytes."""
 
-    def __init__(self, spill_dir: Path, limit: int) -> None:
+    def __init__(self, spill_dir: Path, limit: int, keep_max: int) -> None:
         self._spill_dir = spill_dir
         self._limit = limit
+        self._keep_max = keep_max
         self._buffer = bytearray()
         self._file: int | None = None
         self.path: Path | None = None
         self.size = 0
+        self.dropped = 0
 
     def write(self, chunk: bytes) -> None:
+        room = self._keep_max - (self.size - self.dropped)
         self.size += len(chunk)
+        if len(chunk) > room:
+            self.dropped += len(chunk) - max(room, 0)
+            chunk = chunk[: max(room, 0)]
+            if not chunk:
+                return
         if self._file is None and len(self._buffer) + len(chunk) <= self._limit:
             self._buffer.extend(chunk)
             return
@@ -208,7 +227,7 @@ async def run_engine(
     started = time.time()
     argv_t = tuple(argv)
     loop = asyncio.get_running_loop()
-    sink = _StdoutSink(spill_dir, STDOUT_MEMORY_LIMIT_BYTES)
+    sink = _StdoutSink(spill_dir, STDOUT_MEMORY_LIMIT_BYTES, ENGINE_OUTPUT_READ_LIMIT_BYTES)
     proto = _EngineProtocol(loop, sink)
     try:
         transport, _ = await loop.subprocess_exec(
@@ -252,6 +271,7 @@ async def run_engine(
         started_at=started,
         ended_at=time.time(),
         timeout_ms=timeout_ms,
+        stdout_dropped=sink.dropped,
     )
 
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from agent_browser_tools import taxonomy
 from agent_browser_tools.input_limits import JsonTextTooDeep, input_problem, loads_json_text
+from agent_browser_tools.planning import command_limits
 from agent_browser_tools.taxonomy import CommandMatch
 
 SHELL_OPERATORS = frozenset({"&&", "||", "|", ";", ">", ">>", "<", "2>", "2>&1", "&", "|&"})
@@ -150,6 +151,7 @@ def parse_batch_rows(stdin: str | None, operands: Sequence[str]) -> BatchRows:
             "batch stdin must be a JSON array of arrays of strings, e.g. "
             '[["click", "@e1"], ["get", "title"]].'
         )
+    _reject_if(command_limits.batch_rows_problem(len(value)))  # the rows' own limit first
     problem = input_problem(value, "batch stdin")  # a row's words are argv all the same
     if problem is not None:
         raise ArgvRejected(problem.message)
@@ -202,6 +204,12 @@ def _url_less_open(tokens: tuple[str, ...]) -> tuple[str, ...]:
     return (*prefix, "get", "url", *rest[1:])
 
 
+def _reject_if(problem: str | None) -> None:
+    """Per-command size limits (`input_limits`): refused with the limit named."""
+    if problem is not None:
+        raise ArgvRejected(problem)
+
+
 def _is_inspection_flag(name: str) -> bool:
     flag = taxonomy.global_flag(name)
     return flag is not None and flag.inspection
@@ -218,6 +226,7 @@ def check_argv(args: Sequence[str], stdin: str | None) -> CheckedArgv:
     if not caller or all(not t.strip() for t in caller):
         raise ArgvRejected('args must name a command, e.g. ["snapshot", "-i"].')
     _reject_shell_and_binary(caller)
+    _reject_if(command_limits.stdin_problem(stdin))
     if _is_inspection(caller):
         if stdin:
             raise ArgvRejected("help/version inspection takes no stdin; remove the stdin field.")
@@ -244,11 +253,15 @@ def check_argv(args: Sequence[str], stdin: str | None) -> CheckedArgv:
     batch: BatchRows | None = None
     if match is not None and match.spec.path == ("batch",):
         batch = parse_batch_rows(stdin, [t for t in match.operands if not t.startswith("--")])
+        _reject_if(command_limits.batch_rows_problem(len(batch.rows)))
+        _reject_if(command_limits.rows_typed_text_problem(batch.rows))
         batch = BatchRows(rows=check_batch_rows(batch), source=batch.source, raw=batch.raw)
     elif command[0] == "open" and not any(not t.startswith("-") for t in command[1:]):
         command = ("get", "url", *command[1:])
         match = taxonomy.resolve_command(command)
         normalized = "url-less-open"
+    _reject_if(command_limits.typed_text_problem(match))
+    _reject_if(command_limits.argument_problem(caller))
     return CheckedArgv(
         caller_args=caller,
         globals_=tuple(globals_),

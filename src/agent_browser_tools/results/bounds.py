@@ -4,10 +4,14 @@ When a rendering exceeds `VISIBLE_LIMIT`, the complete redacted observation is w
 private spill file and the visible body is cut; the tail (warnings, exact next actions, the
 category line) is never cut, so recovery argv is never truncated. If the spill cannot be
 written, the result says so instead of pretending the rest exists somewhere.
+
+`spill_bytes` is the writer for parts moved out of an answer by the message budget
+(`message_budget`) and for huge values (`large_values`): same private dir, same file rules.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import uuid
 from dataclasses import dataclass
@@ -32,6 +36,18 @@ def spill_observation(spill_dir: Path, observation: dict[str, Any]) -> Path:
     path = directory / f"observation-{uuid.uuid4().hex[:12]}.json"
     payload = json.dumps(observation, ensure_ascii=False, indent=2, default=str) + "\n"
     write_private_file(path, payload.encode("utf-8"))
+    return path
+
+
+def spill_bytes(spill_dir: Path, stem: str, suffix: str, data: bytes) -> Path:
+    """Write `data` (0600) as `<stem>-<digest><suffix>` and return its path.
+
+    Named by content, so the same part moved again (a large ref map, on every call after the
+    snapshot that made it) is written once and named again."""
+    directory = ensure_private_dir(spill_dir)
+    path = directory / f"{stem}-{hashlib.sha256(data).hexdigest()[:16]}{suffix}"
+    if not path.is_file() or path.stat().st_size != len(data):
+        write_private_file(path, data)
     return path
 
 

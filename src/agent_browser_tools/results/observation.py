@@ -78,6 +78,7 @@ class ObservationExtras(TypedDict, total=False):
     recordingPersistenceWarning: Annotated[str, CELL]
     managedSessionCleanupOnlyReason: Annotated[str, CELL]
     scrubbedFiles: Annotated[list[Json], CELL]
+    largeValues: Annotated[list[Json], CELL]
     # secrets: credential fields treated as such (typed values registered, reads redacted)
     redacted: Annotated[Json, CELL]
     fullOutputPath: Annotated[str, DETAILS]

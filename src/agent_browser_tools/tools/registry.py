@@ -10,7 +10,8 @@ tools are refused there, and the input is validated there once, so a handler onl
 its own typed input model. Input no tool can use (a NUL byte, a lone surrogate, absurd nesting
 or size: `input_limits`) is refused before the model sees it. Nothing raises out of it: an
 exception a tool did not handle is logged with its traceback and answered as an `aborted`
-result (`details.internalError`), and every answer leaves well-formed (`ToolResult.well_formed`).
+result (`details.internalError`), and every answer leaves well-formed (`ToolResult.well_formed`)
+and within the message budget (one rule for every host, the Python API included).
 """
 
 from __future__ import annotations
@@ -27,7 +28,9 @@ from pydantic import BaseModel, ValidationError
 from agent_browser_tools.input_limits import input_problem
 from agent_browser_tools.planning.policy import PolicyBlocked, check_timeout
 from agent_browser_tools.results import response
+from agent_browser_tools.results.bounds import spill_bytes
 from agent_browser_tools.results.categories import FailureCategory
+from agent_browser_tools.results.message_budget import fit_message
 from agent_browser_tools.results.tool_result import ToolResult
 from agent_browser_tools.results.validation import explain_validation_error, field_list
 from agent_browser_tools.state.sqlite_journal import JournalWriteError
@@ -255,15 +258,21 @@ class Toolkit:
     async def call(self, rt: Runtime, name: str, params: Any) -> ToolResult:
         """Run one tool call; problems come back as `validation-error` results, never raise.
 
-        Every answer leaves scrubbed of the conversation's secret values (`Runtime.secrets`)
-        and well-formed, whichever tool built it; an exception no tool handled is logged and
-        answered as `internal_error` (cancellation still propagates)."""
+        Every answer leaves scrubbed of the conversation's secret values (`Runtime.secrets`),
+        whichever tool built it, well-formed, and within the message budget
+        (`results.message_budget`): what does not fit goes to the conversation's spill dir and
+        is named. An exception no tool handled is logged and answered as `internal_error`
+        (cancellation still propagates)."""
         try:
             result = rt.scrub_result(await self._call(rt, name, params))
         except Exception:
             logger.exception("tool call %s raised", name)
-            return internal_error(name)
-        return result.well_formed()
+            result = internal_error(name)
+
+        def write(stem: str, suffix: str, data: bytes) -> str:
+            return str(spill_bytes(rt.spill_dir, stem, suffix, data))
+
+        return fit_message(result.well_formed(), write)
 
     async def _call(self, rt: Runtime, name: str, params: Any) -> ToolResult:
         spec = self.specs.get(name)

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from agent_browser_tools.engine import runner
 from agent_browser_tools.engine.envelope import EngineFailure, OutputMode, parse_outcome
 from agent_browser_tools.engine.runner import TIMEOUT_EXIT_CODE, RawOutcome, run_engine
 from tests.support.fake import FakeEngine
@@ -165,3 +166,24 @@ def test_batch_and_object_envelopes_parse() -> None:
     assert obj.success and obj.warning == "w" and obj.data == {"url": "x"}
     not_envelope = parse_json_output("[1, 2]", 0)
     assert not_envelope.failure is EngineFailure.PARSE_FAILURE
+
+
+async def test_output_past_the_read_limit_is_dropped_while_it_streams(
+    fake_engine: FakeEngine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No answer past the limit is parsed, so none is kept: the disk holds at most the limit
+    and the failure says how much was printed and how to ask for less."""
+    monkeypatch.setattr(runner, "ENGINE_OUTPUT_READ_LIMIT_BYTES", 1024 * 1024)
+    fake_engine.on({"any": True}, big_mib=5)
+    raw = await _run(fake_engine, tmp_path, "--json", "eval", "big")
+    assert raw.stdout_path is not None and raw.stdout_path.stat().st_size == 1024 * 1024
+    assert raw.stdout_bytes > 5 * 1024 * 1024
+    assert raw.stdout_dropped == raw.stdout_bytes - 1024 * 1024
+    envelope = parse_outcome(raw, OutputMode.JSON)
+    assert envelope.failure is EngineFailure.PARSE_FAILURE and not envelope.success
+    assert envelope.error is not None
+    assert f"it printed {raw.stdout_bytes:,} bytes, more than the 1,048,576" in envelope.error
+    assert "a slice of the value" in envelope.error
+    raw.discard_stdout()
+    assert not raw.stdout_path.exists()
+    assert list((tmp_path / "spill").iterdir()) == []

@@ -3,11 +3,11 @@
 `run` is the whole order of a direct call; each stage is a module of this package:
 validate and plan (`request`), lock, refuse before dispatch (`guards`), journal the intent and
 find credential fields and register what is typed into them (`secret_fields`, at most one
-read), spawn the engine (here), observe the answer (`observe`, pure), read back what changed
-(`followups`: at most one probe call, snapshot completion), scrub recorded files
-(`recorded_files`), record effects in the journal (`record`), recover a selector miss
-(`followups` decides, this module runs the snapshot) and present (`finish`). Every result
-leaves through `Runtime.scrub_result`. No stage module imports this one.
+read), spawn the engine (here), observe the answer (`observe`, pure; huge values go to files:
+`value_spill`), read back what changed (`followups`: at most one probe call, snapshot
+completion), scrub recorded files (`recorded_files`), record effects in the journal (`record`),
+recover a selector miss (`followups` decides, this module runs the snapshot) and present
+(`finish`). Every result leaves through `Runtime.scrub_result`. No stage module imports this one.
 """
 
 from __future__ import annotations
@@ -53,6 +53,7 @@ from agent_browser_tools.tools.agent_browser import (
     refmap,
     secret_fields,
     segments,
+    value_spill,
     webmcp,
 )
 from agent_browser_tools.tools.agent_browser.call import DirectCall, DirectRequest, Spawned
@@ -89,7 +90,7 @@ async def run(
             if isinstance(spawned, ToolResult):
                 return rt.scrub_result(spawned)
             spawned = secret_fields.redacted(spawned, found, rt.secrets)
-            obs = observe(call.plan, spawned.envelope)
+            obs = value_spill.cut(call, observe(call.plan, spawned.envelope))
             secret_fields.annotate(obs, found)
             effects = await followups.read_back(call, obs, spawned)
             images = await artifacts.collect(call, obs, spawned)
@@ -224,10 +225,10 @@ async def _run_engine(call: DirectCall) -> tuple[RawOutcome, Envelope]:
         session=call.key,
         whole_dir=acts_on_whole_dir(plan),
     )
-    envelope = parse_outcome(raw, plan.output_mode)
-    if raw.stdout_path is not None:
-        # The runner's overflow file holds raw, unredacted engine output: never keep it.
-        raw.stdout_path.unlink(missing_ok=True)
+    try:
+        envelope = parse_outcome(raw, plan.output_mode)
+    finally:
+        raw.discard_stdout()  # raw, unredacted engine output: never kept
     return raw, batch_progress.whole(plan, envelope, call.rt.cwd)
 
 

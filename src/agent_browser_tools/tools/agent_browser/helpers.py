@@ -54,11 +54,11 @@ async def helper_call(
         session=plan.session.key,
         whole_dir=acts_on_whole_dir(plan),
     )
-    envelope = parse_outcome(raw, OutputMode.JSON)
+    try:
+        envelope = parse_outcome(raw, OutputMode.JSON)
+    finally:
+        raw.discard_stdout()  # raw, unredacted engine output: never kept
     webmcp.note_helper(envelope)  # a page-tool catalog update seen by a helper is the call's
-    if raw.stdout_path is not None:
-        # The runner's overflow file holds raw, unredacted engine output: never keep it.
-        raw.stdout_path.unlink(missing_ok=True)
     return envelope
 
 

@@ -2,8 +2,9 @@
 artifact manifest and attach the call's receipts (`details.artifactManifest`).
 
 The files are the call's verified artifacts (`details.artifacts`) and the spill files written
-for it (`fullOutputPath`, `observationPath`); spill rows also join `artifactVerification` as
-`kind: spill` entries, so an agent sees the same state for every file the call names.
+for it (`fullOutputPath`, `observationPath`, each of `largeValues`); spill rows also join
+`artifactVerification` as `kind: spill` entries, so an agent sees the same state for every
+file the call names.
 """
 
 from __future__ import annotations
@@ -24,11 +25,13 @@ def attach(rt: Runtime, details: dict[str, Any]) -> None:
     artifacts = details.get("artifacts")
     rows = manifest.file_rows(artifacts if isinstance(artifacts, list) else [])
     ephemeral = ephemeral_requested(rt.settings)
-    rows += [
-        manifest.spill_row(path, ephemeral=ephemeral)
-        for key in SPILL_KEYS
-        if isinstance(path := details.get(key), str)
-    ]
+    paths = [path for key in SPILL_KEYS if isinstance(path := details.get(key), str)]
+    large = details.get("largeValues")
+    for row in large if isinstance(large, list) else []:
+        path = row.get("path") if isinstance(row, dict) else None
+        if isinstance(path, str) and path not in paths:
+            paths.append(path)
+    rows += [manifest.spill_row(path, ephemeral=ephemeral) for path in paths]
     if not rows:
         return
     details["artifactManifest"] = rt.artifact_manifest.record(rows)

@@ -132,9 +132,10 @@ async def run(call: DirectCall, segments: list[Segment]) -> tuple[RawOutcome, En
             session=call.key,
             whole_dir=acts_on_whole_dir(plan),
         )
-        envelope = parse_outcome(raw, OutputMode.JSON)
-        if raw.stdout_path is not None:
-            raw.stdout_path.unlink(missing_ok=True)  # raw, unredacted output: never kept
+        try:
+            envelope = parse_outcome(raw, OutputMode.JSON)
+        finally:
+            raw.discard_stdout()  # raw, unredacted output: never kept
         raws.append(raw)
         envelopes.append(envelope)
         if _stops(plan, envelope):
@@ -262,4 +263,5 @@ def _merged_raw(raws: list[RawOutcome]) -> RawOutcome:
         started_at=first.started_at,
         ended_at=last.ended_at,
         timeout_ms=sum(r.timeout_ms for r in raws),
+        stdout_dropped=sum(r.stdout_dropped for r in raws),
     )
