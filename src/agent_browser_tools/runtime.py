@@ -21,6 +21,7 @@ with every registered secret value replaced, so nothing downstream ever holds a 
 from __future__ import annotations
 
 import itertools
+import logging
 import os
 import uuid
 from collections.abc import Collection, Iterable, Sequence
@@ -57,6 +58,8 @@ from agent_browser_tools.settings import Settings
 from agent_browser_tools.state.journal import ConversationLog
 from agent_browser_tools.state.locks import IdentityLocks
 from agent_browser_tools.state.models import SessionKey
+
+logger = logging.getLogger(__name__)
 
 STREAM_OFF_TIMEOUT_MS = 15_000
 """Bound on `stream disable` (it may start the session's daemon, never a browser)."""
@@ -312,13 +315,23 @@ class Runtime:
         if not needed:
             return
         argv = stream_guard.stream_argv(args, key.session, key.namespace)
-        await run_engine(
+        raw = await run_engine(
             [self.engine.path, *(self.secrets.resolve(arg) for arg in argv)],
             env=self.env_for(key),
             timeout_ms=STREAM_OFF_TIMEOUT_MS,
             cwd=self.cwd,
             spill_dir=self.spill_dir,
         )
+        raw.discard_stdout()
+        if raw.exit_code != 0:
+            # The call itself reports what is wrong with the engine; the operator learns here
+            # that a stream may have stayed on (the next call tries again).
+            logger.warning(
+                "could not turn the engine's stream server off for session %s (exit %s): %s",
+                key.session,
+                raw.exit_code,
+                self.secrets.scrub(raw.stderr or raw.spawn_error or "")[:300],
+            )
 
     def _remote_run(self, timeout_ms: int) -> Run:
         """Run the remote-tab bookkeeping commands (`remote_tabs`) on one session."""

@@ -9,10 +9,14 @@ daemon's stream is checked off in `tests/real/engine/test_stream_guard.py`.
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
+import pytest
+
+from agent_browser_tools.api import BrowserTools
 from tests.fake.tools.agent_browser.test_argv import MANAGED, PAGE, _call, _open_rule, _tools
-from tests.support.fake import FakeEngine
+from tests.support.fake import FakeEngine, fake_settings
 
 
 def _argv(record: dict[str, object]) -> list[str]:
@@ -55,3 +59,21 @@ async def test_calls_on_a_whole_dir_or_no_session_are_not_guarded(
         assert not result.is_error, (args, result.text)
     assert fake_engine.calls(), "the commands ran"
     assert fake_engine.stream_offs() == []
+
+
+async def test_a_stream_disable_that_fails_is_logged_for_the_operator_and_retried(
+    fake_engine: FakeEngine, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The call itself still runs (its own answer says what is wrong with the engine); the
+    operator learns a stream may have stayed on, and the next call tries again."""
+    settings = fake_settings(fake_engine, tmp_path, FAKE_ENGINE_STREAM_OFF_FAILS="1")
+    tools = BrowserTools(settings=settings, conversation_id="conv-fails", cwd=tmp_path)
+    fake_engine.reset()
+    _open_rule(fake_engine)
+    with caplog.at_level(logging.WARNING, logger="agent_browser_tools.runtime"):
+        assert not (await _call(tools, {"args": ["open", PAGE]})).is_error
+        assert not (await _call(tools, {"args": ["get", "url"]})).is_error
+    warned = [r.getMessage() for r in caplog.records if "stream server" in r.getMessage()]
+    assert len(warned) >= 2 and "Operation not permitted" in warned[0], warned
+    assert len(fake_engine.stream_offs()) >= 2
+    await tools.aclose()

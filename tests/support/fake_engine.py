@@ -29,7 +29,8 @@ Respond kinds, applied in this order: ``touch_file``, ``delay_ms``,
 envelope (``envelope`` / ``echo_stdin`` / ``big_mib``), ``malformed``, then
 ``hang`` (with ``ignore_sigterm``) or ``exit``.
 
-``stream disable`` is answered before any rule (see :func:`_stream_off`).
+``stream disable`` is answered before any rule (see :func:`_stream_off`); it fails when
+``FAKE_ENGINE_STREAM_OFF_FAILS`` is set in the engine's environment.
 
 Keep the imports small: the fake is spawned many times per test run.
 """
@@ -300,6 +301,9 @@ def _stream_off(argv: list[str], log_path: str | None) -> int:
     logged apart (`FakeEngine.stream_offs`), so scripted rules and call logs stay the test's."""
     if log_path:
         _append_line(log_path + STREAM_OFF_LOG_SUFFIX, {"argv": argv, "time": time.time()})
+    if os.environ.get("FAKE_ENGINE_STREAM_OFF_FAILS"):
+        sys.stderr.write("stream server: Operation not permitted\n")
+        return 1
     sys.stdout.write(json.dumps({"success": True, "data": {"enabled": False}, "error": None}))
     return 0
 

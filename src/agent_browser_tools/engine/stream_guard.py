@@ -40,8 +40,12 @@ def stream_file(directory: Path, session: str, namespace: str | None) -> Path:
 
 
 def streaming(directory: Path, session: str, namespace: str | None) -> bool:
-    """The session's daemon serves its stream now (its port file exists)."""
-    return stream_file(directory, session, namespace).exists()
+    """The session's daemon serves its stream now (its port file exists; a path the system
+    cannot even look up, such as an over-long name, counts as streaming: turn it off)."""
+    try:
+        return stream_file(directory, session, namespace).exists()
+    except OSError:
+        return True
 
 
 def off_before_call(

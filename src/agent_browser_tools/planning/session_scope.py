@@ -13,12 +13,16 @@ operator-shared session: in the shared dir it would list, or close, every browse
 
 from __future__ import annotations
 
-from agent_browser_tools.planning.argv_rules import CheckedArgv
+from agent_browser_tools.planning.argv_rules import ArgvRejected, CheckedArgv
 from agent_browser_tools.planning.plan import ExecutionPlan
 from agent_browser_tools.planning.policy import PolicyBlocked, calls_of
 from agent_browser_tools.taxonomy import PageEffect, SessionNeed
 
 _PATH_CHARACTERS = ("/", "\\", "\0")
+NAME_LIMIT = 64
+"""Characters of a `--session` or `--namespace` value. The engine makes each one part of a
+socket path (`NAME.sock`, at most 104 bytes in all on macOS, 108 on Linux); a longer value
+cannot name a browser, and one over 255 bytes is not even a file name."""
 
 
 def plain_session_name(name: str) -> bool:
@@ -27,9 +31,16 @@ def plain_session_name(name: str) -> bool:
 
 
 def check_session_names(checked: CheckedArgv) -> None:
-    """Raise `PolicyBlocked` for a `--session` value that is a path (call or batch row)."""
+    """Raise `PolicyBlocked` for a `--session` value that is a path, and `ArgvRejected` for a
+    `--session` or `--namespace` value too long to name a browser (call or batch row)."""
     for where, globals_, _match in calls_of(checked):
         for name, value in globals_:
+            if name in ("--session", "--namespace") and value and len(value) > NAME_LIMIT:
+                raise ArgvRejected(
+                    f"{where}{name} is {len(value):,} characters; a name may have at most "
+                    f"{NAME_LIMIT} (it becomes part of a socket path). Use a short name such "
+                    "as `--session checkout`."
+                )
             if name == "--session" and value is not None and not plain_session_name(value):
                 raise PolicyBlocked(
                     f"{where}--session {value!r} is a path, not a session name: the engine "

@@ -86,6 +86,29 @@ def native_session_default(env: Mapping[str, str], cwd: Path) -> str | None:
     return chosen
 
 
+def engine_namespace(raw: str | None) -> str | None:
+    """The namespace the engine uses for `--namespace RAW`, or None for its root dir.
+
+    Engine 0.39.4 turns the value into a path component before using it (measured: `Team`,
+    `a/b` and `x y` run in `team`, `a-b` and `x-y`; `.` and `..` in the root): letters and
+    digits lowercased, `-`/`_` kept after a letter or digit, any other run of characters one
+    `-`, trailing separators dropped. Keys use the engine's name, so `Team` and `team` are one
+    browser (one lock, one state entry) and its run files are found where the engine put them.
+    """
+    if raw is None:
+        return None
+    out: list[str] = []
+    separated = False
+    for char in raw:
+        if char.isalnum():
+            out.append(char.lower())
+            separated = False
+        elif out and not separated:
+            out.append(char if char in "-_" else "-")
+            separated = True
+    return "".join(out).rstrip("-_") or None
+
+
 def _flag_value(globals_: Sequence[tuple[str, str | None]], name: str) -> str | None:
     value: str | None = None
     for flag, flag_value in globals_:
@@ -116,7 +139,7 @@ def plan_session(
 ) -> SessionPlan:
     """Decide session injection; raise `ArgvRejected` for launch flags on an active session."""
     launch = launch_flags_of(checked.globals_)
-    namespace = _flag_value(checked.globals_, "--namespace")
+    namespace = engine_namespace(_flag_value(checked.globals_, "--namespace"))
     explicit = _flag_value(checked.globals_, "--session")
     if checked.inspection:
         return SessionPlan(None, (), False, None, launch)

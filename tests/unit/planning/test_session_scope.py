@@ -6,8 +6,10 @@ import re
 
 import pytest
 
+from agent_browser_tools.planning.argv_rules import ArgvRejected
 from agent_browser_tools.planning.policy import PolicyBlocked
 from agent_browser_tools.planning.session_scope import (
+    NAME_LIMIT,
     acts_on_whole_dir,
     check_session_names,
     plain_session_name,
@@ -33,6 +35,25 @@ def test_a_path_in_a_batch_row_is_blocked_too() -> None:
     checked = plan(["batch"], rows=[["get", "url"], ["--session", "../work", "get", "url"]])
     with pytest.raises(PolicyBlocked, match=re.escape("batch row 2: --session '../work'")):
         check_session_names(checked.checked)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--session", "x" * 5000, "get", "title"],
+        ["--namespace", "n" * (NAME_LIMIT + 1), "get", "title"],
+        ["batch"],
+    ],
+    ids=["session", "namespace", "batch-row"],
+)
+def test_a_name_too_long_for_a_socket_path_is_refused_naming_the_limit(args: list[str]) -> None:
+    """It becomes part of a socket path: a 5,000-character name used to reach the engine and
+    fail the wrapper's own file checks afterwards (an internal error)."""
+    rows = [["get", "url"], ["--session", "y" * (NAME_LIMIT + 1), "get", "url"]]
+    with pytest.raises(ArgvRejected) as caught:
+        check_session_names(plan(args, rows=rows if args == ["batch"] else None).checked)
+    assert f"at most {NAME_LIMIT}" in str(caught.value)
+    check_session_names(plan(["--session", "s" * NAME_LIMIT, "get", "url"]).checked)
 
 
 @pytest.mark.parametrize("name", ["work", "checkout-2", "a.b_c", "abt-0123456789ab"])

@@ -18,6 +18,7 @@ from agent_browser_tools.planning.inputs import AgentBrowserInput
 from agent_browser_tools.planning.plan import ExecutionPlan, build_plan
 from agent_browser_tools.planning.sessions import (
     MANAGED_PREFIX,
+    engine_namespace,
     fresh_name,
     is_managed_name,
     managed_base_name,
@@ -115,6 +116,34 @@ def test_explicit_session_wins_and_is_caller_owned(mode: Mode) -> None:
     assert plan.session.ownership == "caller"
     assert plan.session.fresh is False
     assert plan.session.key is not None and plan.session.key.session == "mine"
+
+
+@pytest.mark.parametrize(
+    ("raw", "engine"),
+    [
+        ("team", "team"),
+        ("Team", "team"),
+        ("a/b", "a-b"),
+        ("x y", "x-y"),
+        ("Té_am--X..", "té_am-x"),
+        ("--agent__ ", "agent"),
+        (".", None),
+        ("..", None),
+        ("../..", None),
+        ("", None),
+        (None, None),
+    ],
+)
+def test_a_namespace_is_keyed_by_the_name_the_engine_uses(
+    raw: str | None, engine: str | None
+) -> None:
+    """Measured on engine 0.39.4 (`--namespace 'Té_am--X..'` ran in `namespaces/té_am-x/`):
+    two spellings of one engine namespace are one browser, and its run files are found."""
+    assert engine_namespace(raw) == engine
+    if raw is not None:
+        plan = _plan(["--namespace", raw, "--session", "s", "get", "url"])
+        assert plan.session.key is not None and plan.session.key.namespace == engine
+        assert "--namespace" in plan.effective_args  # the engine still gets what was written
 
 
 def test_trailing_explicit_session_also_wins() -> None:

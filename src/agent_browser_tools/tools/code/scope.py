@@ -16,7 +16,11 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from agent_browser_tools import taxonomy
 from agent_browser_tools.planning.argv_rules import ArgvRejected, parse_batch_rows
-from agent_browser_tools.planning.sessions import managed_base_name, native_session_default
+from agent_browser_tools.planning.sessions import (
+    engine_namespace,
+    managed_base_name,
+    native_session_default,
+)
 from agent_browser_tools.runtime import Runtime
 from agent_browser_tools.state.models import SessionKey
 
@@ -42,7 +46,7 @@ class CellIdentity:
 
 def resolve_identity(rt: Runtime, session: str | None, namespace: str | None) -> CellIdentity:
     """Same precedence as a direct call: explicit, native configured default, managed."""
-    ns = namespace or None
+    ns = engine_namespace(namespace)  # the engine's name: one identity, one lock
     if session:
         return CellIdentity(session, ns, "explicit")
     native = native_session_default(rt.settings.env, rt.cwd)
