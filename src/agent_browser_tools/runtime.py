@@ -30,7 +30,7 @@ from pathlib import Path
 
 from agent_browser_tools.credentials import SecretStore
 from agent_browser_tools.credentials.operator import load_operator_secrets
-from agent_browser_tools.engine import stream_guard
+from agent_browser_tools.engine import state_key, stream_guard
 from agent_browser_tools.engine.discovery import EngineBinary, resolve_engine
 from agent_browser_tools.engine.environment import build_child_env
 from agent_browser_tools.engine.isolation import (
@@ -191,10 +191,26 @@ class Runtime:
         if env is None:
             # A browser of the operator's shared dir is everyone's: it keeps the operator's
             # download dir rather than the workspace of whichever conversation launched it.
-            own = self.workspace if directory == self.sockets.own else None
-            env = build_child_env(self.settings, directory, caller_owned=caller, workspace=own)
+            mine = directory == self.sockets.own
+            env = build_child_env(
+                self.settings,
+                directory,
+                caller_owned=caller,
+                workspace=self.workspace if mine else None,
+                key_scope=self._key_scope(mine=mine),
+            )
             self._envs[(directory, caller)] = env
         return env
+
+    def _key_scope(self, *, mine: bool) -> str | None:
+        """Whose state key a browser gets (`engine.state_key`): the single user's (None), or
+        on a shared server the conversation's own (its browsers) or the operator-shared
+        sessions' one, so no conversation loads a state file another saved."""
+        if not self.policy.isolated_conversations:
+            return None
+        return (
+            state_key.conversation_scope(self.root_id) if mine else state_key.SHARED_SESSIONS_SCOPE
+        )
 
     def caller_owned(self, key: SessionKey) -> bool:
         """Not a browser of the wrapper's own managed slot (`abt-<root>` and its fresh
