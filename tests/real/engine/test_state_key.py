@@ -62,6 +62,14 @@ async def test_another_conversation_cannot_load_a_state_file_by_absolute_path(
         assert SET_COOKIE_NAME not in await _cookie_names(b)
         batch = await ab(b, "batch", f"state load {shared}", "get url")
         assert SET_COOKIE_NAME not in await _cookie_names(b), batch.text
+        # A third conversation names the file at launch (`--state`), its first call.
+        c = _server(engine_env, tmp_path)
+        try:
+            launched = await ab(c, "--state", str(shared), "open", fixture_site.url("form.html"))
+            if not launched.is_error:
+                assert SET_COOKIE_NAME not in await _cookie_names(c), launched.text
+        finally:
+            await c.aclose()
     finally:
         await b.aclose()
         await a.aclose()
