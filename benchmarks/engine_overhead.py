@@ -12,7 +12,10 @@ managed session, then, interleaved so drift hits every variant alike, this measu
   (e) the ref identity check alone: the bare engine `snapshot -i` it re-reads, and how many
       engine calls one ref `click` makes through the wrapper (action + re-read + probe);
   (f) the security checks: `fill` by ref (its credential-field read) and `eval` (the page
-      check before page script), each against the bare engine and with its engine call count.
+      check before page script), each against the bare engine and with its engine call count;
+  (g) a field typed key by key (`focus`, then `press` one key per call): the engine calls of
+      the first press and of each later one (the focused-field read of the previous press's
+      post-action batch stands in for its own), and a later press against the bare engine.
 
 Every child gets the conversation's own engine environment (the engine treats launch settings
 as part of a daemon's identity, so a different env could relaunch the browser), and argv is
@@ -169,6 +172,7 @@ async def run(iterations: int, warmup: int, root: Path) -> None:
         guard_times, guard_calls = await _guarded_calls(
             tools, binary, env, refs, iterations, warmup
         )
+        press_times, press_calls = await _press_calls(tools, binary, env, refs, iterations, warmup)
         liveness = _liveness_times(tools, session, iterations)
     finally:
         await _close_all(tools, root)
@@ -217,6 +221,37 @@ async def run(iterations: int, warmup: int, root: Path) -> None:
             f"{name} overhead incl. the security checks: {diff:.2f} ms median "
             f"({guard_calls[name]} engine calls through the wrapper)"
         )
+    diff = statistics.median(press_times["tool"]) - statistics.median(press_times["bare"])
+    print(
+        f"press key by key: {press_calls[0]} engine calls for the first press after focus, "
+        f"{press_calls[1]} for each later one; a later press costs {diff:.2f} ms median over "
+        "the bare engine"
+    )
+
+
+async def _press_calls(
+    tools: BrowserTools,
+    binary: str,
+    env: dict[str, str],
+    refs: dict[str, Any],
+    iterations: int,
+    warmup: int,
+) -> tuple[dict[str, list[float]], tuple[int, int]]:
+    """(g): engine calls of the first and of a later `press` into a focused textbox, and a
+    later press through the wrapper against the bare engine (same effective argv)."""
+    field = next(f"@{r}" for r, info in refs.items() if info.get("role") == "textbox")
+    await tool_call(tools, ["focus", field])
+    first = await engine_calls(tools, ["press", "a"])
+    later = await engine_calls(tools, ["press", "b"])
+    argv = list((await tool_call(tools, ["press", "c"]))["effectiveArgs"])
+
+    async def bare() -> None:
+        await bare_engine(binary, argv, env)
+
+    async def tool() -> None:
+        await tool_call(tools, ["press", "d"])
+
+    return await measure({"bare": bare, "tool": tool}, iterations, warmup), (first, later)
 
 
 def _liveness_times(tools: BrowserTools, session: str, iterations: int) -> list[float]:

@@ -10,7 +10,9 @@ passwords, then times (medians over `--iterations`) on about 1 MB of output:
   (c) `scrub_output` of a 1 MB JSON envelope of 20,000 short strings (a snapshot-like answer);
   (d) `scrub_data` of the parsed envelope of (c);
   (e) `scrub` of the clean text with one more secret made only of symbols (`<"&+ /!@#`),
-      the worst case: it has no plain run to search for first, so its full pattern scans.
+      the worst case: it has no plain run to search for first, so its full pattern scans;
+  (f) the same with a secret of symbols and non-ASCII letters (`ä<€ж "&+`), whose every
+      character also has its legacy-charset spellings (windows-1252 bytes, `%uXXXX`, ...).
 
 Pure CPU, no browser. Run from the repo root:
     .venv/bin/python benchmarks/scrub_cost.py [--iterations 15]
@@ -107,9 +109,11 @@ def main() -> None:
     ]
     symbols = SecretStore({**OPERATOR, "SYMBOLS": '<"&+ /!@#'})
     cases.append(("scrub, 1 MB text, + a symbols-only secret", lambda: symbols.scrub(clean)))
+    legacy = SecretStore({**OPERATOR, "NON_ASCII": 'ä<€ж "&+'})
+    cases.append(("scrub, 1 MB text, + a non-ASCII symbols secret", lambda: legacy.scrub(clean)))
     print(f"{len(OPERATOR)} operator secrets + {len(TYPED)} typed values")
     for label, fn in cases:
-        print(f"{label:<42} {_median_ms(fn, options.iterations):8.1f} ms")
+        print(f"{label:<46} {_median_ms(fn, options.iterations):8.1f} ms")
 
 
 if __name__ == "__main__":

@@ -6,10 +6,16 @@ readable by other local users, and we refuse directories someone else could have
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
+
+KEY_FILE_READ_LIMIT = 4096
+"""Bytes read from a key file: every key we keep is far shorter, and a planted huge file is
+not read whole."""
 
 
 class PrivateDirError(OSError):
@@ -60,6 +66,32 @@ def write_private_file(path: Path, data: bytes) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def read_or_create_key(
+    path: Path, new: Callable[[], bytes], *, follow_symlinks: bool = False
+) -> bytes:
+    """The bytes of the key file `path`, created first with `new()` (0600) when missing.
+
+    Why this way: several servers may start at the same moment, and each must end up with the
+    same key. The key is written whole under a temp name and linked into place (a link fails
+    when the name exists), so a racer reads the one that won, never a half-written file. A
+    symlink at `path` is refused unless `follow_symlinks` (a file the user keeps, not ours).
+    The caller checks the bytes; the parent dir must exist.
+    """
+    if not os.path.lexists(path):
+        fd, tmp = tempfile.mkstemp(prefix=".tmp-key-", dir=path.parent)
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(new())
+            os.chmod(tmp, 0o600)
+            with contextlib.suppress(FileExistsError):  # another process made it first
+                os.link(tmp, path)
+        finally:
+            Path(tmp).unlink(missing_ok=True)
+    fd = os.open(path, os.O_RDONLY | (0 if follow_symlinks else os.O_NOFOLLOW))
+    with os.fdopen(fd, "rb") as handle:
+        return handle.read(KEY_FILE_READ_LIMIT)
 
 
 def dir_mode(path: Path) -> int | None:

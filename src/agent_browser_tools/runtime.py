@@ -26,12 +26,13 @@ import os
 import uuid
 from collections.abc import Collection, Iterable, Sequence
 from contextlib import AbstractAsyncContextManager
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from agent_browser_tools.credentials import SecretStore
+from agent_browser_tools.credentials.fields import FieldRead
 from agent_browser_tools.credentials.operator import load_operator_secrets
-from agent_browser_tools.engine import stream_guard
+from agent_browser_tools.engine import state_key, stream_guard
 from agent_browser_tools.engine.discovery import EngineBinary, resolve_engine
 from agent_browser_tools.engine.environment import build_child_env
 from agent_browser_tools.engine.isolation import (
@@ -66,6 +67,20 @@ STREAM_OFF_TIMEOUT_MS = 15_000
 
 ROOT_ENV = "AGENT_BROWSER_TOOLS_ROOT"
 """Names the root conversation of a sub-agent group (shares its browser and socket dir)."""
+
+
+@dataclass(frozen=True)
+class FocusedRead:
+    """A read of the focused field of `key`'s page, taken as engine call number `spawns`:
+    still what the page holds while no engine call followed it."""
+
+    key: SessionKey
+    spawns: int
+    read: FieldRead
+
+    def current(self, rt: Runtime, key: SessionKey | None) -> FieldRead | None:
+        """The read, if it is of `key` and nothing ran since."""
+        return self.read if key == self.key and rt.spawns == self.spawns else None
 
 
 class Runtime:
@@ -121,6 +136,10 @@ class Runtime:
             self.secrets.register_typed(value)
         self.artifact_manifest = ArtifactManifest()
         """This conversation's recent artifact rows (bounded metadata; files are never removed)."""
+        self.spawns = 0
+        """How many engine calls this conversation made (each may change a page)."""
+        self.focused: FocusedRead | None = None
+        """The focused field as read after the latest typing call (`focused_field`)."""
 
     def _resumed_ownership(self) -> set[SessionKey]:
         """Managed browsers a resumed conversation owns: active ones, and the managed session
@@ -194,10 +213,26 @@ class Runtime:
         if env is None:
             # A browser of the operator's shared dir is everyone's: it keeps the operator's
             # download dir rather than the workspace of whichever conversation launched it.
-            own = self.workspace if directory == self.sockets.own else None
-            env = build_child_env(self.settings, directory, caller_owned=caller, workspace=own)
+            mine = directory == self.sockets.own
+            env = build_child_env(
+                self.settings,
+                directory,
+                caller_owned=caller,
+                workspace=self.workspace if mine else None,
+                key_scope=self._key_scope(mine=mine),
+            )
             self._envs[(directory, caller)] = env
         return env
+
+    def _key_scope(self, *, mine: bool) -> str | None:
+        """Whose state key a browser gets (`engine.state_key`): the single user's (None), or
+        on a shared server the conversation's own (its browsers) or the operator-shared
+        sessions' one, so no conversation loads a state file another saved."""
+        if not self.policy.isolated_conversations:
+            return None
+        return (
+            state_key.conversation_scope(self.root_id) if mine else state_key.SHARED_SESSIONS_SCOPE
+        )
 
     def caller_owned(self, key: SessionKey) -> bool:
         """Not a browser of the wrapper's own managed slot (`abt-<root>` and its fresh
@@ -283,6 +318,7 @@ class Runtime:
         its stdout/stderr come back scrubbed of every registered secret value.
         """
         shown = (self.engine.path, *args)
+        self.spawns += 1
         directory = str(self.socket_dir(session, whole_dir=whole_dir))
         guarded = None if whole_dir else session
         if guarded is not None:

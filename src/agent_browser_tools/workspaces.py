@@ -23,12 +23,10 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import hmac
-import os
 import secrets
-import tempfile
 from pathlib import Path
 
-from agent_browser_tools.private_fs import ensure_private_dir
+from agent_browser_tools.private_fs import ensure_private_dir, read_or_create_key
 
 DIR_NAME = "agent-browser-workspaces"
 """The folder under the execution dir that holds every conversation's workspace."""
@@ -79,22 +77,10 @@ def release_workspace(workspace: Path) -> bool:
 
 
 def _key(state_dir: Path) -> bytes:
-    """The server's naming key: created once (0600), read afterwards. It is written whole
-    under a temp name and linked into place, so a process racing to create it reads the one
-    that won, never a half-written file."""
+    """The server's naming key: created once (0600), read afterwards (`read_or_create_key`:
+    a process racing to create it reads the one that won)."""
     path = ensure_private_dir(state_dir) / KEY_FILE
-    if not path.exists():
-        fd, tmp = tempfile.mkstemp(prefix=".tmp-key-", dir=path.parent)
-        try:
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(secrets.token_bytes(32))
-            with contextlib.suppress(FileExistsError):
-                os.link(tmp, path)
-        finally:
-            os.unlink(tmp)
-    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
-    with os.fdopen(fd, "rb") as handle:
-        key = handle.read()
+    key = read_or_create_key(path, lambda: secrets.token_bytes(32))
     if len(key) != 32:
         raise OSError(f"{path} is damaged; remove it and restart the server")
     return key

@@ -8,7 +8,9 @@ them (upload to its own page, `state load`, `file://`) and to overwrite them, by
 by absolute path, and again from a client that declares `file:///` as its root. Every attempt
 is refused (`policy-blocked`, rule `other-workspace`) and says to use a relative path; B never
 sees A's cookie, A's files are unchanged, and both browsers still work. Controls: each client
-saves and uploads its own files by relative path, and A reads its own.
+saves and uploads its own files by relative path, and A reads its own. A state file A saves
+in the server's dir, which both can name by absolute path, B can name but not load: each
+conversation's browsers encrypt state with a key of their own.
 
 After the sessions end, the workspaces that hold files stay (they are what the user asked
 for) and are private; an empty one is gone.
@@ -26,7 +28,7 @@ import pytest
 from mcp import Client
 
 from agent_browser_tools.workspaces import DIR_NAME
-from tests.support.fixture_server import SET_COOKIE_SECRET, FixtureServer
+from tests.support.fixture_server import SET_COOKIE_NAME, SET_COOKIE_SECRET, FixtureServer
 from tests.support.mcp_server import (
     HttpServer,
     ab,
@@ -90,20 +92,42 @@ async def _a_saves(a: Client, site: FixtureServer, spaces: Path) -> Path:
     unrequested download, all by relative path; returns A's workspace."""
     await _ok(a, "open", site.url("set-cookie"))
     saved = await _ok(a, "state", "save", "a/state.json")
-    assert "a/state.json" in _seen(saved)
-    [state] = list(spaces.glob("*/a/state.json"))
+    assert "a/state.json.enc" in _seen(saved)  # encrypted, written as `<path>.enc`
+    [state] = list(spaces.glob("*/a/state.json.enc"))
     workspace = state.parent.parent
-    assert SET_COOKIE_SECRET.encode() in state.read_bytes()  # what B must never get
+    assert SET_COOKIE_SECRET.encode() not in state.read_bytes()
     await _ok(a, "screenshot", "shots/a.png")
     await _ok(a, "get", "url", outputPath="a/url.json")
     await _ok(a, "open", site.url("downloads.html"))
     await _ok(a, "click", "#report-link")
     landed = await eventually(lambda: list((workspace / "downloads").glob("*")), 10.0)
     assert landed, "the unrequested download did not land in A's workspace"
-    assert {"a/state.json", "shots/a.png", "a/url.json"} <= set(_files(workspace))
+    assert {"a/state.json.enc", "shots/a.png", "a/url.json"} <= set(_files(workspace))
     assert os.stat(workspace).st_mode & 0o777 == 0o700
     assert os.stat(spaces).st_mode & 0o777 == 0o700
     return workspace
+
+
+def state_file(workspace: Path) -> Path:
+    return workspace / "a" / "state.json.enc"
+
+
+async def _b_cannot_load_a_state_file_of_the_server_dir(
+    a: Client, b: Client, site: FixtureServer, served: Path
+) -> None:
+    """The server's dir is a root for every conversation: A saves a state there by absolute
+    path; B can name it, but its browser's key is not A's, so the load fails and B never gets
+    A's session cookie."""
+    shared = served / "shared-state.json"
+    await _ok(a, "open", site.url("set-cookie"))
+    await _ok(a, "state", "save", str(shared))
+    await _ok(a, "open", site.url("downloads.html"))
+    loaded = await ab(b, "state", "load", str(shared))
+    assert loaded.is_error and "another key" in text_of(loaded), text_of(loaded)
+    await _ok(b, "get", "url")
+    cookies = details_of(await _ok(b, "cookies"))["data"]["cookies"]
+    assert SET_COOKIE_NAME not in {cookie["name"] for cookie in cookies}, cookies
+    assert SET_COOKIE_SECRET not in _seen(loaded)
 
 
 async def _b_tries(b: Client, theirs: Path) -> None:
@@ -111,8 +135,8 @@ async def _b_tries(b: Client, theirs: Path) -> None:
     up = f"../{theirs.name}"
     download = next((theirs / "downloads").iterdir())
     attempts = [
-        ["upload", "#attachment", str(theirs / "a" / "state.json")],
-        ["upload", "#attachment", f"{up}/a/state.json"],
+        ["upload", "#attachment", str(theirs / "a" / "state.json.enc")],
+        ["upload", "#attachment", f"{up}/a/state.json.enc"],
         ["upload", "#attachment", str(download)],
         ["upload", "#attachment", str(theirs)],
         ["state", "load", str(theirs / "a" / "state.json")],
@@ -149,13 +173,14 @@ async def test_b_cannot_read_or_overwrite_as_files_and_both_browsers_work(
             assert details_of(attached)["data"]["result"] == 0
             # Controls: B saves and uploads its own files by relative path, in its own dir.
             await _ok(b, "state", "save", "b/state.json")
-            await _ok(b, "upload", "#attachment", "b/state.json")
-            [mine] = [p.parent.parent for p in spaces.glob("*/b/state.json")]
+            await _ok(b, "upload", "#attachment", "b/state.json.enc")
+            [mine] = [p.parent.parent for p in spaces.glob("*/b/state.json.enc")]
             assert mine != theirs and mine.parent == theirs.parent
             async with http_client(server.url, roots=[Path("/")]) as wide:
                 await _ok(wide, "open", fixture_site.url("form.html"))
-                _refused(await ab(wide, "upload", "#attachment", str(theirs / "a" / "state.json")))
+                _refused(await ab(wide, "upload", "#attachment", str(state_file(theirs))))
                 _refused(await ab(wide, "open", (theirs / "a" / "url.json").as_uri()))
+            await _b_cannot_load_a_state_file_of_the_server_dir(a, b, fixture_site, server.cwd)
             # Both browsers still work, each on its own page.
             assert text_of(await _ok(b, "get", "url")).strip() == fixture_site.url("form.html")
         assert _files(theirs) == before, "A's files changed"
@@ -163,7 +188,7 @@ async def test_b_cannot_read_or_overwrite_as_files_and_both_browsers_work(
         await _ok(a, "state", "load", "a/state.json")  # A reads its own files
         await _ok(a, "open", (theirs / "a" / "url.json").as_uri())
     assert before.items() <= _files(theirs).items(), "A's files outlive A"
-    assert (mine / "b" / "state.json").is_file(), "B's files outlive B"
+    assert (mine / "b" / "state.json.enc").is_file(), "B's files outlive B"
 
 
 async def test_a_conversation_that_saved_nothing_leaves_no_workspace(server: HttpServer) -> None:

@@ -287,3 +287,67 @@ async def test_page_side_encodings_of_both_values_come_back_scrubbed(
     finally:
         await tools.aclose()
     assert not failures, "encodings came back unscrubbed:\n" + "\n".join(failures)
+
+
+LEGACY_OPERATOR = 'Pä<"&+ wX9z'
+"""The issue's operator secret with a Latin-1 letter."""
+LEGACY_TYPED = "Kennwört<ж>€ 7qZ"
+"""A typed password with a letter windows-1252 lacks (`ж`, sent as `&#1078;`) and one only
+windows-1252 has (`€`, byte 0x80)."""
+
+
+async def test_a_legacy_charset_page_submits_nothing_that_comes_back_unscrubbed(
+    engine_env: EngineEnv, fixture_site: FixtureServer, tmp_path: Path
+) -> None:
+    """A GET form on a windows-1252 page (no charset header) sends both values as that
+    charset's percent bytes (`P%E4%3C...`); the click result, `get url`, `tab list`, the
+    request list, the page's own echo, `escape()` of both, the HAR and the journal show
+    neither in any spelling."""
+    home = tmp_path / "home"
+    home.mkdir(mode=0o700)
+    secrets_file = tmp_path / "operator.env"
+    secrets_file.write_text(f"LEGACY_PW='{LEGACY_OPERATOR}'\n")
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    settings = tools_settings(
+        engine_env,
+        tmp_path / "state",
+        HOME=str(home),
+        AGENT_BROWSER_TOOLS_SECRETS_FILE=str(secrets_file),
+    )
+    tools = BrowserTools(settings=settings, cwd=workspace)
+    rec = Recorder(tools)
+    try:
+        await rec.ok("network", "har", "start")
+        await rec.ok("open", fixture_site.url("legacy-charset"))
+        await rec.ok("fill", "#note", "{{secret:LEGACY_PW}}")
+        await rec.ok("fill", "#pw", LEGACY_TYPED)
+        await rec.ok("click", "#go")
+        await rec.ok("get", "url")
+        legacy = await rec.ok("eval", "location.search.includes('note=P%E4%3C%22%26%2B+wX9z')")
+        assert legacy.details["data"]["result"] is True, "the page did not submit in cp1252"
+        await rec.ok("--json", "false", "get", "url")
+        await rec.ok("tab", "list")
+        await rec.ok("network", "requests")
+        await rec.ok("get", "text", "#echo")
+        await rec.ok("snapshot", "-u")
+        await rec.ok(
+            "eval",
+            "[escape(document.getElementById('note').value),"
+            " escape(document.getElementById('pw').value), location.href]",
+        )
+        await rec.ok("network", "har", "stop", "exports/legacy.har")
+    finally:
+        await tools.aclose()
+    blobs, _named = result_blobs(rec)
+    blobs.update(file_blobs(tmp_path / "state", "state"))
+    blobs.update(file_blobs(workspace, "workspace"))
+    assert "workspace:exports/legacy.har" in blobs
+    wanted = {
+        **needles("operator secret", LEGACY_OPERATOR),
+        **needles("typed password", LEGACY_TYPED),
+        "operator fragment": "wX9z",
+        "typed fragment": "7qZ",
+    }
+    leaks = find_leaks(blobs, wanted)
+    assert not leaks, "secrets leaked:\n" + "\n".join(leaks)

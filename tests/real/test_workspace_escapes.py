@@ -323,11 +323,12 @@ async def test_each_conversation_still_uses_its_own_files(
         assert not opened.is_error, opened.text
         saved = await b.call("agent_browser", {"args": ["state", "save", "mine/state.json"]})
         assert not saved.is_error, saved.text
-        assert (b.workspace / "mine" / "state.json").is_file()
+        assert (b.workspace / "mine" / "state.json.enc").is_file()  # encrypted state
+        (b.workspace / "mine" / "note.json").write_text('{"note": "B\'s own"}')
         for args in (
-            ["upload", "#attachment", "mine/state.json"],
+            ["upload", "#attachment", "mine/state.json.enc"],
             ["upload", "#attachment", str(ctx.served / "fixture.txt")],
-            ["open", (b.workspace / "mine" / "state.json").as_uri()],
+            ["open", (b.workspace / "mine" / "note.json").as_uri()],
         ):
             used = await b.call("agent_browser", {"args": args})
             assert not used.is_error, (args, used.text)
@@ -337,4 +338,4 @@ async def test_each_conversation_still_uses_its_own_files(
         assert MARK in text.text, text.text  # A reads its own file; B never could
     finally:
         await b.aclose()
-    assert (b.workspace / "mine" / "state.json").is_file(), "B's files outlive B"
+    assert (b.workspace / "mine" / "state.json.enc").is_file(), "B's files outlive B"

@@ -1,12 +1,12 @@
 """A local HTTP server for the fixture site that the real-engine tests drive.
 
-It serves ``tests/fixture_site/`` on 127.0.0.1 at an ephemeral port, plus a few dynamic
-routes that static files cannot express (a delayed page, a Set-Cookie response, JSON APIs
-that succeed or fail, a guaranteed 404, a form POST that answers 303 back to the page, and
-the delayed `/slow/<page>` family: any fixture page, or a POST that answers 303 to one, each
-after `?ms=` milliseconds). It
-also owns the planted fake secrets: the pages and responses that carry them are rendered
-from :data:`PLANTED_SECRETS`, so redaction tests grep for exactly the values the browser saw.
+It serves ``tests/fixture_site/`` on 127.0.0.1 at an ephemeral port, plus a few dynamic routes
+that static files cannot express (a delayed page, a Set-Cookie response, a page in windows-1252
+with no charset header, JSON APIs that succeed or fail, a guaranteed 404, a form POST that
+answers 303 back to the page, and the delayed `/slow/<page>` family: any fixture page, or a
+POST that answers 303 to one, each after `?ms=` milliseconds). It also owns the planted fake
+secrets: the pages and responses that carry them are rendered from :data:`PLANTED_SECRETS`, so
+redaction tests grep for exactly the values the browser saw.
 """
 
 from __future__ import annotations
@@ -169,6 +169,11 @@ class _FixtureHandler(SimpleHTTPRequestHandler):
             HTTPStatus.OK, "text/html; charset=utf-8", body.encode(), [("Set-Cookie", cookie)]
         )
 
+    def _legacy_charset(self, _query: dict[str, list[str]]) -> None:
+        """A page in windows-1252 with no charset header: its forms submit in that charset."""
+        text = (FIXTURE_SITE_DIR / "legacy-charset.txt").read_text(encoding="utf-8")
+        self._send_body(HTTPStatus.OK, "text/html", text.encode("cp1252"))
+
     def _api_ok(self, _query: dict[str, list[str]]) -> None:
         self._send_json(HTTPStatus.OK, {"ok": True, "items": [1, 2, 3]})
 
@@ -206,6 +211,7 @@ class _FixtureHandler(SimpleHTTPRequestHandler):
         "/slow.html": _slow,
         "/files/report.txt": _report,
         "/set-cookie": _set_cookie,
+        "/legacy-charset": _legacy_charset,
         "/api/ok": _api_ok,
         "/api/fail": _api_fail,
         "/api/v1/orders/missing": _order_missing,

@@ -69,8 +69,29 @@ def base64_pieces(value: str) -> dict[str, str]:
     return pieces
 
 
+def js_escape(value: str) -> str:
+    """JavaScript's `escape()`: `%XX` below U+0100, `%uXXXX` per UTF-16 unit above."""
+    out = []
+    for char in value:
+        if char.isascii() and (char.isalnum() or char in "@*_+-./"):
+            out.append(char)
+        elif ord(char) < 0x100:
+            out.append(f"%{ord(char):02X}")
+        else:
+            units = char.encode("utf-16-be")
+            out += [f"%u{units[i : i + 2].hex().upper()}" for i in range(0, len(units), 2)]
+    return "".join(out)
+
+
+def legacy_form(value: str, charset: str = "cp1252") -> str:
+    """A GET form's value from a page in a legacy `charset`: a character the charset lacks
+    is sent as its numeric reference, percent-encoded, as browsers do."""
+    return quote_plus(value, safe="", encoding=charset, errors="xmlcharrefreplace")
+
+
 def spellings(value: str) -> dict[str, str]:
-    """Raw, HTML-escaped, percent-encoded (%20 and +), JSON-escaped and base64 forms."""
+    """Raw, HTML-escaped, percent-encoded (%20 and +, UTF-8 and windows-1252), JSON-escaped,
+    `escape()`d and base64 forms."""
     forms = {
         "raw": value,
         "html escaped": html.escape(value),
@@ -84,6 +105,9 @@ def spellings(value: str) -> dict[str, str]:
         "encodeURIComponent": quote(value, safe="-_.!~*'()"),
         "url parser query": value.replace("<", "%3C").replace('"', "%22").replace(" ", "%20"),
         "percent twice": quote(quote(value, safe=""), safe=""),
+        "percent + windows-1252": legacy_form(value),
+        "percent windows-1252 lower hex": _lower_hex(legacy_form(value)),
+        "js escape()": js_escape(value),
         "json": json.dumps(value)[1:-1],
         "json \\u003c": _go_json(value),
         "json of html": json.dumps(html.escape(value))[1:-1],

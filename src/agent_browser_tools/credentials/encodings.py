@@ -16,6 +16,12 @@ So each character of the secret is matched in any of its spellings, independentl
   `\\u0026` (HTML inside JSON);
 - percent: every UTF-8 byte as `%XX` in either hex case, `%25XX` (encoded twice), and `+`
   for a space (form encoding);
+- legacy charsets: a page served as windows-1252 (or another legacy charset) submits its
+  forms in that charset, so a non-ASCII character is also matched as its bytes in each of
+  `LEGACY_CHARSETS` that can encode it (`ä` as `%E4`), and, for a charset that cannot, as
+  the numeric reference the browser sends instead (`%26%23228%3B`), and those bytes read
+  back by a lenient UTF-8 reader (U+FFFD for each, as the engine's HAR query strings show);
+  JavaScript's `escape()` writes `%XX` (Latin-1) below U+0100 and `%uXXXX` above;
 - JSON: `\\uXXXX` in either case (surrogate pairs above U+FFFF) and the short escapes
   `\\"` `\\\\` `\\/` `\\n` `\\t` ..., escaped again any number of times (JSON inside JSON);
 
@@ -96,6 +102,18 @@ _ESCAPES = r"\\\\*"
 string, as trace files hold console messages: `\\\"`). Written as a literal backslash then
 more, so every spelling starts with a literal character (see `encoded_pattern`)."""
 _AMPS = ("&", _ESCAPES + "u0026")
+_PERCENT = "%(?:25)?"
+"""A percent escape's `%`, itself encoded once more (`%253C`, a URL inside a URL)."""
+
+LEGACY_CHARSETS = (
+    "cp1252", "latin-1", "cp1250", "cp1251", "cp1253", "cp1254", "cp1255", "cp1256", "cp1257",
+    "cp1258", "cp874", "iso8859_2", "iso8859_3", "iso8859_4", "iso8859_5", "iso8859_6",
+    "iso8859_7", "iso8859_8", "iso8859_10", "iso8859_13", "iso8859_14", "iso8859_15",
+    "iso8859_16", "koi8_r", "koi8_u", "mac_roman", "mac_cyrillic", "cp866", "cp932", "euc_jp",
+    "gb18030", "big5hkscs", "cp949",
+)  # fmt: skip
+"""The legacy charsets browsers still submit forms in (the WHATWG Encoding standard's, by
+their Python codec names): Latin-1 (also `escape()`'s `%XX`) and windows-1252 first."""
 _B64_EDGE = frozenset(string.ascii_letters + string.digits + "+/-_")
 _B64_SPECIAL = {"+": r"(?:\+|-|%2[bB])", "/": r"(?:/|_|%2[fF])"}
 
@@ -104,6 +122,16 @@ def _hex(number: int, width: int = 0) -> str:
     """`number` in hex as a pattern matching either case (`3c` -> `3[cC]`)."""
     digits = f"{number:0{width}x}"
     return "".join(f"[{d}{d.upper()}]" if d.isalpha() else d for d in digits)
+
+
+_REPLACEMENT_FORMS = (
+    "\ufffd",
+    _ESCAPES + "u" + _hex(0xFFFD, 4),
+    "".join(_PERCENT + _hex(byte, 2) for byte in "\ufffd".encode()),
+)
+"""U+FFFD, what a lenient UTF-8 reader makes of a byte that is not UTF-8: raw, as a JSON
+escape and percent-encoded again."""
+_REPLACED = "(?:" + "|".join(_REPLACEMENT_FORMS) + ")"
 
 
 def char_forms(char: str) -> list[str]:
@@ -116,7 +144,9 @@ def char_forms(char: str) -> list[str]:
     for amp in _AMPS:
         forms += [f"{amp}{name};" for name in _NAMED.get(char, ())]
         forms.append(f"{amp}#(?:0*{code}|[xX]0*{_hex(code)});")
-    forms.append("".join(f"%(?:25)?{_hex(byte, 2)}" for byte in char.encode("utf-8")))
+    forms.append("".join(f"{_PERCENT}{_hex(byte, 2)}" for byte in char.encode("utf-8")))
+    if code > 0x7F:
+        forms += _legacy_forms(char)
     if char == " ":
         forms.append(r"\+")
     if char in _JSON_SHORT:
@@ -129,6 +159,52 @@ def char_forms(char: str) -> list[str]:
         )
     )
     return forms
+
+
+def _legacy_forms(char: str) -> list[str]:
+    """A non-ASCII character as a legacy charset page submits it or `escape()` writes it: its
+    bytes in each charset that has it, the numeric reference `&#N;` percent-encoded (what a
+    form sends for a character its charset lacks), and `%uXXXX` per UTF-16 unit."""
+    encoded: set[bytes] = set()
+    for charset in LEGACY_CHARSETS:
+        try:
+            encoded.add(char.encode(charset))
+        except UnicodeEncodeError:
+            continue
+    encoded.discard(char.encode("utf-8"))
+    forms = ["".join(_byte_form(byte) for byte in raw) for raw in sorted(encoded)]
+    for lossy in sorted({raw.decode("utf-8", errors="replace") for raw in encoded}):
+        forms += _lossy_forms(lossy)
+    forms.append(f"{_PERCENT}26{_PERCENT}230*{ord(char)}{_PERCENT}3[bB]")
+    units = char.encode("utf-16-be")
+    if ord(char) > 0xFF:
+        forms.append(
+            "".join(
+                f"{_PERCENT}[uU]{_hex(int.from_bytes(units[i : i + 2], 'big'), 4)}"
+                for i in range(0, len(units), 2)
+            )
+        )
+    return forms
+
+
+def _lossy_forms(text: str) -> list[str]:
+    """Legacy bytes read back as UTF-8 by a reader that replaces what is not UTF-8 (a HAR's
+    decoded query string: `P` U+FFFD `<`), one alternative per spelling of the first character
+    so each starts with a literal one (see `encoded_pattern`)."""
+    if not text:
+        return []
+    rest = "".join(_REPLACED if c == "\ufffd" else re.escape(c) for c in text[1:])
+    firsts = _REPLACEMENT_FORMS if text[0] == "\ufffd" else (re.escape(text[0]),)
+    return [first + rest for first in firsts]
+
+
+def _byte_form(byte: int) -> str:
+    """One byte of a legacy charset in a URL: `%XX`; an ASCII byte (the trail byte of a
+    two-byte character) also as itself, since URL encoders leave letters and digits raw."""
+    escaped = f"{_PERCENT}{_hex(byte, 2)}"
+    if byte > 0x7F:
+        return escaped
+    return f"(?:{escaped}|{re.escape(chr(byte))})"
 
 
 def char_pattern(char: str) -> str:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 
 ATTRIBUTES: tuple[str, ...] = ("type", "autocomplete", "name", "id", "aria-label", "placeholder")
 """The attributes the pre-dispatch probe reads for each target."""
@@ -100,6 +101,26 @@ _STEMS = (
     "accesstoken",
     "cvv",
 )
+
+
+@dataclass(frozen=True)
+class FieldRead:
+    """What a read of one field found (before a call types into it, or after)."""
+
+    attrs: dict[str, str | None] = field(default_factory=dict)
+    labels: list[str] = field(default_factory=list)
+    value: str | None = None
+    """The field's value; None when not read, or read back scrubbed (so unknown)."""
+    selection: tuple[int, int] | None = None
+    element: str | None = None
+    """Which element it is (its document and place in it), when the read can tell."""
+
+    @property
+    def credential(self) -> str | None:
+        """Why its attributes or labels make it a credential field, or None."""
+        return credential_reason(self.attrs, self.labels)
+
+
 _WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+[a-z]*")
 
 

@@ -18,8 +18,11 @@ Rules:
 - Each value is also searched for in every spelling a browser, a page or the engine prints
   it in (HTML-escaped, percent-encoded, JSON-escaped, base64 inside a longer blob, and mixes
   of them): `credentials.encodings`, one matcher per value, built when it is registered.
-- A value typed key by key grows in the field: registering the field's new value may retire
-  the shorter value it extends (`replaces`), so the typed set does not fill with prefixes.
+- A value typed key by key grows in the field, one prefix per key: `track_field` keeps each
+  field's latest values (what was read from it, what its keys should make of it) and retires
+  an older one only when a newer read of the same field contains it, so the typed set does
+  not fill with prefixes, while the value the field really holds stays covered when a key
+  changes nothing.
 """
 
 from __future__ import annotations
@@ -52,7 +55,10 @@ class SecretStore:
         self._operator = dict(operator or {})
         self._typed: set[str] = set()
         self._short: set[str] = set()
-        self._provisional: set[str] = set()
+        self._kept: set[str] = set()
+        """Values registered for good (typed whole, or a field's value no read retired)."""
+        self._fields: dict[str, set[str]] = {}
+        """Per field typed key by key: its latest values, retirable (`track_field`)."""
         self._matchers: dict[str, Matcher] = {}
         self._secrets = Secrets(())
         self._rebuild()
@@ -109,49 +115,74 @@ class SecretStore:
 
     # -- registering typed values --------------------------------------------------------
 
-    def register_typed(
-        self, value: str, *, replaces: str | None = None, provisional: bool = False
-    ) -> bool:
-        """Keep a value typed into a credential field out of every later output.
+    def register_typed(self, value: str) -> bool:
+        """Keep a value typed into a credential field out of every later output, for good.
 
         Returns False when it is shorter than `MIN_SCRUB_LENGTH` (then masked only where a
         whole token or string equals it). Placeholders in it are resolved first; an operator
         secret typed by name is already covered by its own placeholder.
-
-        `provisional`: a value the field holds part-way through typing (key by key). It is
-        retired when the same field's next value, registered with `replaces` naming it,
-        contains it: outputs so far were scrubbed of it, and the longer value covers it from
-        now on. A value typed as one piece (`fill`, `type`) is never retired.
         """
         real = self.resolve(value)
         if real in self._operator.values():
             return True
-        if not real:
-            return False
-        changed = self._retire(real, replaces)
-        if not provisional:
-            self._provisional.discard(real)
-        elif real not in self._typed and real not in self._short:
-            self._provisional.add(real)
-        if len(real) < MIN_SCRUB_LENGTH:
-            self._short.add(real)
-        elif real not in self._typed:
-            self._typed.add(real)
-            changed = True
-        if changed:
-            self._rebuild()
+        if real:
+            self._kept.add(real)
+            if self._add(real):
+                self._rebuild()
         return len(real) >= MIN_SCRUB_LENGTH
 
-    def _retire(self, real: str, replaces: str | None) -> bool:
-        """Drop the provisional value `real` grew from (see `register_typed`)."""
-        if replaces is None or replaces == real or replaces not in self._provisional:
+    def track_field(
+        self, field: str | None, *, read: str | None = None, predicted: Iterable[str] = ()
+    ) -> None:
+        """Keep a credential field's value covered while it is typed key by key.
+
+        `field` names the element (None: not known, then every value is kept for good);
+        `read`: its value as just read from the page (None: not read); `predicted`: what the
+        call's keys should make of it.
+
+        Why: each key leaves a prefix behind, and keeping every prefix would redact ordinary
+        text that repeats a short one; but a key can change nothing (a full field, a key the
+        page cancels, an input filter), so what a key should make of the value is never proof
+        of what the field holds: a prediction retires nothing. Only a newer read of the same
+        field retires its older values that it contains (they were prefixes of what it holds
+        now, which covers them from then on); an older value it does not contain was real
+        once, or may have been, and is kept for good.
+        """
+        pending = self._fields.setdefault(field, set()) if field is not None else self._kept
+        changed = False
+        real_read = self.resolve(read) if read is not None else None
+        if real_read is not None and pending is not self._kept:
+            for old in sorted(pending - {real_read}):
+                pending.discard(old)
+                if old in real_read:
+                    changed |= self._retire(old)
+                else:
+                    self._kept.add(old)
+        for value in [real_read or "", *map(self.resolve, predicted)]:
+            if value and value not in self._operator.values():
+                pending.add(value)
+                changed |= self._add(value)
+        if changed:
+            self._rebuild()
+
+    def _add(self, real: str) -> bool:
+        """Register `real`; True when the matchers must be rebuilt."""
+        if len(real) < MIN_SCRUB_LENGTH:
+            self._short.add(real)
             return False
-        if replaces not in real:
+        if real in self._typed:
             return False
-        self._provisional.discard(replaces)
-        self._short.discard(replaces)
-        if replaces in self._typed:
-            self._typed.discard(replaces)
+        self._typed.add(real)
+        return True
+
+    def _retire(self, value: str) -> bool:
+        """Unregister `value` unless it is kept for good or another field still holds it;
+        True when the matchers must be rebuilt."""
+        if value in self._kept or any(value in held for held in self._fields.values()):
+            return False
+        self._short.discard(value)
+        if value in self._typed:
+            self._typed.discard(value)
             return True
         return False
 

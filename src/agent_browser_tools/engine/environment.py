@@ -28,7 +28,8 @@ Rules (contract, `timeoutMs` section):
   operator's dir) where the others could read or replace it. Operator-shared sessions keep
   the operator's values.
 - `AGENT_BROWSER_ENCRYPTION_KEY` is always set, so `state save` files are encrypted: the
-  operator's own key, else the engine's own key file's (`engine.state_key`).
+  operator's own key, else the engine's own key file's; on a server several conversations
+  share, a key of the conversation's own (`key_scope`, see `engine.state_key`).
 - `AGENT_BROWSER_CONFIG` always names the one config file the engine reads: the operator's own
   `AGENT_BROWSER_CONFIG`, else the user's `~/.agent-browser/config.json` when it exists, else
   a private empty `{}` under the state dir. Without it the engine also loads
@@ -115,10 +116,13 @@ def build_child_env(
     *,
     caller_owned: bool = False,
     workspace: Path | None = None,
+    key_scope: str | None = None,
 ) -> dict[str, str]:
     """The complete environment for one engine child process (`caller_owned`: a session the
     caller named, whose idle timeout stays the caller's when the environment defines one;
-    `workspace`: the conversation's own workspace on a shared server, for its own browsers)."""
+    `workspace`: the conversation's own workspace on a shared server, for its own browsers;
+    `key_scope`: whose state key the browser gets on a shared server, None for the single
+    user's)."""
     dropped = {*_WITHHELD, *cleared_by_isolation(settings)}
     env = {
         key: value
@@ -138,7 +142,7 @@ def build_child_env(
         if env.get(SCREENSHOT_DIR_ENV):
             env[SCREENSHOT_DIR_ENV] = str(workspace / "screenshots")
     env[ENGINE_CONFIG_ENV] = engine_config_path(settings)
-    key = child_key(env, settings.state_dir)
+    key = child_key(env, settings.state_dir, key_scope)
     if key is not None:
         env[KEY_ENV] = key
     return env

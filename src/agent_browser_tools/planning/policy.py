@@ -276,8 +276,10 @@ def _check_command(where: str, match: CommandMatch, policy: ModelPolicy) -> None
     if spec.access is ModelAccess.SHARED_STORE and policy.isolated_conversations:
         raise PolicyBlocked(
             f"{where}`{spec.name}` reads or changes the engine's store shared by every "
-            "conversation on this server, so it is refused here. Save and load state with "
-            "`state save <file>` / `state load <file>` inside the workspace instead.",
+            "conversation on this server (saved states, the auth vault), so it is refused "
+            "here. Save and load state with `state save <file>` / `state load <file>` inside "
+            "the workspace; sign in by typing, with the operator's secrets as "
+            "`{{secret:NAME}}`.",
             rule="shared-store",
             subject=spec.name,
             allow_with=None,

@@ -101,6 +101,7 @@ class ObservationExtras(TypedDict, total=False):
     networkRouteDiagnostics: Annotated[list[Json], CELL]
     # command diagnostics (`command_followups`)
     evalStdinHint: Annotated[str, CELL]
+    stateKeyHint: Annotated[str, CELL]
     selectorTextVisibility: Annotated[Json, CELL]
     # advanced tools and code cells
     semanticSelect: Annotated[Json, DETAILS]

@@ -403,11 +403,14 @@ COMMANDS: tuple[CommandSpec, ...] = (
          args=(1, 1), flags="--url= --username= --password=! --password-stdin "
          "--username-selector= --password-selector= --submit-selector=", access=SHARED,
          files=URL_FLAG),
+    # The vault is decrypted with the browser's state key, which is each conversation's own
+    # on a shared server (`engine.state_key`): every vault command is the user's there.
     _cmd("auth login", "Log in with a saved profile", effect=MAY, latch=True, args=(1, 1),
          flags="--credential-provider= --item= --url= --no-navigate --username-selector= "
-         "--password-selector= --submit-selector=", files=URL_FLAG),
-    _cmd("auth list", "List auth profiles", session=LOCAL, ro=True),
-    _cmd("auth show", "Show auth profile metadata", session=LOCAL, ro=True, args=(1, 1)),
+         "--password-selector= --submit-selector=", files=URL_FLAG, access=SHARED),
+    _cmd("auth list", "List auth profiles", session=LOCAL, ro=True, access=SHARED),
+    _cmd("auth show", "Show auth profile metadata", session=LOCAL, ro=True, args=(1, 1),
+         access=SHARED),
     _cmd("auth delete", "Delete auth profile", session=LOCAL, aliases=("auth remove",),
          args=(1, 1), access=SHARED),
     # Plugins are local config (brief: sessionless; the contract does not name them).
@@ -435,7 +438,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
     _cmd("state save", "Save cookies and storage to a file", args=(1, 1),
          artifacts=(ArtifactSlot(A.STATE, path_operand=0, also_written=(".enc",)),)),
     _cmd("state load", "Load state from a file", effect=SWITCH, latch=True, probe=True,
-         args=(1, 1), files=FileSlots(reads=(0,))),
+         args=(1, 1), files=FileSlots(reads=(0,)), diagnostic=DG.SAVED_STATE),
     _cmd("state list", "List saved state files", session=LOCAL, ro=True, access=SHARED),
     # `state show <path>` reads any path (relative to the working dir) and prints it.
     _cmd("state show", "Show state summary", session=LOCAL, ro=True, args=(1, 1),

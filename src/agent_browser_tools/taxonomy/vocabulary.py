@@ -150,6 +150,8 @@ class Diagnostic(StrEnum):
     """`get text`: a CSS selector whose first match is hidden gets `selectorTextVisibility`."""
     IDEMPOTENT_START = "idempotent-start"
     """`stream enable`: "already enabled" is the requested state, an idempotent success."""
+    SAVED_STATE = "saved-state"
+    """`state load`: a file encrypted with another key gets `stateKeyHint` (whose it is)."""
 
 
 class ConfirmationRole(StrEnum):

@@ -11,12 +11,13 @@ import base64
 import html
 import json
 import re
-from urllib.parse import quote, quote_plus
+from urllib.parse import quote, quote_plus, unquote_to_bytes
 
 import pytest
 
 from agent_browser_tools.credentials.encodings import BASE64_MIN, Matcher, Secrets, base64_cores
 from agent_browser_tools.credentials.store import TYPED_PLACEHOLDER, SecretStore, placeholder
+from tests.support.leak_search import js_escape, legacy_form
 
 SECRET = 'Op3r<"&+ ator/Pw-9'
 """The acceptance's five characters `<"&+ ` inside a longer value, plus a `/`."""
@@ -188,3 +189,52 @@ def test_the_longer_value_wins_where_one_contains_another() -> None:
     store = SecretStore({"LONG": "prefix-" + SECRET, "SHORT": SECRET})
     assert store.scrub(html.escape("prefix-" + SECRET)) == placeholder("LONG")
     assert store.scrub(quote(SECRET, safe="")) == placeholder("SHORT")
+
+
+LEGACY = 'Pä<"&+ wX9z'
+"""The issue's operator secret with a Latin-1 letter, as a windows-1252 page submits it."""
+
+
+@pytest.mark.parametrize(
+    "value", [LEGACY, "Ümlaut€-ß<ж>中😀-pass"], ids=["latin-1 letter", "beyond latin-1"]
+)
+def test_legacy_charset_forms_and_js_escape_are_scrubbed(value: str) -> None:
+    store = SecretStore({"PW": value})
+    forms = {
+        "windows-1252 form": legacy_form(value, "cp1252"),
+        "windows-1252 lower hex": _lower_hex(legacy_form(value, "cp1252")),
+        "windows-1252 twice": quote(
+            quote(value, safe="", encoding="cp1252", errors="xmlcharrefreplace"), safe=""
+        ),
+        "latin-1 form": legacy_form(value, "latin-1"),
+        "windows-1251 form": legacy_form(value, "cp1251"),
+        "koi8-r form": legacy_form(value, "koi8_r"),
+        "shift_jis form (ASCII trail bytes raw)": legacy_form(value, "cp932"),
+        "gb18030 form": legacy_form(value, "gb18030"),
+        "big5 form": legacy_form(value, "big5hkscs"),
+        "euc-kr form": legacy_form(value, "cp949"),
+        "escape()": js_escape(value),
+        "escape() twice": quote(js_escape(value), safe=""),
+    }
+    for label, form in forms.items():
+        assert form != quote_plus(value), label  # not the UTF-8 form already covered
+        assert store.scrub(f"/q?pw={form}&n=1") == f"/q?pw={placeholder('PW')}&n=1", label
+
+
+def test_the_issues_windows_1252_spelling_is_scrubbed_and_look_alikes_are_not() -> None:
+    store = SecretStore({"PW": LEGACY})
+    assert store.scrub("?pw=P%E4%3C%22%26%2B+wX9z") == f"?pw={placeholder('PW')}"
+    for text in ("?pw=P%E5%3C%22%26%2B+wX9z", "?pw=Pa%3C%22%26%2B+wX9z", "%u00E4"):
+        assert store.scrub(text) == text, text
+
+
+def test_legacy_bytes_read_back_as_lossy_utf8_are_scrubbed() -> None:
+    """The engine's HAR decodes a windows-1252 query string as UTF-8, each byte that is not
+    UTF-8 becoming U+FFFD: `P\\ufffd<"&+ wX9z`, raw or JSON-escaped."""
+    store = SecretStore({"PW": LEGACY})
+    lossy = legacy_form(LEGACY).replace("+", " ")
+    lossy = unquote_to_bytes(lossy).decode("utf-8", errors="replace")
+    assert "\ufffd" in lossy
+    for form in (lossy, json.dumps(lossy)[1:-1], json.dumps(lossy, ensure_ascii=True)[1:-1]):
+        assert store.scrub(f'"value": "{form}"') == f'"value": "{placeholder("PW")}"', form
+    assert store.scrub('"P\ufffd\ufffd<"') == '"P\ufffd\ufffd<"'

@@ -67,31 +67,49 @@ def test_data_without_any_registered_value_comes_back_as_is() -> None:
     assert store.scrub_data(unserializable) == {("tuple", "key"): "{{secret:PW}}"}
 
 
-def test_a_value_typed_key_by_key_retires_the_prefix_it_extends() -> None:
+def test_a_newer_read_of_a_field_retires_the_prefixes_it_contains() -> None:
     store = SecretStore()
-    store.register_typed("hun", provisional=True)
-    store.register_typed("hunt", replaces="hun", provisional=True)
-    store.register_typed("hunter2x", replaces="hunt", provisional=True)
+    store.track_field("pw", read="", predicted=["hun"])
+    store.track_field("pw", read="hun", predicted=["hunt"])
+    store.track_field("pw", read="hunt", predicted=["hunter2x"])
     assert store.scrub("hunter2x") == TYPED_PLACEHOLDER
+    assert store.scrub("hunt") == TYPED_PLACEHOLDER, "the latest read stays until a newer one"
+    store.track_field("pw", read="hunter2x")
     # The retired prefixes no longer mangle ordinary text or whole tokens.
     assert store.scrub("a hunt for hun") == "a hunt for hun"
     assert store.scrub_data({"v": "hun"}) == {"v": "hun"}
-    # A value that does not contain the old one (the field was cleared) keeps both.
-    store.register_typed("other-value", replaces="hunter2x", provisional=True)
+    # A read that does not contain the older value (the field was cleared) keeps both.
+    store.track_field("pw", read="other-value")
     assert store.scrub("hunter2x other-value") == f"{TYPED_PLACEHOLDER} {TYPED_PLACEHOLDER}"
+    store.track_field("pw", read="other-value-2")
+    assert store.scrub("hunter2x") == TYPED_PLACEHOLDER, "kept for good"
 
 
-def test_a_value_typed_in_one_piece_is_never_retired() -> None:
+def test_a_prediction_never_retires_what_the_field_was_read_to_hold() -> None:
+    """A key the field refused: the prediction was never real, the read value is."""
+    store = SecretStore()
+    store.track_field("pw", read="Zq7Kw2Rm", predicted=["Zq7Kw2RmX"])
+    store.track_field("pw", predicted=["Zq7Kw2RmXY"])
+    assert store.scrub("v=Zq7Kw2Rm;") == f"v={TYPED_PLACEHOLDER};"
+    store.track_field("pw", read="Zq7Kw2Rm", predicted=["Zq7Kw2RmZ"])
+    assert store.scrub("v=Zq7Kw2Rm;") == f"v={TYPED_PLACEHOLDER};"
+
+
+def test_a_value_typed_whole_or_held_by_another_field_is_never_retired() -> None:
     store = SecretStore()
     store.register_typed("secret123")  # `fill #pw secret123`
-    store.register_typed("secret123", provisional=True)  # another field typed key by key
-    store.register_typed("secret1234", replaces="secret123", provisional=True)
+    store.track_field("other", read="secret123", predicted=["secret1234"])
+    store.track_field("other", read="secret1234")
     assert store.scrub("pw=secret123;") == f"pw={TYPED_PLACEHOLDER};"
-    provisional = SecretStore()
-    provisional.register_typed("abcd1", provisional=True)
-    provisional.register_typed("abcd1")  # later typed whole: now permanent
-    provisional.register_typed("abcd12", replaces="abcd1", provisional=True)
-    assert provisional.scrub("abcd1") == TYPED_PLACEHOLDER
+    twins = SecretStore()
+    twins.track_field("pw", read="abcd1")
+    twins.track_field("confirm", read="abcd1")
+    twins.track_field("confirm", read="abcd12")
+    assert twins.scrub("abcd1") == TYPED_PLACEHOLDER, "still what the first field holds"
+    unknown = SecretStore()
+    unknown.track_field(None, read="abcd", predicted=["abcde"])
+    unknown.track_field(None, read="abcde")
+    assert unknown.scrub("abcd") == TYPED_PLACEHOLDER, "no field to tell: kept for good"
 
 
 def test_typed_values_are_scrubbed_from_then_on() -> None:

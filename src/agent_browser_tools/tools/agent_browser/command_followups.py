@@ -1,7 +1,7 @@
 """Direct tool, before journaling: the per-command diagnostics of a finished call.
 
 One place for the small reads the taxonomy's `diagnostic` column asks for (route tracker and
-`networkRouteDiagnostics`, `evalStdinHint`, `selectorTextVisibility`, idempotent
+`networkRouteDiagnostics`, `evalStdinHint`, `stateKeyHint`, `selectorTextVisibility`, idempotent
 `stream enable`) and the paired stop of a long-running start. Each rule lives in its own
 module; this one only orders them. Runs before the journal completion, so an idempotent
 `stream enable` is journaled as the success it is and route changes are recorded with it.
@@ -25,6 +25,10 @@ async def complete(call: DirectCall, obs: Observation, effects: list[Effect]) ->
     if hint is not None:
         obs.extra["evalStdinHint"] = hint
         obs.warnings.append(hint)
+    key_hint = command_hints.state_key_hint(plan, obs)
+    if key_hint is not None:
+        obs.extra["stateKeyHint"] = key_hint
+        obs.warnings.append(key_hint)
     stop = command_hints.paired_stop_action(plan, prefix) if obs.success else None
     if stop is not None and not command_hints.has_action_args(
         obs.next_actions, stop.params["args"]

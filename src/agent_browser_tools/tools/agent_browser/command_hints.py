@@ -5,6 +5,10 @@ Why each exists:
   `{}` (the engine serializes the function object), which reads like "the page has nothing".
 - `stream enable` on an already streaming session fails upstream with "already enabled"; the
   state the caller asked for holds, so it is an idempotent success with status/disable next.
+- `state load` of a file encrypted with another key fails upstream with "Decryption failed",
+  which says nothing about why: each conversation of a shared server has its own key
+  (`engine.state_key`), so `stateKeyHint` says the file is another conversation's (or was
+  saved with another key) and what to do instead.
 - `network requests` with failed rows gets the engine's own `--status` filter as a follow-up.
 - Long-running starts (trace, profiler, record, HAR, stream, react renders, dashboard) keep
   running after the call; the matching stop (taxonomy `paired_stop`) is offered as an exact
@@ -31,6 +35,13 @@ _FUNCTION_SHAPED = re.compile(
 )
 _INVOKED = re.compile(r"\)\s*\(\s*[^()]*\)\s*;?\s*$", re.S)
 _ALREADY_STREAMING = re.compile(r"already enabled", re.I)
+_OTHER_KEY = re.compile(r"Decryption failed", re.I)
+STATE_KEY_HINT = (
+    "This state file was encrypted with another key: a file saved by another conversation "
+    "of this server (each has its own key) or with another AGENT_BROWSER_ENCRYPTION_KEY "
+    "cannot be loaded here. Sign in on the page instead, then `state save <file>` to keep "
+    "this conversation's own state."
+)
 
 
 def _diagnostic(plan: ExecutionPlan) -> Diagnostic:
@@ -51,6 +62,13 @@ def eval_stdin_hint(plan: ExecutionPlan, stdin: str | None, obs: Observation) ->
         "called. Invoke it, e.g. (() => ({ title: document.title }))(), or pass a plain "
         "expression such as ({ title: document.title })."
     )
+
+
+def state_key_hint(plan: ExecutionPlan, obs: Observation) -> str | None:
+    """The warning for a `state load` whose file another key encrypted."""
+    if _diagnostic(plan) is not Diagnostic.SAVED_STATE or obs.success:
+        return None
+    return STATE_KEY_HINT if _OTHER_KEY.search(obs.error or "") else None
 
 
 def stream_already_enabled(plan: ExecutionPlan, obs: Observation, prefix: Sequence[str]) -> bool:

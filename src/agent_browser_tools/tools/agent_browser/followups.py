@@ -30,6 +30,7 @@ from agent_browser_tools.tools.agent_browser import (
     action_readback,
     click_probe,
     confirmations,
+    focused_field,
     nav_settle,
     page_change,
     record,
@@ -95,7 +96,8 @@ def wants_probe(plan: ExecutionPlan, envelope: Envelope) -> bool:
 async def run_probe(call: DirectCall, obs: Observation) -> Probe | None:
     """One extra engine call: the settle wait when the action may have navigated (see
     `nav_settle`), then `get url` and `get title` in a single fail-fast batch (and the click
-    probe's collection, see `click_probe`, and the element read-back, see `action_readback`)."""
+    probe's collection, see `click_probe`, the element read-back, see `action_readback`, and
+    the focused field after typing into it, see `focused_field`)."""
     lead = nav_settle.rows(call, obs)
     envelope = await _probe_batch(call, lead)
     if lead and envelope is not None and not nav_settle.take(call, envelope.rows or ()):
@@ -106,7 +108,9 @@ async def run_probe(call: DirectCall, obs: Observation) -> Probe | None:
     rows = (envelope.rows or ())[len(lead) :]
     collected = 1 if click_probe.collect_row(call) else 0
     click_probe.take(call, rows[2 : 2 + collected])
-    action_readback.take(call, rows[2 + collected :])
+    readback = 2 + collected + len(call.readback.get("kinds") or ())
+    action_readback.take(call, rows[2 + collected : readback])
+    focused_field.take(call, rows[readback:])
     url = title = None
     for row in rows[:2]:
         if row.success and isinstance(row.result, Mapping):
@@ -121,6 +125,7 @@ async def _probe_batch(call: DirectCall, lead: list[list[str]]) -> Envelope | No
     collect = click_probe.collect_row(call)
     readback = action_readback.rows(call)
     rows = [*lead, ["get", "url"], ["get", "title"], *([collect] if collect else []), *readback]
+    rows += focused_field.post_rows(call)
     return await helper_call(call.rt, call.plan, ["batch", "--bail"], stdin=json.dumps(rows))
 
 

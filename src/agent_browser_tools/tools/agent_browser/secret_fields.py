@@ -13,19 +13,22 @@ session, and judges them with `credentials.fields`.
 - So is the value the field will hold: a password typed key by key (`press h`, `press u`,
   ...) or inserted into text already there is never one argv token. The same read returns
   the field's value (and, for the focused element, its selection) and the call's edits are
-  played forward on it (`credentials.typing`); each value the field reaches is registered
-  as provisional, retiring the shorter one it grew from. The focused element's value
-  travels as code points so the read's own scrubbing cannot replace the value being
-  extended; a selector's value read back scrubbed (it holds a registered value already)
-  counts as unknown, and then only what the call types is registered.
+  played forward on it (`credentials.typing`); the value read and the values the edits
+  should give it are tracked per field (`SecretStore.track_field`: a prediction retires
+  nothing, a newer read retires the older values it contains). The focused element is read
+  again after the call (`focused_field`), and that read stands in for the next typing call's
+  own when nothing ran in between. A selector's value read back scrubbed (it holds a
+  registered value already) counts as unknown, and then only what the call types is
+  registered.
 - `get value` of a credential field answers `[redacted: credential field]`, with the reason in
   `details.redacted`; the value read is registered too.
 
 Cost: one extra engine call for a call that types or reads a field whose selector, ref name
 or label does not already say it is a credential, or that types into text already there
-(`type`, `press` of an editing key, `keyboard type`); none for `fill` of a known credential or
-`press Enter`. The verdict is the union of what the page read says and what the selector or
-ref name says, so a read can only add a credential, never clear one. Limits: a field that does
+(`type`, `press` of an editing key, `keyboard type`); none for `fill` of a known credential,
+`press Enter`, or a `press` right after another typing call (its post-action read is
+used). The verdict is the union of what the page read says and what the selector or ref name
+says, so a read can only add a credential, never clear one. Limits: a field that does
 not exist yet when the call starts (revealed or navigated to by an earlier step of the same
 batch) is judged by its selector and ref name only, and so is `find ... fill` by its locator
 text; `eval` that sets a field's value is not seen at all; a caret a selector's read cannot
@@ -40,34 +43,26 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from agent_browser_tools.credentials import READ_PLACEHOLDER, TYPED_PLACEHOLDER, SecretStore
-from agent_browser_tools.credentials.fields import ATTRIBUTES, credential_reason, selector_reason
+from agent_browser_tools.credentials.fields import (
+    ATTRIBUTES,
+    FieldRead,
+    credential_reason,
+    selector_reason,
+)
 from agent_browser_tools.credentials.typing import Field, candidates, key_edit, play
 from agent_browser_tools.engine.envelope import Envelope, OutputMode
 from agent_browser_tools.planning.plan import ExecutionPlan
 from agent_browser_tools.redaction import SECRET_PLACEHOLDER
 from agent_browser_tools.results.observation import Observation
-from agent_browser_tools.state.models import RefInfo
+from agent_browser_tools.state.models import RefInfo, SessionKey
 from agent_browser_tools.taxonomy import CommandMatch, FieldEdit, FieldValue
-from agent_browser_tools.tools.agent_browser import refmap
+from agent_browser_tools.tools.agent_browser import focused_field, refmap
 from agent_browser_tools.tools.agent_browser.call import DirectCall, Spawned
+from agent_browser_tools.tools.agent_browser.focused_field import FOCUSED_JS
 from agent_browser_tools.tools.agent_browser.helpers import helper_call
 
 BATCH_TEXT_REDACTED = (
     "[redacted: this batch read a credential field; run it with JSON output to see the other steps]"
-)
-FOCUSED_JS = (
-    "(() => { let e = document.activeElement;"
-    " for (;;) { if (e && e.shadowRoot && e.shadowRoot.activeElement) {"
-    " e = e.shadowRoot.activeElement; continue; } let d = null;"
-    " try { d = e && e.contentDocument; } catch (_) {}"
-    " if (d && d.activeElement) { e = d.activeElement; continue; } break; }"
-    " if (!e || e === document.body) return null; const a = (n) => e.getAttribute(n);"
-    " let s = null; try { s = [e.selectionStart, e.selectionEnd]; } catch (_) {}"
-    " return { type: e.type || a('type'), autocomplete: a('autocomplete'), name: a('name'),"
-    " id: e.id || null, 'aria-label': a('aria-label'), placeholder: a('placeholder'),"
-    " labels: e.labels ? Array.from(e.labels, (l) => l.textContent) : [],"
-    " value: typeof e.value === 'string' ? Array.from(e.value, (c) => c.codePointAt(0)) : null,"
-    " selection: s }; })()"
 )
 
 
@@ -89,17 +84,6 @@ class Target:
     slot: tuple[str | None, int] = (None, 0)
     """Which field the edits of a batch accumulate in: the selector, or the focused element
     and how many times focus moved somewhere unknown before this step."""
-
-
-@dataclass(frozen=True)
-class FieldRead:
-    """What the pre-dispatch read found for one selector (or the focused element)."""
-
-    attrs: dict[str, str | None] = field(default_factory=dict)
-    labels: list[str] = field(default_factory=list)
-    value: str | None = None
-    """The field's value; None when not read, or read back scrubbed (so unknown)."""
-    selection: tuple[int, int] | None = None
 
 
 @dataclass
@@ -198,11 +182,12 @@ def _needs_value(target: Target) -> bool:
 
 
 def probe_rows(
-    found: Sequence[Target], table: Mapping[str, RefInfo]
+    found: Sequence[Target], table: Mapping[str, RefInfo], *, focused_known: bool = False
 ) -> tuple[list[list[str]], list[str | None]]:
     """One engine batch reading every undecided target (pure): `get attr` rows per selector
     and a `get value` row when its text is typed into; one `eval` of the focused element
-    (attributes, value, selection); and the key (selector or None) of each row."""
+    (attributes, value, selection) unless `focused_known`; and the key (selector or None) of
+    each row."""
     rows: list[list[str]] = []
     keys: list[str | None] = []
     done: set[tuple[str | None, str]] = set()
@@ -212,7 +197,7 @@ def probe_rows(
             continue
         selector = target.selector
         if selector is None:
-            if (None, "eval") not in done:
+            if not focused_known and (None, "eval") not in done:
                 done.add((None, "eval"))
                 rows.append(["eval", FOCUSED_JS])
                 keys.append(None)
@@ -240,9 +225,9 @@ def read_attributes(
         if result is None:
             continue
         if key is None:
-            focused = result.get("result")
-            if isinstance(focused, Mapping):
-                out[None] = _focused_read(focused)
+            focused = focused_field.parse(result)
+            if focused is not None:
+                out[None] = focused
             continue
         read = out.setdefault(key, FieldRead())
         if tuple(row.command[1:2]) == ("value",):
@@ -251,20 +236,6 @@ def read_attributes(
             attribute = row.command[3] if len(row.command) > 3 else ""
             read.attrs[attribute] = _text(result.get("value"))
     return out
-
-
-def _focused_read(focused: Mapping[str, Any]) -> FieldRead:
-    labels = [str(x) for x in focused.get("labels") or () if x]
-    attrs = {a: _text(focused.get(a)) for a in ATTRIBUTES}
-    points = focused.get("value")
-    value = None
-    if isinstance(points, list) and all(isinstance(p, int) and 0 <= p <= 0x10FFFF for p in points):
-        value = "".join(map(chr, points))
-    span = focused.get("selection")
-    selection = None
-    if isinstance(span, list) and len(span) == 2 and all(isinstance(n, int) for n in span):
-        selection = (span[0], span[1])
-    return FieldRead(attrs, labels, value, selection)
 
 
 def _unscrubbed(value: object) -> str | None:
@@ -280,11 +251,33 @@ def _text(value: object) -> str | None:
     return value if isinstance(value, str) else None
 
 
+@dataclass(frozen=True)
+class Page:
+    """Where a call's fields are: its session and the page it is on (names fields apart)."""
+
+    key: SessionKey | None = None
+    url: str = ""
+
+    def field(self, target: Target, info: FieldRead) -> str | None:
+        """The name a target's field is tracked by (`SecretStore.track_field`), None when
+        it cannot be told apart (focus moved somewhere unknown earlier in the batch)."""
+        if self.key is None or target.slot[1] != 0:
+            return None
+        if target.selector is None:
+            return focused_field.field_id(self.key, info)
+        label = f"{self.key.namespace or ''}/{self.key.session}"
+        return f"{label}|{self.url}|selector|{target.selector}"
+
+
 def judge(
-    found: Sequence[Target], read: Mapping[str | None, FieldRead], store: SecretStore
+    found: Sequence[Target],
+    read: Mapping[str | None, FieldRead],
+    store: SecretStore,
+    page: Page | None = None,
 ) -> Findings:
     """Register typed credential values (and the values their fields reach) and collect the
     redactions for this call."""
+    page = page or Page()
     findings = Findings()
     fields: dict[tuple[str | None, int], list[Field] | None] = {}
     for target in found:
@@ -292,7 +285,8 @@ def judge(
         reason = credential_reason(info.attrs, [target.label, *info.labels]) or selector_reason(
             target.hint
         )
-        grown = _play(fields, target, info)
+        first = target.slot not in fields
+        reached = _play(fields, target, info)
         if reason is None or target.value == "":
             continue
         entry: dict[str, Any] = {"command": target.command, "why": reason}
@@ -307,17 +301,21 @@ def judge(
             entry["value"] = "typed"
             if target.edit is not FieldEdit.KEY:
                 findings.short = findings.short or not store.register_typed(target.value)
-            for before, after in grown:
-                store.register_typed(after, replaces=before, provisional=True)
+            fresh = first and target.slot[1] == 0 and target.edit is not FieldEdit.FILL
+            store.track_field(
+                page.field(target, info),
+                read=info.value if fresh else None,
+                predicted=reached,
+            )
         findings.fields.append(entry)
     return findings
 
 
 def _play(
     fields: dict[tuple[str | None, int], list[Field] | None], target: Target, info: FieldRead
-) -> list[tuple[str, str]]:
-    """Play the target's edit on its field's candidates; the (before, after) values that
-    changed. A field whose state became unknown stays unknown for the rest of the call."""
+) -> list[str]:
+    """Play the target's edit on its field's candidates; the values it may now hold. A field
+    whose state became unknown stays unknown for the rest of the call."""
     if target.value is None:
         return []
     if target.slot not in fields:
@@ -328,10 +326,7 @@ def _play(
     before = fields[target.slot]
     after = play(before, target.edit, target.value) if before is not None else None
     fields[target.slot] = after
-    if before is None or after is None:
-        return []
-    pairs = zip(before, after, strict=True)
-    return [(b.value, a.value) for b, a in pairs if a.value != b.value and a.value]
+    return [field.value for field in after or () if field.value]
 
 
 async def inspect(call: DirectCall) -> Findings:
@@ -346,12 +341,17 @@ async def inspect(call: DirectCall) -> Findings:
     found = targets(call.plan, call.ref_table)
     if not found:
         return Findings()
-    rows, keys = probe_rows(found, call.ref_table)
+    focused = focused_field.remembered(call)
+    rows, keys = probe_rows(found, call.ref_table, focused_known=focused is not None)
     entry = call.rt.log.state.session(call.key)
     envelope = None
     if rows and (entry.target is not None or entry.ref_snapshot is not None):
         envelope = await helper_call(call.rt, call.plan, ["batch"], stdin=json.dumps(rows))
-    return judge(found, read_attributes(envelope, keys), call.rt.secrets)
+    read = read_attributes(envelope, keys)
+    if focused is not None:
+        read[None] = focused
+    page = Page(call.key, entry.target.url if entry.target is not None else "")
+    return judge(found, read, call.rt.secrets, page)
 
 
 def redacted(spawned: Spawned, findings: Findings, store: SecretStore) -> Spawned:

@@ -158,3 +158,14 @@ def test_a_key_in_a_route_pattern_is_never_kept_or_repeated() -> None:
     removal = next(a for a in actions if a.id == "remove-network-route")
     assert removal.params["args"] == ["network", "unroute"]
     assert secret not in str([a.params for a in actions] + [a.reason for a in actions])
+
+
+def test_a_state_file_of_another_key_gets_the_hint() -> None:
+    failed = Observation(success=False, error="Decryption failed: aead::Error")
+    load = plan(["state", "load", "a.json"], managed(page()))
+    assert command_hints.state_key_hint(load, failed) == command_hints.STATE_KEY_HINT
+    missing = Observation(success=False, error="Failed to read state from a.json: not found")
+    assert command_hints.state_key_hint(load, missing) is None
+    assert command_hints.state_key_hint(load, Observation(success=True)) is None
+    other = plan(["eval", "1"], managed(page()))
+    assert command_hints.state_key_hint(other, failed) is None

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from agent_browser_tools.credentials import READ_PLACEHOLDER, TYPED_PLACEHOLDER, SecretStore
 from agent_browser_tools.engine.envelope import BatchRow, Envelope, OutputMode
 from agent_browser_tools.results.observation import Observation
-from agent_browser_tools.state.models import RefInfo
+from agent_browser_tools.state.models import RefInfo, SessionKey
 from agent_browser_tools.taxonomy import FieldEdit
+from agent_browser_tools.tools.agent_browser import focused_field
 from agent_browser_tools.tools.agent_browser import secret_fields as sf
+from agent_browser_tools.tools.agent_browser.focused_field import FOCUSED_JS
 from tests.support.plans import plan
 
 REFS = {
@@ -85,7 +88,7 @@ def test_probe_reads_only_undecided_targets_in_one_batch() -> None:
         "aria-label",
         "placeholder",
     ]
-    assert rows[-2:] == [["get", "value", "@e5"], ["eval", sf.FOCUSED_JS]]
+    assert rows[-2:] == [["get", "value", "@e5"], ["eval", FOCUSED_JS]]
     assert keys == ["@e7"] * 6 + ["@e5", None]
 
 
@@ -181,15 +184,19 @@ def test_batch_get_value_rows_are_redacted_by_step() -> None:
     assert sf.redact_reads(native, _reads(2), store).text == sf.BATCH_TEXT_REDACTED + "\n"
 
 
+PAGE = sf.Page(SessionKey(session="abt-test"), "http://a.test/login")
+
+
 def _focused_answer(value: str, selection: tuple[int, int], **attrs: Any) -> Envelope:
     focused = {
         "type": "password",
         "labels": [],
         "value": [ord(c) for c in value],
         "selection": list(selection),
+        "element": "http://a.test/login HTML:0/BODY:1/INPUT:0",
         **attrs,
     }
-    row = BatchRow(("eval", sf.FOCUSED_JS), True, {"result": focused}, None)
+    row = BatchRow(("eval", FOCUSED_JS), True, {"result": focused}, None)
     return Envelope(mode=OutputMode.JSON, success=True, rows=(row,))
 
 
@@ -200,7 +207,7 @@ def test_press_targets_only_keys_that_edit_the_focused_field() -> None:
     assert sf.targets(plan(["press", "Enter"]), REFS) == []
     assert sf.targets(plan(["press", "Tab"]), REFS) == []
     rows, keys = sf.probe_rows([typed], REFS)
-    assert rows == [["eval", sf.FOCUSED_JS]] and keys == [None]
+    assert rows == [["eval", FOCUSED_JS]] and keys == [None]
 
 
 def test_a_password_pressed_key_by_key_is_registered_whole() -> None:
@@ -210,12 +217,66 @@ def test_a_password_pressed_key_by_key_is_registered_whole() -> None:
         found = sf.targets(plan(["press", key]), REFS)
         so_far = typed[:index]
         read = sf.read_attributes(_focused_answer(so_far, (index, index)), [None])
-        findings = sf.judge(found, read, store)
+        findings = sf.judge(found, read, store, PAGE)
         assert [f["value"] for f in findings.fields] == ["typed"]
         assert not findings.short  # key-by-key prefixes do not raise the short-value note
     assert store.scrub(f"<p>{typed}</p>") == f"<p>{TYPED_PLACEHOLDER}</p>"
     # Prefixes were retired on the way: ordinary text that repeats one is left alone.
     assert store.scrub('Pw<"&') == 'Pw<"&'
+
+
+def _press_all(store: SecretStore, keys: str, holds: Callable[[str], str]) -> None:
+    """Press `keys` one call each into a password field whose value after each key is
+    `holds(value + key)`: the page's rule, which the wrapper does not know."""
+    value = ""
+    for key in keys:
+        found = sf.targets(plan(["press", key]), REFS)
+        read = sf.read_attributes(_focused_answer(value, (len(value), len(value))), [None])
+        sf.judge(found, read, store, PAGE)
+        value = holds(value + key)
+
+
+def test_a_key_that_changes_nothing_never_uncovers_the_value_the_field_holds() -> None:
+    """A full field (maxlength 8), a key the page cancels, an input filter: the keys that
+    did nothing predicted values the field never held; what it holds stays covered."""
+    full = SecretStore()
+    _press_all(full, "Zq7Kw2RmXY", lambda v: v[:8])
+    assert full.scrub("value: Zq7Kw2Rm") == f"value: {TYPED_PLACEHOLDER}"
+    nines = SecretStore()
+    _press_all(nines, "Pq9Wz9Xy79", lambda v: v.replace("9", ""))
+    assert nines.scrub("value: PqWzXy7") == f"value: {TYPED_PLACEHOLDER}"
+    assert nines.scrub("a PqWz b") == "a PqWz b", "the prefixes are still retired"
+
+
+def test_the_value_read_after_the_call_is_registered_and_retires_the_read_before() -> None:
+    store = SecretStore()
+    found = sf.targets(plan(["press", "X"]), REFS)
+    before = sf.read_attributes(_focused_answer("Zq7Kw2R", (7, 7)), [None])
+    sf.judge(found, before, store, PAGE)
+    after = sf.read_attributes(_focused_answer("Zq7Kw2R", (7, 7)), [None])[None]
+    field = focused_field.field_id(SessionKey(session="abt-test"), after)
+    store.track_field(field, read=after.value)  # the key did nothing
+    assert store.scrub("v=Zq7Kw2R;") == f"v={TYPED_PLACEHOLDER};"
+    longer = sf.read_attributes(_focused_answer("Zq7Kw2Rm", (8, 8)), [None])[None]
+    store.track_field(field, read=longer.value)
+    assert store.scrub("v=Zq7Kw2Rm;") == f"v={TYPED_PLACEHOLDER};"
+    assert store.scrub("Zq7Kw2R") == "Zq7Kw2R", "a newer read retires the prefix"
+
+
+def test_two_fields_whose_values_contain_each_other_are_tracked_apart() -> None:
+    """A change-password form: the current password, then a new one that extends it, both
+    pressed key by key. The new field's reads never retire the current field's value."""
+    store = SecretStore()
+    for element, typed in (("INPUT:0", "hunter22"), ("INPUT:1", "hunter22!x")):
+        value = ""
+        for key in typed:
+            found = sf.targets(plan(["press", key]), REFS)
+            answer = _focused_answer(value, (len(value), len(value)), element=element)
+            sf.judge(found, sf.read_attributes(answer, [None]), store, PAGE)
+            value += key
+    assert store.scrub("old=hunter22&new=hunter22!x") == (
+        f"old={TYPED_PLACEHOLDER}&new={TYPED_PLACEHOLDER}"
+    )
 
 
 def test_keyboard_type_into_text_already_there_registers_the_whole_value() -> None:
@@ -241,7 +302,7 @@ def test_a_batch_plays_focus_fill_and_keys_on_one_field() -> None:
     found = sf.targets(plan(["batch"], rows=rows), {})
     assert [t.slot for t in found] == [("#pw", 0)] * 5 + [(None, 1)]
     probe, keys = sf.probe_rows(found, {})
-    assert ["get", "value", "#pw"] in probe and ["eval", sf.FOCUSED_JS] in probe
+    assert ["get", "value", "#pw"] in probe and ["eval", FOCUSED_JS] in probe
     answers = [
         _attr_row(row[2], row[3], "password" if row[3] == "type" else None)
         if row[1] == "attr"
