@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 
 LISTEN = "0A"
@@ -28,9 +29,35 @@ def browser_ports(proc: Path = PROC) -> frozenset[int]:
     return frozenset(listening_ports(browsers, proc))
 
 
-def listening_ports(pids: Iterable[int], proc: Path = PROC) -> dict[int, int]:
-    """Listening TCP port -> the pid (of `pids`) that holds it."""
+@dataclass(frozen=True)
+class Listeners:
+    """The machine's listening TCP ports at one moment, and which of them are browsers'."""
+
+    ports: frozenset[int]
+    browsers: frozenset[int]
+
+    @property
+    def others(self) -> frozenset[int]:
+        """Ports held by anything but a browser or engine daemon (a dev server, say)."""
+        return self.ports - self.browsers
+
+
+def listeners(proc: Path = PROC) -> Listeners | None:
+    """Every listening TCP port now, browsers' marked; None without `/proc/net/tcp` (the
+    listeners cannot be known there, so a rule built on them cannot apply)."""
+    if not (proc / "net" / "tcp").is_file():
+        return None
     listening = _listening_inodes(proc)
+    browsers = [int(entry.name) for entry in _pids(proc) if _is_browser(entry)]
+    held = listening_ports(browsers, proc, listening)
+    return Listeners(frozenset(listening.values()), frozenset(held))
+
+
+def listening_ports(
+    pids: Iterable[int], proc: Path = PROC, listening: dict[str, int] | None = None
+) -> dict[int, int]:
+    """Listening TCP port -> the pid (of `pids`) that holds it."""
+    listening = _listening_inodes(proc) if listening is None else listening
     if not listening:
         return {}
     ports: dict[int, int] = {}

@@ -46,6 +46,8 @@ def observe(plan: ExecutionPlan, envelope: Envelope) -> Observation:
         obs = observe_direct(plan, envelope)
     if isinstance(progress := envelope.extra.get("timeoutPartialProgress"), dict):
         obs.extra["timeoutPartialProgress"] = progress
+    if isinstance(policy := envelope.extra.get("policy"), dict):
+        obs.extra["policy"] = policy  # a page script the endpoint guard stopped
     if not plan.is_batch and (lifecycle := _lifecycle(envelope.data)) is not None:
         obs.extra["lifecycle"] = lifecycle  # launch evidence; batch rows carry their own
     return obs
