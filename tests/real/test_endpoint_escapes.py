@@ -231,3 +231,35 @@ async def test_control_unchecked_a_route_body_drives_a(
     seen = await ab(b, "wait", "--text", f"cookie-{mark}", "--timeout", "15000")
     assert not seen.is_error, (await ab(b, "get", "text", "body")).text
     assert await _pwned(a) == 1
+
+
+async def test_reads_of_as_devtools_pages_are_withheld(
+    pair: tuple[BrowserTools, BrowserTools], fixture_site: FixtureServer, engine_env: EngineEnv
+) -> None:
+    """Without script: land on A's `/json/list` (it lists A's tabs, URLs, titles and the ids
+    that open them) and read it, or `read` a URL that redirects there (the engine's own HTTP
+    client follows it)."""
+    a, b = pair
+    mark, port = await _plant(a, fixture_site, engine_env)
+    listing = _hop(fixture_site, port, "/json/list")
+    batch = await ab(b, "batch", stdin=json.dumps([["open", listing], ["get", "text", "body"]]))
+    assert str(batch.details["batchSteps"][0]["result"]["url"]).endswith("/json/list")
+    assert_policy_blocked(batch, "browser-endpoint")
+    for args in [("get", "text", "body"), ("snapshot",), ("read",), ("read", listing)]:
+        read = await ab(b, *args)
+        assert_policy_blocked(read, "browser-endpoint")
+        assert f"conversation={mark}" not in _shown(read), args
+    assert f"conversation={mark}" not in _shown(batch)
+
+
+async def test_control_unwithheld_a_read_lists_as_tabs(
+    pair: tuple[BrowserTools, BrowserTools],
+    fixture_site: FixtureServer,
+    engine_env: EngineEnv,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(endpoint_guard, "withhold", lambda envelope, ports: envelope)
+    a, b = pair
+    mark, port = await _plant(a, fixture_site, engine_env)
+    read = await _ok(b, "read", _hop(fixture_site, port, "/json/list"))
+    assert f"conversation={mark}" in _shown(read)

@@ -27,6 +27,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
+from agent_browser_tools.planning.local_origins import local_port
 from agent_browser_tools.taxonomy import (
     CommandMatch,
     PageScript,
@@ -254,3 +255,62 @@ def guard_batch_word(guard: ScriptGuard, word: str, words: Sequence[str]) -> str
     engine splits it back into the guarded words."""
     guarded = guard.row(words)
     return word if guarded is None else join_batch_row(guarded)
+
+
+SOURCE_FIELDS = ("finalUrl", "origin")
+"""Answer fields that say where the content came from: `read` (its HTTP fetch follows
+redirects), and page reads (`get text`, `snapshot`, `eval`) name the page they read."""
+
+
+def endpoint_sources(envelope: Envelope) -> list[str]:
+    """Local URLs the answer's content came from (candidates for `withhold`)."""
+    results = [envelope.data, *(row.result for row in envelope.rows or ())]
+    return [url for data in results if (url := _source(data)) and local_port(url) is not None]
+
+
+def withhold(envelope: Envelope, ports: frozenset[int]) -> Envelope:
+    """The answer without content that came from a browser's own endpoint (`ports`): a
+    DevTools server's pages list every tab of its browser with the ids that open it, so a
+    redirect (or a page that moved itself) would show another conversation's tabs."""
+
+    def blocked(data: object) -> str | None:
+        url = _source(data)
+        port = local_port(url) if url else None
+        return url if port is not None and port in ports else None
+
+    hits = [url for data in [envelope.data] if (url := blocked(data))]
+    rows = envelope.rows
+    if rows is not None:
+        rows = tuple(
+            replace(row, success=False, result=None, error=withheld_message(url))
+            if (url := blocked(row.result))
+            else row
+            for row in rows
+        )
+        hits += [url for row in envelope.rows or () if (url := blocked(row.result))]
+    if not hits:
+        return envelope
+    extra = {**envelope.extra, "policy": {"rule": RULE, "subject": hits[0], "allowWith": None}}
+    if envelope.rows is None:
+        return replace(
+            envelope, success=False, data=None, error=withheld_message(hits[0]), extra=extra
+        )
+    return replace(envelope, success=False, rows=rows, extra=extra)
+
+
+def withheld_message(url: str) -> str:
+    return (
+        f"policy-blocked ({RULE}): this answer came from {url}, a browser's own DevTools or "
+        "stream endpoint, which lists browsers' tabs and the ids that open them; it is withheld. "
+        "Open another page first (browsers stay off these ports)."
+    )
+
+
+def _source(data: object) -> str | None:
+    if not isinstance(data, dict):
+        return None
+    for name in SOURCE_FIELDS:
+        value = data.get(name)
+        if isinstance(value, str):
+            return value
+    return None

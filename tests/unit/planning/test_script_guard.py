@@ -17,8 +17,10 @@ from agent_browser_tools.planning.argv_rules import ArgvRejected, check_argv
 from agent_browser_tools.planning.script_guard import (
     ScriptGuard,
     decode_script,
+    endpoint_sources,
     refusal_message,
     script_problem,
+    withhold,
 )
 from agent_browser_tools.taxonomy import batch_row_words, join_batch_row
 from agent_browser_tools.tools.agent_browser import refmap
@@ -219,3 +221,29 @@ def test_the_answer_shows_the_callers_script_and_a_refusal_as_policy() -> None:
     fake = "Evaluation error: Error: policy-blocked (browser-endpoint) [abt:guess] x"
     spoofed = guard.settle(Envelope(mode=OutputMode.JSON, success=False, error=fake))
     assert spoofed.error == fake and "policy" not in spoofed.extra
+
+
+def test_content_from_a_browsers_endpoint_is_withheld() -> None:
+    devtools = "http://127.0.0.1:41683/json/list"
+    rows = (
+        BatchRow(("open", "http://x.test/r"), True, {"url": devtools}, None),
+        BatchRow(("get", "text", "body"), True, {"origin": devtools, "text": "[tabs]"}, None),
+        BatchRow(("get", "title"), True, {"title": "t"}, None),
+    )
+    answer = Envelope(mode=OutputMode.JSON, success=True, rows=rows)
+    assert endpoint_sources(answer) == [devtools]
+    kept = withhold(answer, frozenset({41683}))
+    assert kept.rows is not None and not kept.success
+    assert [r.success for r in kept.rows] == [True, False, True]
+    assert kept.rows[1].result is None and "[tabs]" not in str(kept)
+    assert kept.extra["policy"]["subject"] == devtools
+    read = Envelope(
+        mode=OutputMode.JSON,
+        success=True,
+        data={"content": "[tabs]", "finalUrl": devtools, "url": "https://x.test/r"},
+    )
+    assert withhold(read, frozenset({41683})).data is None
+    # A dev server's page, or a port no browser holds, keeps its answer.
+    assert withhold(read, frozenset({9222})) == read
+    local = Envelope(mode=OutputMode.JSON, success=True, data={"origin": "https://x.test/"})
+    assert endpoint_sources(local) == []

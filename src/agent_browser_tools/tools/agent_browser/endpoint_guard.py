@@ -13,7 +13,10 @@ conversation owns it (`engine.browser_ports`). What keeps a model from getting t
 - a `network route --body` that could answer a page load on such a port is refused
   (`planning.route_rule`);
 - before a polled script (`wait --fn`, where the engine reads a thrown guard as "not yet"),
-  one `get url` refuses a page that is there already, so the model reads why, not a timeout.
+  one `get url` refuses a page that is there already, so the model reads why, not a timeout;
+- an answer whose content came from such a port (`read` follows redirects with the engine's
+  own HTTP client; `get text`, `snapshot` and `eval` name the page they read) is withheld: a
+  DevTools server's pages list its browser's tabs with the ids that open them.
 """
 
 from __future__ import annotations
@@ -22,11 +25,18 @@ import secrets
 from collections.abc import Iterator
 
 from agent_browser_tools.engine.browser_ports import browser_ports, listeners
+from agent_browser_tools.engine.envelope import Envelope
 from agent_browser_tools.planning.local_origins import local_port
 from agent_browser_tools.planning.plan import ExecutionPlan
 from agent_browser_tools.planning.policy import PolicyBlocked, calls_of
 from agent_browser_tools.planning.route_rule import route_pattern, route_problem
-from agent_browser_tools.planning.script_guard import RULE, ScriptGuard, refusal_message
+from agent_browser_tools.planning.script_guard import (
+    RULE,
+    ScriptGuard,
+    endpoint_sources,
+    refusal_message,
+    withhold,
+)
 from agent_browser_tools.taxonomy import CommandMatch, split_global_flags
 from agent_browser_tools.tools.agent_browser.call import DirectCall
 from agent_browser_tools.tools.agent_browser.helpers import helper_data
@@ -42,6 +52,17 @@ def script_guard(plan: ExecutionPlan) -> ScriptGuard | None:
     if now is None:
         return None
     return ScriptGuard(ordinary=now.others, nonce=secrets.token_hex(8))
+
+
+def settle(envelope: Envelope, guard: ScriptGuard | None) -> Envelope:
+    """The engine's answer as the model may see it: guard refusals as `policy-blocked`, the
+    caller's scripts in echoes, and content that came from a browser's own endpoint (a `read`
+    that followed a redirect there, a page read on such a page) withheld."""
+    if guard is not None:
+        envelope = guard.settle(envelope)
+    if not endpoint_sources(envelope):
+        return envelope
+    return withhold(envelope, browser_ports())
 
 
 def _matches(plan: ExecutionPlan) -> Iterator[CommandMatch]:

@@ -231,7 +231,7 @@ async def _run_engine(call: DirectCall) -> tuple[RawOutcome, Envelope]:
         envelope = parse_outcome(raw, plan.output_mode)
     finally:
         raw.discard_stdout()  # raw, unredacted engine output: never kept
-    envelope = guard.settle(envelope) if guard is not None else envelope
+    envelope = endpoint_guard.settle(envelope, guard)
     return raw, batch_progress.whole(plan, envelope, call.rt.cwd)
 
 

@@ -39,7 +39,13 @@ from agent_browser_tools.taxonomy import (
     resolve_command,
     split_global_flags,
 )
-from agent_browser_tools.tools.agent_browser import batch_args, batch_progress, identity, refmap
+from agent_browser_tools.tools.agent_browser import (
+    batch_args,
+    batch_progress,
+    endpoint_guard,
+    identity,
+    refmap,
+)
 from agent_browser_tools.tools.agent_browser.call import DirectCall
 
 
@@ -140,7 +146,7 @@ async def run(
             envelope = parse_outcome(raw, OutputMode.JSON)
         finally:
             raw.discard_stdout()  # raw, unredacted output: never kept
-        envelope = guard.settle(envelope) if guard is not None else envelope
+        envelope = endpoint_guard.settle(envelope, guard)
         raws.append(raw)
         envelopes.append(envelope)
         if _stops(plan, envelope):
