@@ -158,10 +158,14 @@ async def test_control_unguarded_the_batch_attack_drives_a(
     mark, port = await _plant(a, fixture_site, engine_env)
     await _ok(b, "open", fixture_site.url("page-b.html"))
     rows = [["open", _hop(fixture_site, port)], ["eval", _attack(mark)]]
+    await ab(b, "batch", stdin=json.dumps(rows))
+    assert await _pwned(a) == 1  # A's page ran B's code (its answer to B is withheld)
+    # With the answer shown too, B reads A's cookie and typed password.
+    monkeypatch.setattr(endpoint_guard, "withhold", lambda envelope, ports: envelope)
     result = await ab(b, "batch", stdin=json.dumps(rows))
     reply = str(result.details["batchSteps"][1].get("result"))
-    assert f"cookie-{mark}" in reply, result.details["batchSteps"][1]
-    assert await _pwned(a) == 1
+    assert f"cookie-{mark}" in reply and PASSWORD in reply, result.details["batchSteps"][1]
+    assert await _pwned(a) == 2
 
 
 async def test_a_frame_of_as_devtools_origin_runs_no_script(
