@@ -145,6 +145,7 @@ class ScriptGuard:
         """The engine's answer with the caller's scripts in batch echoes and a guard refusal
         (found by this call's mark, which no page can know) as a `policy-blocked` error."""
         errors = [envelope.error, *(row.error for row in envelope.rows or ())]
+        errors += [envelope.text, envelope.stderr]  # native text output (`--json false`)
         origin = next((o for e in errors if (o := self.refused_origin(e)) is not None), None)
         rows = envelope.rows
         if rows is not None:
@@ -152,7 +153,23 @@ class ScriptGuard:
         extra = dict(envelope.extra)
         if origin is not None:
             extra["policy"] = {"rule": RULE, "subject": origin, "allowWith": None}
-        return replace(envelope, rows=rows, error=self._settle_error(envelope.error), extra=extra)
+        return replace(
+            envelope,
+            rows=rows,
+            error=self._settle_error(envelope.error),
+            text=self._settle_text(envelope.text),
+            stderr=self._settle_text(envelope.stderr) or "",
+            extra=extra,
+        )
+
+    def _settle_text(self, text: str | None) -> str | None:
+        """Native text: the caller's scripts where the engine echoed the guarded ones, and a
+        refusal without this call's mark."""
+        if not text:
+            return text
+        for sent, original in self.sent.items():
+            text = text.replace(sent, original)
+        return text.replace(f"{self.mark} ", "")
 
     def _settle_row(self, row: BatchRow) -> BatchRow:
         command = tuple(self.sent.get(word, word) for word in row.command)

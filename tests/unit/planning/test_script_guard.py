@@ -247,3 +247,23 @@ def test_content_from_a_browsers_endpoint_is_withheld() -> None:
     assert withhold(read, frozenset({9222})) == read
     local = Envelope(mode=OutputMode.JSON, success=True, data={"origin": "https://x.test/"})
     assert endpoint_sources(local) == []
+
+
+def test_native_text_answers_are_settled_too() -> None:
+    guard = _guard()
+    sent = guard.row(["eval", "steal()"])
+    assert sent is not None
+    refusal = f"Error: policy-blocked (browser-endpoint) {guard.mark} http://127.0.0.1:41683"
+    answer = Envelope(
+        mode=OutputMode.TEXT,
+        success=False,
+        text=f"[1] eval {sent[1]}\n{refusal}",
+        error=f"Evaluation error: {refusal}",
+        stderr=refusal,
+    )
+    settled = guard.settle(answer)
+    assert settled.text == "[1] eval steal()\nError: policy-blocked (browser-endpoint) " + (
+        "http://127.0.0.1:41683"
+    )
+    assert guard.mark not in (settled.stderr + str(settled.error))
+    assert settled.extra["policy"]["subject"] == "http://127.0.0.1:41683"
