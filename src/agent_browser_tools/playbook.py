@@ -225,7 +225,9 @@ FULL_GUIDANCE = """# Browser tools: full guidance
 - network requests: failed rows are labelled actionable or benign (icon misses); follow
   nextActions for request detail, a failures-only filter, a clean repro or HAR. With an active
   `network route`, details.networkRouteDiagnostics flags requests the route may hold pending or
-  break (CORS); check or remove the route (`network unroute`).
+  break (CORS); check or remove the route (`network unroute`). Mock API answers with
+  `--body ... --resource-type fetch,xhr`; a body that could answer a page load needs a pattern
+  naming one outside origin (`https://host/path*`).
 
 ## Secrets
 - Operator secrets are used by name: write `{{secret:NAME}}` in any arg or stdin (`fill @e2

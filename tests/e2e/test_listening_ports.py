@@ -11,6 +11,12 @@ A control proves the probe sees an open door: A's stream server, turned on behin
 back with the raw engine (as engine 0.39.4 had it on by default), is reachable from B's page,
 and A's next tool call turns it off again. The model cannot turn it on (`stream enable` is
 the operator's), and both browsers still work afterwards.
+
+The one origin from which Chromium does take a DevTools WebSocket is the DevTools server's
+own. B's page is driven onto A's, as an attacker would: a batch whose first row follows a
+redirect there and whose next row runs script, a frame of it selected with `frame`, and a
+route whose body is a page with its own script. Nothing reaches A (the controls that show
+each attack works without the guard are in tests/real/test_endpoint_escapes.py).
 """
 
 from __future__ import annotations
@@ -18,9 +24,11 @@ from __future__ import annotations
 import json
 import subprocess
 import urllib.request
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import mcp_types as types
 import pytest
@@ -28,6 +36,7 @@ from mcp import Client
 
 from agent_browser_tools.engine.browser_ports import listening_ports
 from tests.support import leftovers
+from tests.support.devtools import devtools_port, drive_js, drive_page
 from tests.support.fixture_server import FixtureServer
 from tests.support.mcp_server import (
     HttpServer,
@@ -184,3 +193,59 @@ async def test_a_page_in_b_reaches_no_port_of_our_processes(
         # Both browsers still work.
         assert "Form" in text_of(await _ok(a, "get", "title"))
         assert text_of(await _ok(b, "get", "url")).strip() == fixture_site.url("page-b.html")
+
+
+PASSWORD = "Hunter2-listening-ports"
+PWNED = "window.__pwned = (window.__pwned || 0) + 1"
+READ = "location.href + ' ' + document.cookie + ' ' + document.getElementById('password').value"
+
+
+def _refused(result: types.CallToolResult) -> None:
+    details = details_of(result)
+    assert result.is_error and details["failureCategory"] == "policy-blocked", details
+    assert details["policy"]["rule"] == "browser-endpoint", details
+
+
+async def test_b_driven_onto_as_devtools_origin_reaches_nothing(
+    server: HttpServer, fixture_site: FixtureServer, engine_env: EngineEnv
+) -> None:
+    assert server.url is not None
+    mark = f"ports{uuid.uuid4().hex[:10]}"
+    async with http_client(server.url) as a, http_client(server.url) as b:
+        opened = await _ok(a, "open", fixture_site.url(f"form.html?conversation={mark}"))
+        await _ok(a, "fill", "#password", PASSWORD)
+        await _ok(a, "eval", f"document.cookie = 'abt_mark=cookie-{mark}'; 1")
+        a_dir = session_dir(engine_env.socket_dir, str(details_of(opened)["sessionName"]))
+        port = devtools_port(a_dir)
+        origin = f"http://127.0.0.1:{port}"
+        attack = drive_js(f"conversation={mark}", f"({PWNED}, {READ})")
+        await _ok(b, "open", fixture_site.url("page-b.html"))
+        seen: list[str] = []
+
+        # 1. A batch: follow a redirect onto A's origin, then run script there.
+        hop = fixture_site.url("redirect?to=" + quote(f"{origin}/json/version", safe=""))
+        batch = await ab(b, "batch", stdin=json.dumps([["open", hop], ["eval", attack]]))
+        steps = details_of(batch)["batchSteps"]
+        assert str(steps[0]["result"]["url"]).startswith(origin + "/"), steps[0]
+        _refused(batch)
+        seen.append(text_of(batch) + json.dumps(details_of(batch)))
+
+        # 2. A frame of A's origin (its DevTools front end may be framed), selected.
+        src = quote(f"{origin}/devtools/inspector.html", safe="")
+        await _ok(b, "open", fixture_site.url(f"frame?src={src}"))
+        framed = await ab(b, "batch", stdin=json.dumps([["frame", "#f"], ["eval", attack]]))
+        seen.append(text_of(framed) + json.dumps(details_of(framed)))
+        await _ok(b, "frame", "main")
+
+        # 3. A route whose body is a page with its own script.
+        page = drive_page(f"conversation={mark}", f"({PWNED}, {READ})")
+        for pattern in ("*", f"{origin}/x*", "https://example.com/x"):
+            route = await ab(b, "network", "route", pattern, "--body", page)
+            _refused(route)
+            seen.append(text_of(route))
+
+        leaks = [s for s in seen for secret in (f"cookie-{mark}", PASSWORD) if secret in s]
+        assert not leaks, leaks
+        pwned = await _ok(a, "eval", "window.__pwned || 0")
+        assert details_of(pwned)["data"]["result"] == 0
+        assert "Form" in text_of(await _ok(a, "get", "title"))

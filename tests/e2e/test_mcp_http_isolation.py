@@ -8,9 +8,9 @@ B never sees the marker, and A's page still answers, unchanged, afterwards. A co
 the reads would show the marker (A sees it itself), so "B saw nothing" is not redaction.
 
 Browsers are kept off the DevTools ports of browsers (`endpoint_guard`): from such an origin a
-page could drive another conversation's browser over its CDP WebSocket. What the guard cannot
-stop (a page that lands there by itself and runs script the model did not write) is described
-in the README's security model. The engine's stream server is kept off altogether, so no port
+page could drive another conversation's browser over its CDP WebSocket. Script the model writes
+never runs there (a guard in front of it, even when the page got there by itself), and routes
+cannot plant page script there; the engine's stream server is kept off altogether, so no port
 of ours takes a page's WebSocket: `test_listening_ports.py`.
 """
 
@@ -20,13 +20,13 @@ import json
 import os
 import uuid
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import mcp_types as types
 import pytest
 from mcp import Client
 
+from tests.support.devtools import devtools_port
 from tests.support.fixture_server import FixtureServer
 from tests.support.mcp_server import (
     HttpServer,
@@ -40,7 +40,7 @@ from tests.support.mcp_server import (
     session_dir,
     text_of,
 )
-from tests.support.real_engine import EngineEnv, scan_browser_processes, track_socket_dir
+from tests.support.real_engine import EngineEnv, track_socket_dir
 
 pytestmark = pytest.mark.real_engine
 
@@ -61,25 +61,6 @@ def _seen(result: types.CallToolResult) -> str:
     """Everything a client got back: the model-visible text and the details."""
     meta = json.dumps(result.meta, default=str) if result.meta else ""
     return text_of(result) + meta
-
-
-def _devtools_port(socket_dir: Path) -> int:
-    """The DevTools port of the Chromium launched for `socket_dir` (from its profile dir)."""
-    for proc in scan_browser_processes():
-        if proc.kind != "chromium" or proc.state == "Z":
-            continue
-        try:
-            raw = Path(f"/proc/{proc.pid}/environ").read_bytes()
-        except OSError:
-            continue
-        if f"AGENT_BROWSER_SOCKET_DIR={socket_dir}".encode() not in raw.split(b"\0"):
-            continue
-        for arg in proc.argv:
-            if arg.startswith("--user-data-dir="):
-                active = Path(arg.split("=", 1)[1]) / "DevToolsActivePort"
-                if active.is_file():
-                    return int(active.read_text().split()[0])
-    raise AssertionError(f"no Chromium with a DevTools port for {socket_dir}")
 
 
 async def _ok(client: Client, *args: str) -> types.CallToolResult:
@@ -119,7 +100,7 @@ async def test_b_cannot_see_use_or_close_as_browser(
         a_url, a_session = await _plant(a, fixture_site, mark)
         a_dir = session_dir(base, a_session)
         assert a_dir.parent == base and os.stat(a_dir).st_mode & 0o777 == 0o700
-        port = _devtools_port(a_dir)
+        port = devtools_port(a_dir)
         async with http_client(server.url) as b:
             # Attempts that run, but only ever on B's own browsers.
             listed = await _ok(b, "session", "list")
@@ -202,7 +183,7 @@ async def test_b_cannot_reach_as_devtools_endpoint(
     mark = f"iso{uuid.uuid4().hex[:10]}"
     async with http_client(server.url) as a:
         _url, a_session = await _plant(a, fixture_site, mark)
-        port = _devtools_port(session_dir(engine_env.socket_dir, a_session))
+        port = devtools_port(session_dir(engine_env.socket_dir, a_session))
         async with http_client(server.url) as b:
             listing = await ab(b, "open", f"http://127.0.0.1:{port}/json/list")
             _refused(listing, "browser-endpoint")

@@ -3,14 +3,16 @@
 It serves ``tests/fixture_site/`` on 127.0.0.1 at an ephemeral port, plus a few dynamic routes
 that static files cannot express (a delayed page, a Set-Cookie response, a page in windows-1252
 with no charset header, JSON APIs that succeed or fail, a guaranteed 404, a form POST that
-answers 303 back to the page, and the delayed `/slow/<page>` family: any fixture page, or a
-POST that answers 303 to one, each after `?ms=` milliseconds). It also owns the planted fake
-secrets: the pages and responses that carry them are rendered from :data:`PLANTED_SECRETS`, so
-redaction tests grep for exactly the values the browser saw.
+answers 303 back to the page, an open redirect `/redirect?to=`, a page framing any URL
+`/frame?src=`, and the delayed `/slow/<page>` family: any fixture page, or a POST that answers
+303 to one, each after `?ms=` milliseconds). It also owns the planted fake secrets: the pages and
+responses that carry them are rendered from :data:`PLANTED_SECRETS`, so redaction tests grep for
+exactly the values the browser saw.
 """
 
 from __future__ import annotations
 
+import html
 import json
 import threading
 import time
@@ -186,6 +188,22 @@ class _FixtureHandler(SimpleHTTPRequestHandler):
     def _missing(self, _query: dict[str, list[str]]) -> None:
         self._send_body(HTTPStatus.NOT_FOUND, "text/plain; charset=utf-8", b"not found\n")
 
+    def _redirect(self, query: dict[str, list[str]]) -> None:
+        """`GET /redirect?to=URL`: 302 to any URL (an open redirect, as many sites have)."""
+        self.send_response(HTTPStatus.FOUND)
+        self.send_header("Location", query.get("to", ["/"])[0])
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def _frame(self, query: dict[str, list[str]]) -> None:
+        """`GET /frame?src=URL`: a page that frames any URL (`<iframe id="f">`)."""
+        src = html.escape(query.get("src", ["about:blank"])[0], quote=True)
+        body = (
+            '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Framer</title>'
+            f'</head><body><h1>Framer</h1><iframe id="f" src="{src}"></iframe></body></html>'
+        )
+        self._send_body(HTTPStatus.OK, "text/html; charset=utf-8", body.encode())
+
     def _react(self, path: str) -> None:
         """The React app's page and its built bundle; nothing else from its folder."""
         if path in REACT_FILES:
@@ -216,6 +234,8 @@ class _FixtureHandler(SimpleHTTPRequestHandler):
         "/api/fail": _api_fail,
         "/api/v1/orders/missing": _order_missing,
         "/missing.png": _missing,
+        "/redirect": _redirect,
+        "/frame": _frame,
     }
     _POST_ROUTES: ClassVar[dict[str, Callable[[_FixtureHandler, dict[str, list[str]]], None]]] = {
         "/walk-submit": _walk_submit,

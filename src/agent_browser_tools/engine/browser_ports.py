@@ -5,14 +5,17 @@ stream WebSocket on another ephemeral port. Chromium accepts a DevTools WebSocke
 whose origin is the DevTools server itself, so a browser that is *on*
 `http://127.0.0.1:<that port>/` can be driven by any script there, including another
 conversation's browser. The wrapper therefore needs to know these ports to keep every browser
-away from them. They are read from `/proc/net/tcp{,6}` (listening sockets) and each process's
-open sockets; without `/proc` (macOS) the answer is empty and the guard cannot apply.
+away from them, and, for the script guard, which listening ports belong to anything else (an
+ordinary server, such as a dev server the model tests). They are read from `/proc/net/tcp{,6}`
+(listening sockets) and the browser processes' open sockets; without `/proc` (macOS) nothing
+is known and the guard cannot apply.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 
 LISTEN = "0A"
@@ -20,6 +23,9 @@ PROC = Path("/proc")
 BROWSER_MARKERS = ("chrom", "agent-browser", "headless_shell", "msedge", "brave")
 """Command-line fragments of the processes whose listening ports are guarded."""
 DEBUG_PORT_FLAG = b"--remote-debugging-port"
+CHILD_FLAG = b"--type="
+"""Chromium's child processes (renderer, GPU, utility, zygote) carry `--type=`; they open no
+listening socket, and skipping their many descriptors keeps the scan cheap."""
 
 
 def browser_ports(proc: Path = PROC) -> frozenset[int]:
@@ -28,9 +34,35 @@ def browser_ports(proc: Path = PROC) -> frozenset[int]:
     return frozenset(listening_ports(browsers, proc))
 
 
-def listening_ports(pids: Iterable[int], proc: Path = PROC) -> dict[int, int]:
-    """Listening TCP port -> the pid (of `pids`) that holds it."""
+@dataclass(frozen=True)
+class Listeners:
+    """The machine's listening TCP ports at one moment, and which of them are browsers'."""
+
+    ports: frozenset[int]
+    browsers: frozenset[int]
+
+    @property
+    def others(self) -> frozenset[int]:
+        """Ports held by anything but a browser or engine daemon (a dev server, say)."""
+        return self.ports - self.browsers
+
+
+def listeners(proc: Path = PROC) -> Listeners | None:
+    """Every listening TCP port now, browsers' marked; None without `/proc/net/tcp` (the
+    listeners cannot be known there, so a rule built on them cannot apply)."""
+    if not (proc / "net" / "tcp").is_file():
+        return None
     listening = _listening_inodes(proc)
+    browsers = [int(entry.name) for entry in _pids(proc) if _is_browser(entry)]
+    held = listening_ports(browsers, proc, listening)
+    return Listeners(frozenset(listening.values()), frozenset(held))
+
+
+def listening_ports(
+    pids: Iterable[int], proc: Path = PROC, listening: dict[str, int] | None = None
+) -> dict[int, int]:
+    """Listening TCP port -> the pid (of `pids`) that holds it."""
+    listening = _listening_inodes(proc) if listening is None else listening
     if not listening:
         return {}
     ports: dict[int, int] = {}
@@ -66,9 +98,12 @@ def _pids(proc: Path) -> list[Path]:
 
 def _is_browser(entry: Path) -> bool:
     try:
-        argv = (entry / "cmdline").read_bytes().split(b"\0")
+        raw = (entry / "cmdline").read_bytes()
     except OSError:
         return False
+    if CHILD_FLAG in raw:
+        return False  # a renderer, GPU or utility child: the browser process holds the sockets
+    argv = raw.split(b"\0")
     name = os.path.basename(argv[0].decode(errors="replace")).lower()
     if any(marker in name for marker in BROWSER_MARKERS):
         return True

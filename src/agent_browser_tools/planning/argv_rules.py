@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from agent_browser_tools import taxonomy
 from agent_browser_tools.input_limits import JsonTextTooDeep, input_problem, loads_json_text
 from agent_browser_tools.planning import command_limits
+from agent_browser_tools.planning.script_guard import script_problem
 from agent_browser_tools.taxonomy import CommandMatch
 
 SHELL_OPERATORS = frozenset({"&&", "||", "|", ";", ">", ">>", "<", "2>", "2>&1", "&", "|&"})
@@ -185,6 +186,7 @@ def check_batch_rows(batch: BatchRows) -> tuple[tuple[str, ...], ...]:
                 f"batch row {index} is itself a batch; nested batches are not supported. Flatten "
                 "the rows into one array."
             )
+        _reject_if(script_problem(row, f"batch row {index}: ", in_batch=True))
         effective.append(_url_less_open(row))
     return tuple(effective)
 
@@ -262,6 +264,7 @@ def check_argv(args: Sequence[str], stdin: str | None) -> CheckedArgv:
         normalized = "url-less-open"
     _reject_if(command_limits.typed_text_problem(match))
     _reject_if(command_limits.argument_problem(caller))
+    _reject_if(script_problem(command, "", in_batch=False))
     return CheckedArgv(
         caller_args=caller,
         globals_=tuple(globals_),

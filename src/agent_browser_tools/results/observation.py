@@ -51,6 +51,9 @@ class ObservationExtras(TypedDict, total=False):
     browserLost: Annotated[Json, CELL]
     agentBrowserStarted: Annotated[bool, CELL]
     staleRef: Annotated[Json, CELL]
+    policy: Annotated[Json, CELL]
+    """A refusal after dispatch (the endpoint guard stopped a page script): rule, subject,
+    allowWith, as `details.policy` of a refusal before dispatch."""
     notEditable: Annotated[Json, CELL]
     clickDispatch: Annotated[Json, CELL]
     actionEffect: Annotated[Json, CELL]

@@ -7,7 +7,7 @@ inside the package import their siblings directly; everything else imports names
 
 from __future__ import annotations
 
-from agent_browser_tools.taxonomy.batch_words import batch_row_words
+from agent_browser_tools.taxonomy.batch_words import batch_row_words, join_batch_row
 from agent_browser_tools.taxonomy.lookup import (
     all_commands,
     all_global_flags,
@@ -23,8 +23,10 @@ from agent_browser_tools.taxonomy.spec import (
     CommandSpec,
     FieldValue,
     FileSlots,
+    Fulfilment,
     GlobalFlag,
     LocalFlag,
+    PageScript,
     RefSlots,
     looks_like_path,
 )
@@ -53,10 +55,12 @@ __all__ = [
     "FieldValue",
     "FileSlots",
     "FlagValue",
+    "Fulfilment",
     "GlobalFlag",
     "LocalFlag",
     "ModelAccess",
     "PageEffect",
+    "PageScript",
     "PathUse",
     "RecordingStep",
     "RefSlots",
@@ -68,6 +72,7 @@ __all__ = [
     "command",
     "global_flag",
     "is_command_word",
+    "join_batch_row",
     "looks_like_path",
     "resolve_command",
     "split_global_flags",

@@ -34,3 +34,17 @@ def batch_row_words(row: str) -> tuple[str, ...]:
     if current:
         words.append("".join(current))
     return tuple(words)
+
+
+_PLAIN = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789@%+=:,./_-")
+
+
+def join_batch_row(words: tuple[str, ...] | list[str]) -> str:
+    """Words as one batch argument row that `batch_row_words` (and the engine) split back into
+    exactly these words: plain words as they are, others in single quotes (a `'` as
+    `'"'"'`). An empty word cannot be written: the engine drops it."""
+    if any(word == "" for word in words):
+        raise ValueError("an empty word does not survive the engine's batch-row split")
+    return " ".join(
+        word if set(word) <= _PLAIN else "'" + word.replace("'", "'\"'\"'") + "'" for word in words
+    )

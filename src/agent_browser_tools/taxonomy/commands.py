@@ -21,7 +21,9 @@ from agent_browser_tools.taxonomy.spec import (
     CommandSpec,
     FieldValue,
     FileSlots,
+    Fulfilment,
     LocalFlag,
+    PageScript,
     RefSlots,
 )
 from agent_browser_tools.taxonomy.vocabulary import (
@@ -278,9 +280,10 @@ COMMANDS: tuple[CommandSpec, ...] = (
          ro=True, timeout=TimeoutFamily.WAIT, timeout_flag="--timeout", duration=0, args=(0, 1),
          flags="--url/-u= --load/-l= --fn/-f= --text/-t= --download? --timeout=",
          artifacts=(ArtifactSlot(A.DOWNLOAD, path_flag="--download", only_with_flag=True),),
-         page_script="--fn"),
+         page_script=PageScript(flag="--fn", polled=True)),
     _cmd("eval", "Run JavaScript", latch=True, effect=MAY, probe=True, stdin="--stdin",
-         args=(0, 1), flags="--base64/-b --stdin", page_script="*", diagnostic=DG.SCRIPT_RESULT),
+         args=(0, 1), flags="--base64/-b --stdin", page_script=PageScript(base64_flag="--base64"),
+         diagnostic=DG.SCRIPT_RESULT),
     # Artifacts.
     _cmd("screenshot", "Take screenshot", refs=(0,), ro=True, change=True, args=(0, 2),
          flags="--full/-f --if-changed --threshold=",
@@ -327,7 +330,8 @@ COMMANDS: tuple[CommandSpec, ...] = (
     _cmd("set media", "Emulate color scheme / reduced motion", args=(0, 2)),
     # Network.
     _cmd("network route", "Intercept requests", args=(1, 1),
-         flags="--abort --body=! --resource-type=", diagnostic=DG.ROUTE_ADD),
+         flags="--abort --body=! --resource-type= --resource-types=", diagnostic=DG.ROUTE_ADD,
+         fulfils=Fulfilment()),
     _cmd("network unroute", "Remove routes", args=(0, 1), diagnostic=DG.ROUTE_REMOVE),
     _cmd("network requests", "List captured requests", ro=True,
          flags="--clear --filter= --type= --method= --status=", diagnostic=DG.REQUEST_LIST),

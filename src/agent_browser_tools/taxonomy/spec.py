@@ -126,6 +126,41 @@ class FieldValue:
 
 
 @dataclass(frozen=True, slots=True)
+class PageScript:
+    """Where a command carries caller-written page script, read the way engine 0.39.4 reads it.
+
+    Why: script on a browser's own DevTools origin can drive every browser over CDP, so the
+    wrapper puts a guard statement in front of each such script at dispatch
+    (`planning/script_guard.py`); it must find the script exactly where the engine does.
+    """
+
+    flag: str | None = None
+    """The script is the word after this local flag (its short form too): `wait --fn`. None:
+    the words after the command, joined by a space, unless the first of them is `base64_flag`
+    (the rest is base64 of the script) or the command's `stdin_flag` (stdin is the script)."""
+    base64_flag: str | None = None
+    polled: bool = False
+    """An expression the engine polls until truthy (`!!(expr)`): a thrown error reads as
+    not-yet-true, so a guard that throws there ends in a timeout, not in its message."""
+
+
+@dataclass(frozen=True, slots=True)
+class Fulfilment:
+    """A route that answers matching requests itself (`network route <pattern> --body X`).
+
+    Why: a fulfilled document takes the origin of the URL it answers, so a body served for
+    `http://127.0.0.1:<a browser's DevTools port>/...` runs the page's script on that origin.
+    How engine 0.39.4 reads the row: the pattern is the first word after the command, the body
+    the word after the first `body_flag`, `abort_flag` anywhere wins over a body, and the word
+    after the first of `types_flags` is a comma list of CDP resource types (none: all types).
+    """
+
+    body_flag: str = "--body"
+    abort_flag: str = "--abort"
+    types_flags: tuple[str, ...] = ("--resource-type", "--resource-types")
+
+
+@dataclass(frozen=True, slots=True)
 class LocalFlag:
     """A command-local option (global options live in `GlobalFlag`)."""
 
@@ -208,10 +243,11 @@ class CommandSpec:
     """Whether the model may run it (see `ModelAccess`)."""
     files: FileSlots = FileSlots()
     """Local files and URLs the command reads (written files are `artifacts`)."""
-    page_script: str | None = None
-    """The command runs caller-written script in the page: `"*"` always (`eval`), or only
-    with this local flag (`wait --fn`). Script on a browser's own DevTools origin can drive
-    any browser over CDP, so the page is checked first (`endpoint_guard`)."""
+    page_script: PageScript | None = None
+    """The command runs caller-written script in the page (`eval`, `wait --fn`): guarded at
+    dispatch, since script on a browser's own DevTools origin can drive any browser."""
+    fulfils: Fulfilment | None = None
+    """It can answer requests with a body of the caller's (`network route --body`)."""
     field_value: FieldValue | None = None
     """It types into or reads a form field's value (credential fields are judged by it)."""
     moves_focus: bool | None = False
@@ -314,8 +350,8 @@ class CommandMatch:
 
     @property
     def runs_page_script(self) -> bool:
-        marker = self.spec.page_script
-        return marker == "*" or (marker is not None and self.has_flag(marker))
+        script = self.spec.page_script
+        return script is not None and (script.flag is None or self.has_flag(script.flag))
 
     @property
     def reads_stdin(self) -> bool:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from agent_browser_tools.engine.browser_ports import browser_ports
+from agent_browser_tools.engine.browser_ports import browser_ports, listeners
 
 HEADER = "sl local_address rem_address st tx_queue tr retrnsmt uid timeout inode\n"
 
@@ -51,3 +51,23 @@ def test_no_proc_means_no_ports(tmp_path: Path) -> None:
 
 def test_this_machine_answers_without_error() -> None:
     assert isinstance(browser_ports(), frozenset)
+
+
+def test_listeners_mark_browsers_and_leave_other_servers_ordinary(tmp_path: Path) -> None:
+    proc = tmp_path / "proc"
+    (proc / "net").mkdir(parents=True)
+    rows = [_row(41683, "0A", 11), _row(3000, "0A", 13), _row(5000, "01", 14)]
+    (proc / "net" / "tcp").write_text(HEADER + "".join(rows))
+    (proc / "net" / "tcp6").write_text(HEADER + _row(8080, "0A", 16))
+    _process(proc, 10, "/usr/lib/chromium/chromium", [11])
+    _process(proc, 12, "/usr/bin/python3", [13, 16])
+    # A Chromium child rewrites its command line into one string; it is never a holder.
+    _process(proc, 14, "/usr/lib/chromium/chromium --type=renderer --lang=en-US", [14])
+    now = listeners(proc)
+    assert now is not None
+    assert now.ports == {41683, 3000, 8080} and now.browsers == {41683}
+    assert now.others == {3000, 8080}
+
+
+def test_without_proc_net_listeners_are_unknown(tmp_path: Path) -> None:
+    assert listeners(tmp_path / "missing") is None

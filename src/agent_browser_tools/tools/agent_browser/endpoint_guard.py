@@ -1,50 +1,74 @@
-"""Direct tool, before dispatch: keep browsers off the DevTools and stream ports of browsers.
+"""Direct tool, at dispatch: keep script off the DevTools and stream ports of browsers.
 
 Chromium accepts a DevTools WebSocket from a page whose origin is its own DevTools server, so
 script on `http://127.0.0.1:<a browser's debug port>/` can drive that browser, whichever
-conversation owns it (`engine.browser_ports`). Two checks keep a model from getting there:
+conversation owns it (`engine.browser_ports`). What keeps a model from getting there:
 
-- a URL operand (`open`, `tab new`, `diff url`, ... and batch rows) naming a loopback port
-  that a browser or engine daemon listens on is refused;
-- before caller-written page script runs (`eval`, `wait --fn`), one `get url` checks where
-  the page is now, because a page can redirect itself there after the model last looked.
-
-What this does not stop is a page that lands on such a port by itself and runs script the
-model did not write (a `network route --body` page, an operator init script): see the README's
-security model.
+- every caller-written page script (`eval`, `wait --fn`, direct or in batch rows) goes out
+  behind a guard statement that throws on such an origin (`planning.script_guard`): the check
+  runs in the same evaluation as the script, in whatever frame it runs, so a page that moved
+  itself there after the wrapper last looked (a redirect, a timer) changes nothing;
+- a URL operand naming a loopback port that a browser or engine daemon listens on is refused
+  (in any spelling a browser accepts: `planning.local_origins`);
+- a `network route --body` that could answer a page load on such a port is refused
+  (`planning.route_rule`);
+- before a polled script (`wait --fn`, where the engine reads a thrown guard as "not yet"),
+  one `get url` refuses a page that is there already, so the model reads why, not a timeout;
+- an answer whose content came from such a port (`read` follows redirects with the engine's
+  own HTTP client; `get text`, `snapshot` and `eval` name the page they read) is withheld: a
+  DevTools server's pages list its browser's tabs with the ids that open them.
 """
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Iterator
-from urllib.parse import urlsplit
 
-from agent_browser_tools.engine.browser_ports import browser_ports
+from agent_browser_tools.engine.browser_ports import browser_ports, listeners
+from agent_browser_tools.engine.envelope import Envelope
+from agent_browser_tools.planning.local_origins import local_port
 from agent_browser_tools.planning.plan import ExecutionPlan
 from agent_browser_tools.planning.policy import PolicyBlocked, calls_of
+from agent_browser_tools.planning.route_rule import route_pattern, route_problem
+from agent_browser_tools.planning.script_guard import (
+    RULE,
+    ScriptGuard,
+    endpoint_sources,
+    refusal_message,
+    withhold,
+)
+from agent_browser_tools.taxonomy import CommandMatch, split_global_flags
 from agent_browser_tools.tools.agent_browser.call import DirectCall
 from agent_browser_tools.tools.agent_browser.helpers import helper_data
 
-LOOPBACK_HOSTS = frozenset({"localhost", "0.0.0.0", "::1", "::", "[::1]"})
-RULE = "browser-endpoint"
+
+def script_guard(plan: ExecutionPlan) -> ScriptGuard | None:
+    """The guard for this call's page scripts, made now (at dispatch): the ports ordinary
+    servers hold at this moment are the only local ports script may run on. None when the call
+    runs no page script, or where listening ports cannot be read (no `/proc`)."""
+    if not any(match.runs_page_script for match in _matches(plan)):
+        return None
+    now = listeners()
+    if now is None:
+        return None
+    return ScriptGuard(ordinary=now.others, nonce=secrets.token_hex(8))
 
 
-def loopback_port(url: str) -> int | None:
-    """The port of an http(s)/ws(s) URL on this machine, else None (pure)."""
-    try:
-        parts = urlsplit(url.strip())
-        host = (parts.hostname or "").lower()
-        port = parts.port
-    except ValueError:
-        return None
-    if parts.scheme.lower() not in ("http", "https", "ws", "wss"):
-        return None
-    local = host in LOOPBACK_HOSTS or host.startswith("127.") or host.endswith(".localhost")
-    if not local:
-        return None
-    if port is None:
-        return 443 if parts.scheme.lower() in ("https", "wss") else 80
-    return port
+def settle(envelope: Envelope, guard: ScriptGuard | None) -> Envelope:
+    """The engine's answer as the model may see it: guard refusals as `policy-blocked`, the
+    caller's scripts in echoes, and content that came from a browser's own endpoint (a `read`
+    that followed a redirect there, a page read on such a page) withheld."""
+    if guard is not None:
+        envelope = guard.settle(envelope)
+    if not endpoint_sources(envelope):
+        return envelope
+    return withhold(envelope, browser_ports())
+
+
+def _matches(plan: ExecutionPlan) -> Iterator[CommandMatch]:
+    for _where, _globals, match in calls_of(plan.checked):
+        if match is not None:
+            yield match
 
 
 def _url_operands(plan: ExecutionPlan) -> Iterator[tuple[str, str]]:
@@ -54,49 +78,75 @@ def _url_operands(plan: ExecutionPlan) -> Iterator[tuple[str, str]]:
         for index in match.spec.files.urls:
             if index < len(match.operands):
                 yield where, match.operands[index]
+        for flag in match.spec.files.url_flags:
+            value = match.flag_value(flag)
+            if value is not None:
+                yield where, value
 
 
 def check_urls(plan: ExecutionPlan) -> None:
-    """Raise `PolicyBlocked` for a URL operand on a browser's own port."""
-    local = [(where, url, loopback_port(url)) for where, url in _url_operands(plan)]
+    """Raise `PolicyBlocked` for a URL operand on a browser's own port, or a fulfilled route
+    that could answer a page load there."""
+    local = [(where, url, local_port(url)) for where, url in _url_operands(plan)]
     local = [(where, url, port) for where, url, port in local if port is not None]
-    if not local:
+    if local:
+        guarded = browser_ports()
+        for where, url, port in local:
+            if port in guarded:
+                raise _blocked(
+                    f"{where}{url} is port {port} of a browser's own DevTools or stream server, "
+                    "which would let the page drive browsers over CDP.",
+                    url,
+                )
+    _check_routes(plan)
+
+
+def _check_routes(plan: ExecutionPlan) -> None:
+    rows = [("", plan.checked.command_tokens)]
+    if plan.checked.batch is not None:
+        rows += [
+            (f"batch row {index}: ", tuple(split_global_flags(row)[1]))
+            for index, row in enumerate(plan.checked.batch.rows, start=1)
+        ]
+    # Only a route that names no non-local origin needs the listening ports read.
+    suspects = [(w, c) for w, c in rows if route_problem(c, frozenset()) is not None]
+    if not suspects:
         return
-    guarded = browser_ports()
-    for where, url, port in local:
-        if port in guarded:
-            raise _blocked(
-                f"{where}{url} is port {port} of a browser's own DevTools or stream server, "
-                "which would let the page drive browsers over CDP.",
-                url,
-            )
+    now = listeners()
+    ordinary = now.others if now is not None else None
+    for where, command in suspects:
+        problem = route_problem(command, ordinary)
+        if problem is not None:
+            pattern = route_pattern(command)
+            raise PolicyBlocked(where + problem, rule=RULE, subject=pattern, allow_with=None)
 
 
-def _runs_page_script(plan: ExecutionPlan) -> bool:
-    return any(m is not None and m.runs_page_script for _w, _g, m in calls_of(plan.checked))
+def _polls_page_script(plan: ExecutionPlan) -> bool:
+    return any(
+        m.runs_page_script and m.spec.page_script is not None and m.spec.page_script.polled
+        for m in _matches(plan)
+    )
 
 
 async def check_page(call: DirectCall) -> None:
-    """Before caller-written page script: raise `PolicyBlocked` when the page is on a
-    browser's own port now (one `get url`; nothing for other commands).
+    """Before a polled page script (`wait --fn`): raise `PolicyBlocked` when the page is on a
+    browser's own endpoint now (one `get url`; nothing for other commands: an `eval` says so
+    itself, through its guard).
 
     A session with no page this conversation knows of is not read: the read would launch its
     browser, whose first page is blank."""
-    if call.key is None or not _runs_page_script(call.plan):
+    if call.key is None or not _polls_page_script(call.plan):
         return
     entry = call.rt.log.state.session(call.key)
     if entry.closed or (entry.target is None and entry.ref_snapshot is None):
         return
     data = await helper_data(call.rt, call.plan, ["get", "url"])
     url = data.get("url") if isinstance(data, dict) else None
-    port = loopback_port(url) if isinstance(url, str) else None
-    if port is not None and port in browser_ports():
-        raise _blocked(
-            f"the page is on {url}, port {port} of a browser's own DevTools or stream server; "
-            "script there could drive browsers over CDP, so it does not run. Open another page "
-            "first.",
-            url or "",
-        )
+    port = local_port(url) if isinstance(url, str) else None
+    now = listeners() if port is not None else None
+    if port is not None and now is not None and port not in now.others:
+        shown = url if isinstance(url, str) else ""
+        raise PolicyBlocked(refusal_message(shown), rule=RULE, subject=shown, allow_with=None)
 
 
 def _blocked(message: str, subject: str) -> PolicyBlocked:

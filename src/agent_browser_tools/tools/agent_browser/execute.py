@@ -211,13 +211,15 @@ async def _spawn(call: DirectCall) -> Spawned | ToolResult:
 async def _run_engine(call: DirectCall) -> tuple[RawOutcome, Envelope]:
     """One engine call, or one per batch segment when later steps need their refs re-read.
 
-    Refs go out as engine ids; the answer still carries engine ids (`_spawn` shows them)."""
+    Refs go out as engine ids and page scripts behind the endpoint guard, made now, at
+    dispatch; the answer still carries engine ids (`_spawn` shows them)."""
     plan = call.plan
+    guard = endpoint_guard.script_guard(plan)
     entry = call.rt.log.state.session(call.key) if call.key is not None else None
     parts = segments.split(plan, entry) if entry is not None else None
     if parts is not None:
-        return await segments.run(call, parts)
-    args, stdin = refmap.to_engine(plan, call.ref_table, call.checked)
+        return await segments.run(call, parts, guard)
+    args, stdin = refmap.to_engine(plan, call.ref_table, call.checked, guard)
     raw = await call.rt.spawn(
         args,
         timeout_ms=plan.timeout.timeout_ms,
@@ -229,6 +231,7 @@ async def _run_engine(call: DirectCall) -> tuple[RawOutcome, Envelope]:
         envelope = parse_outcome(raw, plan.output_mode)
     finally:
         raw.discard_stdout()  # raw, unredacted engine output: never kept
+    envelope = endpoint_guard.settle(envelope, guard)
     return raw, batch_progress.whole(plan, envelope, call.rt.cwd)
 
 

@@ -39,11 +39,15 @@ from agent_browser_tools.tools.agent_browser import timeout_recovery
 def observe(plan: ExecutionPlan, envelope: Envelope) -> Observation:
     """The canonical observation of what the engine answered (pure, redacted)."""
     if plan.output_mode is OutputMode.TEXT:
-        return _observe_text(plan, envelope)
-    if plan.is_batch and envelope.rows is not None:
+        obs = _observe_text(plan, envelope)
+    elif plan.is_batch and envelope.rows is not None:
         obs = observe_batch(plan, envelope)
     else:
         obs = observe_direct(plan, envelope)
+    if isinstance(policy := envelope.extra.get("policy"), dict):
+        obs.extra["policy"] = policy  # what the endpoint guard stopped or withheld
+    if plan.output_mode is OutputMode.TEXT:
+        return obs
     if isinstance(progress := envelope.extra.get("timeoutPartialProgress"), dict):
         obs.extra["timeoutPartialProgress"] = progress
     if not plan.is_batch and (lifecycle := _lifecycle(envelope.data)) is not None:

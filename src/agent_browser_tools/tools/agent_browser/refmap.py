@@ -17,19 +17,20 @@ from __future__ import annotations
 
 import json
 import re
-import shlex
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from agent_browser_tools.engine.envelope import BatchRow, Envelope
 from agent_browser_tools.planning.plan import ExecutionPlan
+from agent_browser_tools.planning.script_guard import ScriptGuard
 from agent_browser_tools.state.effects import refs_from_snapshot
 from agent_browser_tools.state.models import RefInfo
 from agent_browser_tools.taxonomy import (
     FlagValue,
     batch_row_words,
     global_flag,
+    join_batch_row,
     resolve_command,
     split_global_flags,
 )
@@ -92,16 +93,20 @@ def _command_index(argv: Sequence[str]) -> int:
 
 
 def rows_to_engine(
-    rows: Sequence[Sequence[str]], table: Mapping[str, RefInfo], checked: Checked | None = None
+    rows: Sequence[Sequence[str]],
+    table: Mapping[str, RefInfo],
+    checked: Checked | None = None,
+    guard: ScriptGuard | None = None,
 ) -> list[list[str]]:
-    """Stdin batch rows (one segment) with their shown refs as engine ids.
+    """Stdin batch rows (one segment) with their shown refs as engine ids and, with `guard`,
+    their page scripts guarded (`planning.script_guard`).
 
     The re-read box states hold up to the first step that can change the page: a segment
     ends before the next ref step after one, so only steps after a change within the rows
     lose them."""
     out: list[list[str]] = []
     for row in rows:
-        out.append(_row_to_engine(row, table, checked))
+        out.append(_guarded(_row_to_engine(row, table, checked), guard))
         match = resolve_command(split_global_flags(row)[1]) if row else None
         if match is not None and (match.spec.produces_refs or not match.spec.read_only):
             checked = None
@@ -109,26 +114,39 @@ def rows_to_engine(
 
 
 def to_engine(
-    plan: ExecutionPlan, table: Mapping[str, RefInfo], checked: Checked | None = None
+    plan: ExecutionPlan,
+    table: Mapping[str, RefInfo],
+    checked: Checked | None = None,
+    guard: ScriptGuard | None = None,
 ) -> tuple[list[str], str | None]:
-    """The argv and stdin to spawn, with shown refs translated to engine ids."""
+    """The argv and stdin to spawn, with shown refs translated to engine ids and, with
+    `guard`, every page script guarded (direct, `eval --stdin`, argument and stdin rows)."""
     args, stdin = list(plan.effective_args), plan.stdin
-    if not checked and not any(info.engine for info in table.values()):
+    if not checked and not any(info.engine for info in table.values()) and guard is None:
         return args, stdin
     batch = plan.checked.batch
     if batch is not None and batch.source == "stdin" and stdin is not None:
-        return args, json.dumps(rows_to_engine(batch.rows, table, checked))
+        return args, json.dumps(rows_to_engine(batch.rows, table, checked, guard))
     if batch is not None:
         raws = set(batch.raw)
         # Argv batches are not re-read between steps: no box state is trusted there.
-        fixed = [
-            shlex.join(_row_to_engine(list(batch_row_words(token)), table))
-            if token in raws
-            else token
-            for token in args
-        ]
+        fixed = [_batch_word(token, table, guard) if token in raws else token for token in args]
         return fixed, stdin
-    return _row_to_engine(args, table, checked), stdin
+    engine = _row_to_engine(args, table, checked)
+    return _guarded(engine, guard), guard.stdin_script(engine, stdin) if guard else stdin
+
+
+def _batch_word(token: str, table: Mapping[str, RefInfo], guard: ScriptGuard | None) -> str:
+    """One argument row as the engine should split it: the caller's string when nothing in it
+    changes (its own quoting kept), else the changed words re-quoted."""
+    words = batch_row_words(token)
+    engine = _guarded(_row_to_engine(list(words), table), guard)
+    return token if tuple(engine) == words else join_batch_row(engine)
+
+
+def _guarded(row: list[str], guard: ScriptGuard | None) -> list[str]:
+    guarded = guard.row(row) if guard is not None else None
+    return row if guarded is None else list(guarded)
 
 
 _BLOCK = re.compile(r"\[([^\[\]]*\bref=e\d+[^\[\]]*)\]")

@@ -29,6 +29,7 @@ from agent_browser_tools.engine.envelope import (
 )
 from agent_browser_tools.engine.runner import RawOutcome
 from agent_browser_tools.planning.plan import ExecutionPlan
+from agent_browser_tools.planning.script_guard import ScriptGuard
 from agent_browser_tools.planning.session_scope import acts_on_whole_dir
 from agent_browser_tools.state.models import SessionPageState
 from agent_browser_tools.state.stale_refs import StaleRef, ref_ids, unverified
@@ -38,7 +39,13 @@ from agent_browser_tools.taxonomy import (
     resolve_command,
     split_global_flags,
 )
-from agent_browser_tools.tools.agent_browser import batch_args, batch_progress, identity, refmap
+from agent_browser_tools.tools.agent_browser import (
+    batch_args,
+    batch_progress,
+    endpoint_guard,
+    identity,
+    refmap,
+)
 from agent_browser_tools.tools.agent_browser.call import DirectCall
 
 
@@ -107,10 +114,13 @@ def split(plan: ExecutionPlan, entry: SessionPageState) -> list[Segment] | None:
     ]
 
 
-async def run(call: DirectCall, segments: list[Segment]) -> tuple[RawOutcome, Envelope]:
+async def run(
+    call: DirectCall, segments: list[Segment], guard: ScriptGuard | None = None
+) -> tuple[RawOutcome, Envelope]:
     """Run the segments in order; stop at the first failure or changed element.
 
-    The segments share the call's watchdog budget: each gets what the earlier ones left.
+    The segments share the call's watchdog budget: each gets what the earlier ones left. One
+    endpoint `guard` (made when the call was sent) covers every segment's page scripts.
     """
     plan, rt = call.plan, call.rt
     deadline = time.monotonic() + plan.timeout.timeout_ms / 1000
@@ -124,7 +134,7 @@ async def run(call: DirectCall, segments: list[Segment]) -> tuple[RawOutcome, En
                 stale = (segment.start, _named_step(segment, changed))
                 break
         budget = max(1, int((deadline - time.monotonic()) * 1000))
-        args, stdin = _engine_call(call, segment)
+        args, stdin = _engine_call(call, segment, guard)
         raw = await rt.spawn(
             args,
             timeout_ms=budget,
@@ -136,6 +146,7 @@ async def run(call: DirectCall, segments: list[Segment]) -> tuple[RawOutcome, En
             envelope = parse_outcome(raw, OutputMode.JSON)
         finally:
             raw.discard_stdout()  # raw, unredacted output: never kept
+        envelope = endpoint_guard.settle(envelope, guard)
         raws.append(raw)
         envelopes.append(envelope)
         if _stops(plan, envelope):
@@ -152,18 +163,21 @@ async def run(call: DirectCall, segments: list[Segment]) -> tuple[RawOutcome, En
     return _merged_raw(raws), merged
 
 
-def _engine_call(call: DirectCall, segment: Segment) -> tuple[list[str], str | None]:
+def _engine_call(
+    call: DirectCall, segment: Segment, guard: ScriptGuard | None
+) -> tuple[list[str], str | None]:
     """The argv and stdin of one segment: its rows as JSON stdin, or, for an argument-row
-    batch, the batch argv with only this segment's row strings (refs as engine ids)."""
+    batch, the batch argv with only this segment's row strings (refs as engine ids, page
+    scripts guarded)."""
     plan = call.plan
     batch = plan.checked.batch
     if batch is not None and batch.source == "args":
-        args, _ = refmap.to_engine(plan, call.ref_table)
+        args, _ = refmap.to_engine(plan, call.ref_table, guard=guard)
         positions = batch_args.row_positions(args, len(batch.rows))
         assert positions is not None  # `split` checked the caller's argv the same way
         stop = segment.start + len(segment.rows)
         return batch_args.keep_rows(args, positions, segment.start, stop), None
-    engine_rows = refmap.rows_to_engine(segment.rows, call.ref_table, call.checked)
+    engine_rows = refmap.rows_to_engine(segment.rows, call.ref_table, call.checked, guard)
     return list(plan.effective_args), json.dumps(engine_rows)
 
 
@@ -232,6 +246,7 @@ def merge(
             extra={"staleRef": shown},
         )
     assert last is not None
+    policy = next((env.extra["policy"] for env in envelopes if "policy" in env.extra), None)
     return Envelope(
         mode=OutputMode.JSON,
         success=all(env.success for env in envelopes),
@@ -241,6 +256,7 @@ def merge(
         failure=last.failure,
         parse_error=last.parse_error,
         stderr="\n".join(env.stderr for env in envelopes if env.stderr),
+        extra={"policy": policy} if policy is not None else {},  # an endpoint guard refusal
     )
 
 

@@ -137,8 +137,12 @@ async def test_eval_stdin_tokens_are_sent_on_stdin(
     result = await _call(tools, {"args": ["eval", "--stdin", "document.title"]})
     call = fake_engine.calls()[0]
     assert call["argv"] == ["--json", "--session", MANAGED, "eval", "--stdin"]
-    assert call["stdin"] == "document.title"
+    # The script goes out behind the endpoint guard (planning/script_guard.py), on its line.
+    stdin = str(call["stdin"])
+    assert stdin.startswith("let{}=(()=>{const l=location;")
+    assert stdin.endswith(";document.title") and "\n" not in stdin
     assert result.details["normalizedFrom"] == "eval-stdin-tokens"
+    assert result.details["effectiveArgs"] == ["--json", "--session", MANAGED, "eval", "--stdin"]
 
 
 async def test_batch_url_less_open_row_is_rewritten_in_stdin(

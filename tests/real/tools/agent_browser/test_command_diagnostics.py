@@ -42,7 +42,16 @@ async def test_a_route_mocked_request_without_response_is_diagnosed_and_unroutab
     browser_tools: BrowserTools, fixture_site: FixtureServer
 ) -> None:
     await ab(browser_tools, "open", fixture_site.url("/tabs.html"))
-    routed = await ab(browser_tools, "network", "route", "**/api/*", "--body", '{"mock":1}')
+    routed = await ab(
+        browser_tools,
+        "network",
+        "route",
+        "**/api/*",
+        "--body",
+        '{"mock":1}',
+        "--resource-type",
+        "fetch,xhr",  # a body that could answer a page load is refused (browser-endpoint)
+    )
     assert not routed.is_error, routed.text
     await ab(browser_tools, "click", "#load")
     await asyncio.sleep(0.5)

@@ -421,3 +421,19 @@ def test_an_engine_stale_ref_inside_a_batch_names_the_failed_step() -> None:
     add_recovery(batch, obs, target_unknown=False, max_timeout_ms=CAP)
     assert obs.extra["staleRef"] == {"refs": ["@e999"], "step": 2, "reason": "engine-unknown-ref"}
     assert "refresh-interactive-refs" in _ids(obs)
+
+
+@pytest.mark.parametrize("args", [["eval", "x"], ["--json", "false", "eval", "x"]])
+def test_an_endpoint_refusal_after_dispatch_is_policy_blocked_with_its_rule(
+    args: list[str],
+) -> None:
+    """The endpoint guard's refusal (`planning/script_guard.py` settles it) reads like a
+    refusal before dispatch, in JSON and in native text mode."""
+    policy = {"rule": "browser-endpoint", "subject": "http://127.0.0.1:9", "allowWith": None}
+    error = "policy-blocked (browser-endpoint): the page is on http://127.0.0.1:9, ..."
+    planned = plan(args, STATE)
+    mode = planned.output_mode
+    answer = Envelope(mode=mode, success=False, error=error, extra={"policy": policy})
+    obs = observe(planned, answer)
+    assert obs.failure_category is FailureCategory.POLICY_BLOCKED
+    assert obs.extra["policy"] == policy
