@@ -8,7 +8,6 @@ A page change the wrapper did not observe never keeps old refs.
 from __future__ import annotations
 
 import re
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -26,6 +25,7 @@ from agent_browser_tools.state.models import (
     TargetObserved,
     TargetUnknown,
 )
+from agent_browser_tools.state.ref_identity import with_anchors
 from agent_browser_tools.state.snapshot_payload import snapshot_payload, without_delta_flags
 from agent_browser_tools.taxonomy import CommandMatch, PageEffect
 
@@ -58,32 +58,12 @@ _TREE_REF = re.compile(r"\bref=(e\d+)\b")
 
 
 def refs_from_snapshot(data: Mapping[str, Any], text: str | None = None) -> dict[str, RefInfo]:
-    """The ref map of a snapshot; with its tree `text`, duplicates get their neighbours."""
+    """The ref map of a snapshot; with its tree `text`, twins get their anchors."""
     refs = data.get("refs")
     if not isinstance(refs, Mapping):
         return {}
     out = _ref_infos(refs)
-    return _with_context(out, _TREE_REF.findall(text)) if text else out
-
-
-def _with_context(refs: dict[str, RefInfo], order: Sequence[str]) -> dict[str, RefInfo]:
-    """Set `context` (previous and next ref in document order) on refs whose role and name
-    are not unique in the snapshot."""
-    ordered = [ref for ref in dict.fromkeys(order) if ref in refs]
-    counts = Counter((refs[ref].role, refs[ref].name) for ref in ordered)
-    out = dict(refs)
-    for index, ref in enumerate(ordered):
-        info = refs[ref]
-        if counts[(info.role, info.name)] < 2:
-            continue
-        before = _describe(refs[ordered[index - 1]]) if index > 0 else "^"
-        after = _describe(refs[ordered[index + 1]]) if index + 1 < len(ordered) else "$"
-        out[ref] = info.model_copy(update={"context": f"{before} | {after}"})
-    return out
-
-
-def _describe(info: RefInfo) -> str:
-    return f"{info.role or '?'} {info.name or ''!r}"
+    return with_anchors(out, _TREE_REF.findall(text)) if text else out
 
 
 def snapshot_read_args(tokens: Sequence[str]) -> tuple[str, ...]:

@@ -14,6 +14,7 @@ from agent_browser_tools import taxonomy
 from agent_browser_tools.redaction import REDACTED, redact_text, redact_url
 from agent_browser_tools.state.models import (
     ActivationEvent,
+    Anchor,
     AppLaunch,
     AppLaunchEvent,
     CompletionEvent,
@@ -95,6 +96,13 @@ class ConversationLog:
         self.state = apply_event(self.state, event)
 
 
+def _scrub_anchors(anchors: tuple[Anchor, Anchor] | None) -> tuple[Anchor, Anchor] | None:
+    if anchors is None:
+        return None
+    before, after = (a.model_copy(update={"text": redact_text(a.text)}) for a in anchors)
+    return before, after
+
+
 def scrub_effect(effect: Effect) -> Effect:
     """Redact URLs, titles and ref names before they are journaled (and folded into state).
 
@@ -110,6 +118,7 @@ def scrub_effect(effect: Effect) -> Effect:
                 update={
                     "name": redact_text(info.name) if info.name else None,
                     "context": redact_text(info.context) if info.context else None,
+                    "anchors": _scrub_anchors(info.anchors),
                 }
             )
             for ref, info in effect.refs.items()

@@ -30,11 +30,21 @@ class SessionKey(_Frozen):
         return f"{self.namespace}/{self.session}" if self.namespace else self.session
 
 
+class Anchor(_Frozen):
+    """A twin's nearest unique ref on one side: its id (`^`/`$`: the page's end) and how it
+    read (`button 'Details A'`)."""
+
+    ref: str
+    text: str
+
+
 class RefInfo(_Frozen):
     """What a snapshot said about one `@eN` ref.
 
-    `context` is set only when another ref of the snapshot has the same role and name: then
-    role and name alone cannot tell the rows apart, so the neighbours in document order do.
+    `context` and `anchors` are set only when another ref of the snapshot has the same role
+    and name (a twin: three "Edit" buttons): role and name alone cannot tell the rows apart,
+    so its anchors do, the nearest refs before and after it whose role and name are unique in
+    the snapshot (`anchors`; `context` reads them for messages). See `state.ref_identity`.
     """
 
     role: str | None = None
@@ -42,6 +52,27 @@ class RefInfo(_Frozen):
     context: str | None = None
     engine: str | None = None
     """The engine's own id for this ref, when the wrapper shows it under another number."""
+    anchors: tuple[Anchor, Anchor] | None = None
+    nth: int | None = None
+    """A twin's place among its look-alikes in document order (0-based), a hint for the
+    page-side check (`page_watch`), never part of its identity."""
+
+
+class PageEpoch(_Frozen):
+    """Where the page-side change log stood when a snapshot began (see
+    `tools/agent_browser/page_watch`): the log's document token and its sequence number.
+    Nothing the page changed before `seq` can have changed a ref of that snapshot."""
+
+    token: str
+    seq: int
+
+
+class RetiredRef(_Frozen):
+    """A ref an earlier snapshot of the same document showed that the latest one does not:
+    its element was gone (`now` None) or showed something else (`now`)."""
+
+    was: RefInfo
+    now: RefInfo | None = None
 
 
 class RefSnapshot(_Frozen):
@@ -52,6 +83,10 @@ class RefSnapshot(_Frozen):
     target_url: str | None = None
     seq: int = 0
     read_args: tuple[str, ...] = ()
+    epoch: PageEpoch | None = None
+    retired: dict[str, RetiredRef] = Field(default_factory=dict)
+    """Refs of earlier snapshots of this page that the latest one no longer shows, so a
+    remembered ref is refused for what happened to its element (not for being old)."""
 
 
 class PageTarget(_Frozen):
@@ -194,6 +229,7 @@ class RefsRecorded(_Frozen):
     refs: dict[str, RefInfo]
     target_url: str | None = None
     read_args: tuple[str, ...] = ()
+    epoch: PageEpoch | None = None
 
 
 class RefsInvalidated(_Frozen):

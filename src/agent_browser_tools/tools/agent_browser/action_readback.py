@@ -29,6 +29,7 @@ from agent_browser_tools.planning.plan import ExecutionPlan
 from agent_browser_tools.redaction import redact_text
 from agent_browser_tools.results.observation import Observation
 from agent_browser_tools.state.models import RefInfo
+from agent_browser_tools.state.ref_identity import same_element
 from agent_browser_tools.state.stale_refs import ref_ids
 from agent_browser_tools.tools.agent_browser import effect_verdict as ev
 from agent_browser_tools.tools.agent_browser import readback_failure, refmap
@@ -217,7 +218,8 @@ def toggle_state(target: Asked, table: Mapping[str, RefInfo], data: object) -> b
     want = (target.info.role, target.info.name)
     own = refmap.engine_id(target.ref, table)
     mine = fresh.get(own)
-    if mine is not None and (mine.role, mine.name, mine.context) == (*want, target.info.context):
+    anchor_now = lambda shown: fresh.get(refmap.engine_id(shown, table))  # noqa: E731
+    if mine is not None and same_element(target.info, mine, anchor_now):
         return states.get(own)
     same = [ref for ref, info in fresh.items() if (info.role, info.name) == want]
     return states.get(same[0]) if len(same) == 1 else None

@@ -190,25 +190,46 @@ def wanted(call: DirectCall) -> bool:
     return call.hooks.tool != ELECTRON_TOOL and launch_of(call.rt.log.state, key) is None
 
 
-async def install(call: DirectCall) -> None:
-    """Install the probe and read its marker back (one helper batch)."""
+async def install(call: DirectCall, lead: Sequence[list[str]] = ()) -> tuple[BatchRow, ...]:
+    """Install the probe and read its marker back (one helper batch), once per call.
+
+    `lead` rows (the identity check's, see `identity`) run first in the same batch, so a ref
+    click pays one helper call before its dispatch, not two; their answers are returned."""
+    if call.click.get("installed"):
+        return ()
     remember_page(call)
     if not wanted(call) or call.plan.match is None:
-        return
+        return await _lead_only(call, lead)
+    call.click["installed"] = True
     target = target_of(call.plan.match, call.ref_table)
     token = secrets.token_hex(8)
     budget = call.plan.timeout.timeout_ms + call.rt.settings.process_timeout_ms
     cfg = {"marker": MARKER, "token": token, "ttl": budget + CLEANUP_GRACE_MS}
-    rows: list[list[str]] = [["eval", _INSTALL_JS % json.dumps({**cfg, **_locate(target)})]]
+    rows: list[list[str]] = [*lead, ["eval", _INSTALL_JS % json.dumps({**cfg, **_locate(target)})]]
     if target is not None:
         rows.append(["get", "attr", target.selector, MARKER])
     rows += arm_rows(call)  # the navigation watcher the settle wait reads (`nav_settle`)
     envelope = await helper_call(call.rt, call.plan, ["batch"], stdin=json.dumps(rows))
-    answered = (envelope.rows or ()) if envelope is not None else ()
+    everything = (envelope.rows or ()) if envelope is not None else ()
+    led, answered = tuple(everything[: len(lead)]), everything[len(lead) :]
     if not answered or not answered[0].success:
-        return
+        return led
     proven = len(answered) > 1 and _value(answered[1]) == token
     call.click["probe"] = Installed(token, target if proven else None)
+    return led
+
+
+def will_install(call: DirectCall) -> bool:
+    """Whether `install` will run a helper batch the identity check can share."""
+    remember_page(call)
+    return not call.click.get("installed") and wanted(call) and call.plan.match is not None
+
+
+async def _lead_only(call: DirectCall, lead: Sequence[list[str]]) -> tuple[BatchRow, ...]:
+    if not lead:
+        return ()
+    envelope = await helper_call(call.rt, call.plan, ["batch"], stdin=json.dumps(list(lead)))
+    return tuple(envelope.rows or ()) if envelope is not None else ()
 
 
 def _locate(target: Target | None) -> dict[str, str]:

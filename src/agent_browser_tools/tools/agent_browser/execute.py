@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping
+from functools import partial
 from typing import Any
 
 from agent_browser_tools.engine.discovery import EngineNotFound, EngineTooOld
@@ -165,9 +166,11 @@ async def _guard(call: DirectCall) -> ToolResult | None:
     unmade = artifacts.prepare_dirs(call)
     if unmade is not None:
         return await finish.refused(call, unmade)
-    changed = await identity.verify(call)
+    shared = click_probe.will_install(call)
+    changed = await identity.verify(call, partial(click_probe.install, call) if shared else None)
     if changed is not None:
         return await finish.refused(call, guards.stale_refusal(call.plan, changed))
+    await identity.begin_epoch(call)
     await artifacts.sample_before(call)
     await click_probe.install(call)
     nav_settle.before(call)

@@ -31,6 +31,7 @@ from agent_browser_tools.tools.agent_browser import (
     click_probe,
     confirmations,
     nav_settle,
+    overlay_probe,
     page_change,
     record,
 )
@@ -106,6 +107,10 @@ async def run_probe(call: DirectCall, obs: Observation) -> Probe | None:
     rows = (envelope.rows or ())[len(lead) :]
     collected = 1 if click_probe.collect_row(call) else 0
     click_probe.take(call, rows[2 : 2 + collected])
+    dialog = overlay_probe.dialog_row(call)
+    if dialog is not None and len(rows) > 2 + collected and rows[-1].command[:1] == ("eval",):
+        overlay_probe.take_dialog(call, rows[-1].result if rows[-1].success else None)
+        rows = rows[:-1]
     action_readback.take(call, rows[2 + collected :])
     url = title = None
     for row in rows[:2]:
@@ -120,7 +125,9 @@ async def run_probe(call: DirectCall, obs: Observation) -> Probe | None:
 async def _probe_batch(call: DirectCall, lead: list[list[str]]) -> Envelope | None:
     collect = click_probe.collect_row(call)
     readback = action_readback.rows(call)
+    dialog = overlay_probe.dialog_row(call)
     rows = [*lead, ["get", "url"], ["get", "title"], *([collect] if collect else []), *readback]
+    rows += [dialog] if dialog is not None else []
     return await helper_call(call.rt, call.plan, ["batch", "--bail"], stdin=json.dumps(rows))
 
 

@@ -4,9 +4,10 @@ Why: the engine keys a ref by DOM node and keeps it across snapshots, so after a
 patched in place the same `@e3` names "Details A" in one snapshot and "Details C" in the
 next; and it counts from `e1` again whenever it launches a browser. A ref from an older
 snapshot could then pass for a ref of the latest one. So the wrapper shows its own ids: an
-engine ref keeps its shown id from one snapshot to the next only while it is the same element
-(same role, name and, for look-alikes, neighbours); otherwise, and after the engine launched a
-browser, it gets a new id above every id shown so far. At dispatch the shown ids go back to
+engine ref keeps its shown id from one snapshot to the next while it is the same element
+(same node, role and name and, for look-alikes, anchors: `state.ref_identity`), which is
+nearly always; otherwise, and after the engine launched a browser, it gets a new id above
+every id shown so far. At dispatch the shown ids go back to
 engine ids. In the common case (a fresh conversation) the shown ids equal the engine's.
 
 Pure. Page text is never rewritten: only ref maps, `ref=eN` in snapshot trees, whole-string
@@ -26,6 +27,7 @@ from agent_browser_tools.engine.envelope import BatchRow, Envelope
 from agent_browser_tools.planning.plan import ExecutionPlan
 from agent_browser_tools.state.effects import refs_from_snapshot
 from agent_browser_tools.state.models import RefInfo
+from agent_browser_tools.state.ref_identity import same_element
 from agent_browser_tools.taxonomy import (
     FlagValue,
     batch_row_words,
@@ -164,10 +166,14 @@ class Shown:
     assigned: dict[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        self._known: dict[str, tuple[str, RefInfo]] = {}
-        if not self.restarted:
-            for shown, info in self.table.items():
-                self._known[info.engine or shown] = (shown, info)
+        self.fresh: Mapping[str, RefInfo] = {}
+        """The refs of the snapshot being shown, by engine id (for twins' anchors)."""
+        self._known = {} if self.restarted else _by_engine(self.table)
+
+    def _anchor_now(self, shown: str) -> RefInfo | None:
+        """What a recorded anchor (a shown id) shows in the snapshot being shown."""
+        info = self.table.get(shown)
+        return self.fresh.get(info.engine or shown if info is not None else shown)
 
     def ref(self, engine: str, info: RefInfo | None = None) -> str:
         """The shown id of `engine`; with `info` (the element it is now, from a snapshot) a
@@ -183,7 +189,7 @@ class Shown:
                 return known[0]
             if _number(engine) > self.high:
                 return engine
-        elif known is not None and _same_element(known[1], info):
+        elif known is not None and same_element(known[1], info, self._anchor_now):
             self.assigned[engine] = known[0]
             return known[0]
         number = _number(engine)
@@ -197,8 +203,17 @@ class Shown:
         return {shown: engine for engine, shown in self.assigned.items() if shown != engine}
 
 
-def _same_element(before: RefInfo, now: RefInfo) -> bool:
-    return (before.role, before.name, before.context) == (now.role, now.name, now.context)
+_BY_ENGINE: list[tuple[Mapping[str, RefInfo], dict[str, tuple[str, RefInfo]]]] = []
+
+
+def _by_engine(table: Mapping[str, RefInfo]) -> dict[str, tuple[str, RefInfo]]:
+    """Engine id -> (shown id, info) of a recorded table. Every call of a session reads the
+    same (immutable) table until the next snapshot, which can hold thousands of refs: the
+    index is kept for the last table seen (read only)."""
+    if not _BY_ENGINE or _BY_ENGINE[0][0] is not table:
+        index = {info.engine or shown: (shown, info) for shown, info in table.items()}
+        _BY_ENGINE[:] = [(table, index)]
+    return _BY_ENGINE[0][1]
 
 
 def data_to_model(data: Any, shown: Shown) -> Any:
@@ -210,6 +225,7 @@ def data_to_model(data: Any, shown: Shown) -> Any:
             text = data.get("snapshot")
             text = text if isinstance(text, str) else data.get("tree")
             infos = refs_from_snapshot(data, text if isinstance(text, str) else None)
+            shown.fresh = infos
             for engine in sorted(infos, key=_number):
                 shown.ref(engine, infos[engine])
         out: dict[str, Any] = {}

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from agent_browser_tools.engine.envelope import BatchRow, Envelope, OutputMode
+from agent_browser_tools.state.effects import refs_from_snapshot
 from agent_browser_tools.state.models import (
     CompletionEvent,
     ConversationState,
@@ -145,14 +146,11 @@ def test_batch_rows_use_the_same_rule() -> None:
 
 
 def test_a_native_delta_answer_keeps_look_alikes_on_their_ids() -> None:
-    """A `--delta` full answer carries its tree in `tree`: neighbours still tell twins apart."""
-    edit = RefInfo(role="button", name="Edit")
+    """A `--delta` full answer carries its tree in `tree`: anchors still tell twins apart."""
     tree = '- button "Edit" [ref=e1]\n- button "Edit" [ref=e2]'
     refs = {"e1": {"role": "button", "name": "Edit"}, "e2": {"role": "button", "name": "Edit"}}
-    table = {
-        "e1": edit.model_copy(update={"context": "^ | button 'Edit'"}),
-        "e2": edit.model_copy(update={"context": "button 'Edit' | $"}),
-    }
+    table = refs_from_snapshot({"refs": refs}, tree)
+    assert table["e1"].anchors is not None
     shown = refmap.Shown(table, high=2)
     out = refmap.data_to_model({"snapshot": {"kind": "full", "tree": tree, "refs": refs}}, shown)
     assert list(out["snapshot"]["refs"]) == ["e1", "e2"]
