@@ -12,9 +12,9 @@ elements now stand between (a suggestion list that opens under a field), or, whe
 is gone, when the nearest unique ref on that side now reads the same; a side with no unique
 ref at the time holds. An anchor node that now shows something else means the row was
 patched in place: another element. A gone anchor (the suggestion list that was the nearest
-unique ref has closed) says nothing either way; the twin stays itself while one side holds. Becoming or ceasing to be a twin counts as a
-change: a filter that leaves one row changes which row a twin belongs to without touching
-the twin's node.
+unique ref has closed) says nothing either way: the twin stays itself while one side holds.
+Becoming or ceasing to be a twin counts as a change: a filter that leaves one row changes
+which row a twin belongs to without touching the twin's node.
 """
 
 from __future__ import annotations

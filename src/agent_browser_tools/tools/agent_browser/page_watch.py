@@ -80,7 +80,7 @@ const cfg = %s, w = window, K = "%s";
 const IGNORED = new Set(%s);
 let s = w[K];
 if (!s || !s.observer || s.version !== 1) {
-  if (!cfg.begin) return JSON.stringify({token: null});
+  if (!cfg.begin && !cfg.read) return JSON.stringify({token: null});
   s = {version: 1, seq: 0, token: Math.random().toString(36).slice(2) + Date.now().toString(36),
     attr: new WeakMap(), under: new WeakMap(), ins: new WeakMap(), removed: [], dropped: 0};
   const typed = (r) => r.attributeName === "value" && r.target instanceof HTMLInputElement
@@ -111,8 +111,8 @@ if (!s || !s.observer || s.version !== 1) {
 }
 s.flush();
 if (cfg.begin) return JSON.stringify({token: s.token, seq: s.seq});
-if (s.token !== cfg.token) return JSON.stringify({token: s.token, seq: s.seq});
-const g = cfg.seq;
+if (!cfg.read && s.token !== cfg.token) return JSON.stringify({token: s.token, seq: s.seq});
+const g = cfg.read ? Infinity : cfg.seq;
 const norm = (t) => (t || "").replace(/\\s+/g, " ").trim();
 const text = (id) => { const n = document.getElementById(id); return n ? n.textContent : ""; };
 const labelled = (el) => {
@@ -263,6 +263,28 @@ def _same_box(box: tuple[float, float, float, float], rect: list[Any]) -> bool:
         return all(abs(float(a) - float(b)) < EPSILON for a, b in zip(box, rect[:4], strict=True))
     except (TypeError, ValueError):
         return False
+
+
+def toggle_row(info: RefInfo) -> list[str] | None:
+    """A read of the checked state of the one element with this role and name (the page
+    computes names as in `check_rows`); None when the role has no known elements."""
+    selector = ROLE_SELECTORS.get(info.role or "")
+    if selector is None or info.anchors is not None:
+        return None
+    ref = {"role": info.role, "name": info.name or "", "twin": False, "nth": None}
+    cfg = {"read": True, "refs": [ref], "selectors": {info.role: selector}}
+    return ["eval", _script(cfg)]
+
+
+def toggle_state(result: Any) -> bool | None:
+    """What `toggle_row` read: the state of the one such element, else None."""
+    found = _parsed(result).get("refs")
+    seen = found[0] if isinstance(found, list) and len(found) == 1 else None
+    rects = seen.get("c") if isinstance(seen, Mapping) else None
+    if not isinstance(rects, list) or len(rects) != 1 or not isinstance(rects[0], list):
+        return None
+    state = rects[0][5] if len(rects[0]) == 6 else None
+    return state if isinstance(state, bool) else None
 
 
 def _box(row: BatchRow) -> tuple[float, float, float, float] | None:
