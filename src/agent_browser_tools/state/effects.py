@@ -75,12 +75,13 @@ def snapshot_read_args(tokens: Sequence[str]) -> tuple[str, ...]:
 
 
 def _ref_infos(refs: Mapping[Any, Any]) -> dict[str, RefInfo]:
+    # Built without validation: the fields are checked here, and a page can have thousands.
     out: dict[str, RefInfo] = {}
     for ref_id, info in refs.items():
         if isinstance(info, Mapping):
             role = info.get("role")
             name = info.get("name")
-            out[str(ref_id)] = RefInfo(
+            out[str(ref_id)] = RefInfo.model_construct(
                 role=role if isinstance(role, str) else None,
                 name=name if isinstance(name, str) else None,
             )

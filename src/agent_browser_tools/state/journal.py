@@ -23,6 +23,7 @@ from agent_browser_tools.state.models import (
     FreshCaptureGranted,
     IntentEvent,
     JournalEvent,
+    RefInfo,
     RefsRecorded,
     RoutesChanged,
     SessionActivated,
@@ -97,10 +98,21 @@ class ConversationLog:
 
 
 def _scrub_anchors(anchors: tuple[Anchor, Anchor] | None) -> tuple[Anchor, Anchor] | None:
-    if anchors is None:
-        return None
+    if anchors is None or all(redact_text(a.text) == a.text for a in anchors):
+        return anchors
     before, after = (a.model_copy(update={"text": redact_text(a.text)}) for a in anchors)
     return before, after
+
+
+def _scrub_ref(info: RefInfo) -> RefInfo:
+    """One recorded ref with its texts redacted (an empty name is stored as none); the same
+    object when nothing changes (a page can have thousands)."""
+    name = redact_text(info.name) if info.name else None
+    context = redact_text(info.context) if info.context else None
+    anchors = _scrub_anchors(info.anchors)
+    if (name, context) == (info.name, info.context) and anchors is info.anchors:
+        return info
+    return info.model_copy(update={"name": name, "context": context, "anchors": anchors})
 
 
 def scrub_effect(effect: Effect) -> Effect:
@@ -113,16 +125,7 @@ def scrub_effect(effect: Effect) -> Effect:
         title = redact_text(effect.title) if effect.title else effect.title
         return effect.model_copy(update={"url": redact_url(effect.url), "title": title})
     if isinstance(effect, RefsRecorded):
-        refs = {
-            ref: info.model_copy(
-                update={
-                    "name": redact_text(info.name) if info.name else None,
-                    "context": redact_text(info.context) if info.context else None,
-                    "anchors": _scrub_anchors(info.anchors),
-                }
-            )
-            for ref, info in effect.refs.items()
-        }
+        refs = {ref: _scrub_ref(info) for ref, info in effect.refs.items()}
         url = redact_url(effect.target_url) if effect.target_url else None
         return effect.model_copy(update={"refs": refs, "target_url": url})
     if isinstance(effect, RoutesChanged):

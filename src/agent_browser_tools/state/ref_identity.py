@@ -45,17 +45,17 @@ def with_anchors(refs: dict[str, RefInfo], order: Sequence[str]) -> dict[str, Re
         return refs
     unique = [counts[(refs[ref].role, refs[ref].name)] < 2 for ref in ordered]
     before: list[Anchor] = []
-    last = Anchor(ref=START, text=START)
+    last = Anchor.model_construct(ref=START, text=START)
     for ref, alone in zip(ordered, unique, strict=True):
         before.append(last)
         if alone:
-            last = Anchor(ref=ref, text=describe(refs[ref]))
+            last = Anchor.model_construct(ref=ref, text=describe(refs[ref]))
     after: list[Anchor] = []
-    last = Anchor(ref=END, text=END)
+    last = Anchor.model_construct(ref=END, text=END)
     for ref, alone in zip(reversed(ordered), reversed(unique), strict=True):
         after.append(last)
         if alone:
-            last = Anchor(ref=ref, text=describe(refs[ref]))
+            last = Anchor.model_construct(ref=ref, text=describe(refs[ref]))
     after.reverse()
     out = dict(refs)
     seen: Counter[tuple[str | None, str | None]] = Counter()
