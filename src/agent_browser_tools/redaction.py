@@ -21,6 +21,12 @@ from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from agent_browser_tools import taxonomy
+from agent_browser_tools.redaction_scan import (
+    TABLE_SIZE,
+    maybe_secret,
+    plain_table,
+    sensitive_key,
+)
 
 REDACTED = "[REDACTED]"
 # `[` in URL userinfo makes `urlsplit` read a bracketed IPv6 host and raise; percent-encoded,
@@ -116,11 +122,12 @@ _MAYBE = re.compile(
     re.IGNORECASE,
 )
 """Every rule below needs one of these words: text without any (most names on a page) is
-returned as it is, without running each rule over it."""
+returned as it is, without running each rule over it (`redaction_scan.maybe_secret` is the
+fast, exact yes/no of this pattern)."""
 
 
 def _redact_plain(text: str) -> str:
-    if _MAYBE.search(text) is None:
+    if not maybe_secret(text):
         return text
     out = _URL.sub(lambda m: redact_url(m.group(0)), text)
     out = _BEARER.sub(lambda m: f"{m.group(1)} {REDACTED}", out)
@@ -268,11 +275,15 @@ def redact_data(value: Any, *, path: Sequence[str] = ()) -> Any:
 
 def _redact_generic(value: Any, key: str | None = None) -> Any:
     if isinstance(value, Mapping):
+        if len(value) > TABLE_SIZE:
+            table = plain_table(value, SENSITIVE_KEY)
+            if table is not None:
+                return table
         return {k: _redact_generic(v, str(k)) for k, v in value.items()}
     if isinstance(value, list):
         return [_redact_generic(item, key) for item in value]
     if isinstance(value, str):
-        if key is not None and SENSITIVE_KEY.search(key) and value:
+        if key is not None and sensitive_key(key, SENSITIVE_KEY) and value:
             return REDACTED
         return redact_text(value)
     return value

@@ -80,7 +80,8 @@ HOSTS_MAY_IMPORT: dict[str, tuple[str, ...]] = {
 #: The bottom of the stack: modules every layer reads, so they import (almost) nothing.
 FOUNDATIONS_MAY_IMPORT: dict[str, tuple[str, ...]] = {
     "taxonomy": ("taxonomy",),
-    "redaction": ("taxonomy",),
+    "redaction": ("taxonomy", "redaction_scan"),
+    "redaction_scan": (),
     "playbook": ("taxonomy",),
     "settings": (),
     "private_fs": (),

@@ -57,13 +57,30 @@ class Probe:
 _TREE_REF = re.compile(r"\bref=(e\d+)\b")
 
 
+_BUILT: list[tuple[Mapping[str, Any], str | None, dict[str, RefInfo]]] = []
+
+
 def refs_from_snapshot(data: Mapping[str, Any], text: str | None = None) -> dict[str, RefInfo]:
-    """The ref map of a snapshot; with its tree `text`, twins get their anchors."""
+    """The ref map of a snapshot; with its tree `text`, twins get their anchors.
+
+    A page can show thousands of refs and several stages of one answer need its table (the
+    shown ids, the recorded effect): the table of the last ref map built is kept (keyed by
+    the map and text objects themselves, held until the next) and each caller gets a copy."""
     refs = data.get("refs")
     if not isinstance(refs, Mapping):
         return {}
+    if _BUILT and _BUILT[0][0] is refs and _BUILT[0][1] is text:
+        return dict(_BUILT[0][2])
     out = _ref_infos(refs)
-    return with_anchors(out, _TREE_REF.findall(text)) if text else out
+    out = with_anchors(out, _TREE_REF.findall(text)) if text else out
+    remember_refs(refs, text, out)
+    return dict(out)
+
+
+def remember_refs(refs: Mapping[str, Any], text: str | None, table: dict[str, RefInfo]) -> None:
+    """Keep `table` as what `refs_from_snapshot` builds for this ref map and tree text (the
+    shown-id copy of an answer whose table was built under engine ids)."""
+    _BUILT[:] = [(refs, text, table)]
 
 
 def snapshot_read_args(tokens: Sequence[str]) -> tuple[str, ...]:
@@ -81,9 +98,8 @@ def _ref_infos(refs: Mapping[Any, Any]) -> dict[str, RefInfo]:
         if isinstance(info, Mapping):
             role = info.get("role")
             name = info.get("name")
-            out[str(ref_id)] = RefInfo.model_construct(
-                role=role if isinstance(role, str) else None,
-                name=name if isinstance(name, str) else None,
+            out[str(ref_id)] = RefInfo(
+                role if isinstance(role, str) else None, name if isinstance(name, str) else None
             )
         else:
             out[str(ref_id)] = RefInfo()

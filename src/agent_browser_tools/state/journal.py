@@ -12,6 +12,7 @@ from typing import Protocol
 
 from agent_browser_tools import taxonomy
 from agent_browser_tools.redaction import REDACTED, redact_text, redact_url
+from agent_browser_tools.redaction_scan import all_plain
 from agent_browser_tools.state.models import (
     ActivationEvent,
     Anchor,
@@ -100,7 +101,7 @@ class ConversationLog:
 def _scrub_anchors(anchors: tuple[Anchor, Anchor] | None) -> tuple[Anchor, Anchor] | None:
     if anchors is None or all(redact_text(a.text) == a.text for a in anchors):
         return anchors
-    before, after = (a.model_copy(update={"text": redact_text(a.text)}) for a in anchors)
+    before, after = (a._replace(text=redact_text(a.text)) for a in anchors)
     return before, after
 
 
@@ -112,7 +113,43 @@ def _scrub_ref(info: RefInfo) -> RefInfo:
     anchors = _scrub_anchors(info.anchors)
     if (name, context) == (info.name, info.context) and anchors is info.anchors:
         return info
-    return info.model_copy(update={"name": name, "context": context, "anchors": anchors})
+    return info._replace(name=name, context=context, anchors=anchors)
+
+
+_CLEAN: list[dict[str, RefInfo]] = []
+"""The last ref map found clean (held, so its identity stays its own): an answer's effects
+are scrubbed when read back and again when journaled."""
+
+
+def _scrubbed_refs(refs: dict[str, RefInfo]) -> dict[str, RefInfo]:
+    """`_scrub_ref` for each ref, or, when one scan over every name, context and anchor text
+    finds nothing for a rule (a page's refs, nearly always), only empty names made none;
+    the same map when nothing changes."""
+    if _CLEAN and _CLEAN[0] is refs:
+        return refs
+    out = _scrub_all(refs)
+    _CLEAN[:] = [out]
+    return out
+
+
+def _scrub_all(refs: dict[str, RefInfo]) -> dict[str, RefInfo]:
+    texts: list[str] = []
+    empty = False
+    for info in refs.values():
+        if info.name:
+            texts.append(info.name)
+        empty = empty or info.name == ""
+        if info.context:
+            texts.append(info.context)
+        for anchor in info.anchors or ():
+            texts.append(anchor.text)
+    if not all_plain(texts):
+        return {ref: _scrub_ref(info) for ref, info in refs.items()}
+    if not empty:
+        return refs
+    return {
+        ref: info._replace(name=None) if info.name == "" else info for ref, info in refs.items()
+    }
 
 
 def scrub_effect(effect: Effect) -> Effect:
@@ -125,8 +162,10 @@ def scrub_effect(effect: Effect) -> Effect:
         title = redact_text(effect.title) if effect.title else effect.title
         return effect.model_copy(update={"url": redact_url(effect.url), "title": title})
     if isinstance(effect, RefsRecorded):
-        refs = {ref: _scrub_ref(info) for ref, info in effect.refs.items()}
+        refs = _scrubbed_refs(effect.refs)
         url = redact_url(effect.target_url) if effect.target_url else None
+        if refs is effect.refs and url == effect.target_url:
+            return effect
         return effect.model_copy(update={"refs": refs, "target_url": url})
     if isinstance(effect, RoutesChanged):
         routes = tuple(

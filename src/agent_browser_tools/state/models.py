@@ -10,7 +10,7 @@ Identity: a browser is addressed by (socket dir, namespace, session). Page state
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -30,7 +30,7 @@ class SessionKey(_Frozen):
         return f"{self.namespace}/{self.session}" if self.namespace else self.session
 
 
-class Anchor(_Frozen):
+class Anchor(NamedTuple):
     """A twin's nearest unique ref on one side: its id (`^`/`$`: the page's end) and how it
     read (`button 'Details A'`)."""
 
@@ -38,13 +38,17 @@ class Anchor(_Frozen):
     text: str
 
 
-class RefInfo(_Frozen):
+class RefInfo(NamedTuple):
     """What a snapshot said about one `@eN` ref.
 
     `context` and `anchors` are set only when another ref of the snapshot has the same role
     and name (a twin: three "Edit" buttons): role and name alone cannot tell the rows apart,
     so its anchors do, the nearest refs before and after it whose role and name are unique in
     the snapshot (`anchors`; `context` reads them for messages). See `state.ref_identity`.
+
+    A named tuple, not a model: a page can show thousands of refs, each snapshot builds them
+    all, and tuples of strings cost little to make and nothing to the garbage collector.
+    Models holding them still validate them from the journal (a mapping or a list).
     """
 
     role: str | None = None
@@ -56,6 +60,26 @@ class RefInfo(_Frozen):
     nth: int | None = None
     """A twin's place among its look-alikes in document order (0-based), a hint for the
     page-side check (`page_watch`), never part of its identity."""
+
+    def as_data(self) -> dict[str, Any]:
+        """The fields that are set, as plain data (`details.refSnapshot`)."""
+        if self[2:] == _UNSET and self.role is not None and self.name is not None:
+            return {"role": self.role, "name": self.name}  # nearly every ref: no twin
+        out: dict[str, Any] = {"role": self.role} if self.role is not None else {}
+        if self.name is not None:
+            out["name"] = self.name
+        for key in ("context", "engine"):
+            value = getattr(self, key)
+            if value is not None:
+                out[key] = value
+        if self.anchors is not None:
+            out["anchors"] = [{"ref": a.ref, "text": a.text} for a in self.anchors]
+        if self.nth is not None:
+            out["nth"] = self.nth
+        return out
+
+
+_UNSET = (None, None, None, None)
 
 
 class PageEpoch(_Frozen):

@@ -187,7 +187,9 @@ def apply_effect(entry: SessionPageState, effect: Effect) -> SessionPageState:
     if isinstance(effect, RefsRecorded):
         return entry.model_copy(
             update={
-                "ref_snapshot": RefSnapshot(
+                # Built without validation: the effect's refs were validated already and a
+                # page can show thousands.
+                "ref_snapshot": RefSnapshot.model_construct(
                     refs=effect.refs,
                     target_url=effect.target_url,
                     read_args=effect.read_args,

@@ -38,36 +38,46 @@ def describe(info: RefInfo) -> str:
 
 def with_anchors(refs: dict[str, RefInfo], order: Sequence[str]) -> dict[str, RefInfo]:
     """Set `anchors` and `context` on twins (refs whose role and name are not unique), with
-    `order` the refs in document order."""
+    `order` the refs in document order. One pass each way: a page can show thousands."""
     ordered = [ref for ref in dict.fromkeys(order) if ref in refs]
-    counts = Counter((refs[ref].role, refs[ref].name) for ref in ordered)
-    if all(n < 2 for n in counts.values()):
+    keys = [(refs[ref][0], refs[ref][1]) for ref in ordered]
+    counts = Counter(keys)
+    if len(counts) == len(keys):
         return refs
-    unique = [counts[(refs[ref].role, refs[ref].name)] < 2 for ref in ordered]
-    before: list[Anchor] = []
-    last = Anchor.model_construct(ref=START, text=START)
-    for ref, alone in zip(ordered, unique, strict=True):
-        before.append(last)
-        if alone:
-            last = Anchor.model_construct(ref=ref, text=describe(refs[ref]))
-    after: list[Anchor] = []
-    last = Anchor.model_construct(ref=END, text=END)
-    for ref, alone in zip(reversed(ordered), reversed(unique), strict=True):
-        after.append(last)
-        if alone:
-            last = Anchor.model_construct(ref=ref, text=describe(refs[ref]))
-    after.reverse()
+    twin = [counts[key] > 1 for key in keys]
+    made: dict[int, Anchor] = {}
+
+    def anchor(index: int) -> Anchor:
+        found = made.get(index)
+        if found is None:
+            found = made[index] = Anchor(ordered[index], describe(refs[ordered[index]]))
+        return found
+
+    start, end = Anchor(START, START), Anchor(END, END)
+    before: dict[int, Anchor] = {}
+    last = -1
+    for index, is_twin in enumerate(twin):
+        if is_twin:
+            before[index] = anchor(last) if last >= 0 else start
+        else:
+            last = index
     out = dict(refs)
     seen: Counter[tuple[str | None, str | None]] = Counter()
-    for index, ref in enumerate(ordered):
-        if unique[index]:
+    nxt = -1
+    pending: list[tuple[int, Anchor]] = []
+    for index in range(len(ordered) - 1, -1, -1):
+        if not twin[index]:
+            nxt = index
             continue
-        info = refs[ref]
-        pair = (before[index], after[index])
-        context = f"{pair[0].text} | {pair[1].text}"
-        nth = seen[(info.role, info.name)]
-        seen[(info.role, info.name)] += 1
-        out[ref] = info.model_copy(update={"anchors": pair, "context": context, "nth": nth})
+        pending.append((index, anchor(nxt) if nxt >= 0 else end))
+    for index, after in reversed(pending):
+        ref, key = ordered[index], keys[index]
+        pair = (before[index], after)
+        nth = seen[key]
+        seen[key] = nth + 1
+        out[ref] = refs[ref]._replace(
+            anchors=pair, context=f"{pair[0].text} | {pair[1].text}", nth=nth
+        )
     return out
 
 
@@ -80,7 +90,7 @@ def same_name(recorded: str | None, now: str | None) -> bool:
 
 def same_element(was: RefInfo, now: RefInfo, anchor_now: Lookup) -> bool:
     """Whether `now` (the same node, read later) is still the element `was` recorded."""
-    if was.role != now.role or not same_name(was.name, now.name):
+    if was.role != now.role or (was.name != now.name and not same_name(was.name, now.name)):
         return False
     if was.anchors is None or now.anchors is None:
         # Not twins, or it became or ceased to be one (a twin recorded before anchors

@@ -42,6 +42,7 @@ from agent_browser_tools.tools.agent_browser import (
     endpoint_guard,
     finish,
     followups,
+    gc_pause,
     guards,
     host_hook,
     identity,
@@ -70,6 +71,7 @@ from agent_browser_tools.tools.agent_browser.request import (
 __all__ = ["NAME", "OBSERVATION_KEYS", "handle", "preview_plan", "run", "run_observation"]
 
 
+@gc_pause.during
 async def run(
     rt: Runtime,
     params: Mapping[str, Any] | AgentBrowserInput,

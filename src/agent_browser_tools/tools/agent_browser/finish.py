@@ -219,7 +219,7 @@ def _dumped_refs(refs: Mapping[str, RefInfo]) -> dict[str, dict[str, Any]]:
     map, which can hold thousands of refs: the dump of the (immutable) map is kept until the
     next snapshot replaces it, and each call gets its own copies."""
     if not _DUMPED or _DUMPED[0][0] is not refs:
-        _DUMPED[:] = [(refs, {k: v.model_dump(exclude_none=True) for k, v in refs.items()})]
+        _DUMPED[:] = [(refs, {k: v.as_data() for k, v in refs.items()})]
     return {k: dict(v) for k, v in _DUMPED[0][1].items()}
 
 

@@ -178,7 +178,7 @@ def apply_selector_miss(
         return
     refs = entry.ref_snapshot.refs
     view = {
-        "refs": {k: v.model_dump(exclude_none=True) for k, v in refs.items()},
+        "refs": {k: v.as_data() for k, v in refs.items()},
         "target": {"url": entry.ref_snapshot.target_url},
     }
     apply_find_recovery(obs, miss.target, refs, view, miss.prefix)

@@ -147,7 +147,7 @@ def already_there(
     }
     if not by_pair:
         return None
-    before = overlays.modal_names({r: i.model_dump() for r, i in prior.items()})
+    before = overlays.modal_names({r: i._asdict() for r, i in prior.items()})
     if before and not overlays.modal_names(refs, text) <= before:
         return None
     candidates = []

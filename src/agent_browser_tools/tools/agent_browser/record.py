@@ -66,7 +66,7 @@ def _record_engine_ids(
 
 
 def _with_engine(info: RefInfo, engine: str | None) -> RefInfo:
-    return info.model_copy(update={"engine": engine}) if engine else info
+    return info._replace(engine=engine) if engine else info
 
 
 def retiring_command(plan: ExecutionPlan, envelope: Envelope) -> str | None:

@@ -25,7 +25,7 @@ from typing import Any
 
 from agent_browser_tools.engine.envelope import BatchRow, Envelope
 from agent_browser_tools.planning.plan import ExecutionPlan
-from agent_browser_tools.state.effects import refs_from_snapshot
+from agent_browser_tools.state.effects import refs_from_snapshot, remember_refs
 from agent_browser_tools.state.models import RefInfo
 from agent_browser_tools.state.ref_identity import same_element
 from agent_browser_tools.taxonomy import (
@@ -168,7 +168,17 @@ class Shown:
     def __post_init__(self) -> None:
         self.fresh: Mapping[str, RefInfo] = {}
         """The refs of the snapshot being shown, by engine id (for twins' anchors)."""
-        self._known = {} if self.restarted else _by_engine(self.table)
+        self._renamed = {} if self.restarted else _renamed(self.table)
+
+    def _known(self, engine: str) -> tuple[str, RefInfo] | None:
+        """(shown id, recorded info) of an engine id the recorded table knows."""
+        if self.restarted:
+            return None
+        shown = self._renamed.get(engine)
+        if shown is not None:
+            return shown, self.table[shown]
+        info = self.table.get(engine)
+        return (engine, info) if info is not None and not info.engine else None
 
     def _anchor_now(self, shown: str) -> RefInfo | None:
         """What a recorded anchor (a shown id) shows in the snapshot being shown."""
@@ -181,7 +191,7 @@ class Shown:
         shown yet (so a fresh conversation shows the engine's numbers), else the next one."""
         if engine in self.assigned:
             return self.assigned[engine]
-        known = self._known.get(engine)
+        known = self._known(engine)
         if info is None:
             # An echo or error names an element without describing it: show the id it had,
             # but bind nothing, so a later ref map in the same answer still compares it.
@@ -203,17 +213,17 @@ class Shown:
         return {shown: engine for engine, shown in self.assigned.items() if shown != engine}
 
 
-_BY_ENGINE: list[tuple[Mapping[str, RefInfo], dict[str, tuple[str, RefInfo]]]] = []
+_RENAMED: list[tuple[Mapping[str, RefInfo], dict[str, str]]] = []
 
 
-def _by_engine(table: Mapping[str, RefInfo]) -> dict[str, tuple[str, RefInfo]]:
-    """Engine id -> (shown id, info) of a recorded table. Every call of a session reads the
-    same (immutable) table until the next snapshot, which can hold thousands of refs: the
-    index is kept for the last table seen (read only)."""
-    if not _BY_ENGINE or _BY_ENGINE[0][0] is not table:
-        index = {info.engine or shown: (shown, info) for shown, info in table.items()}
-        _BY_ENGINE[:] = [(table, index)]
-    return _BY_ENGINE[0][1]
+def _renamed(table: Mapping[str, RefInfo]) -> dict[str, str]:
+    """Engine id -> shown id of a recorded table's refs shown under another number (few).
+    Every call of a session reads the same (immutable) table until the next snapshot, which
+    can hold thousands of refs: the index is kept for the last table seen (read only)."""
+    if not _RENAMED or _RENAMED[0][0] is not table:
+        index = {info.engine: shown for shown, info in table.items() if info.engine}
+        _RENAMED[:] = [(table, index)]
+    return _RENAMED[0][1]
 
 
 def data_to_model(data: Any, shown: Shown) -> Any:
@@ -224,10 +234,13 @@ def data_to_model(data: Any, shown: Shown) -> Any:
             # An ordinary snapshot keeps its tree in `snapshot`, a native delta answer in `tree`.
             text = data.get("snapshot")
             text = text if isinstance(text, str) else data.get("tree")
-            infos = refs_from_snapshot(data, text if isinstance(text, str) else None)
+            tree = text if isinstance(text, str) else None
+            infos = refs_from_snapshot(data, tree)
             shown.fresh = infos
             for engine in sorted(infos, key=_number):
                 shown.ref(engine, infos[engine])
+            if not shown.reverse() and (tree is None or tree.count("ref=e") == len(refs)):
+                return _same_ids(data, shown, refs, tree, infos)
         out: dict[str, Any] = {}
         for key, value in data.items():
             if key == "refs" and isinstance(value, Mapping):
@@ -242,9 +255,31 @@ def data_to_model(data: Any, shown: Shown) -> Any:
     return data
 
 
+def _same_ids(
+    data: Mapping[str, Any],
+    shown: Shown,
+    refs: Mapping[str, Any],
+    tree: str | None,
+    table: dict[str, RefInfo],
+) -> dict[str, Any]:
+    """A snapshot whose every ref keeps its engine id (nearly always) and whose tree names
+    each once: its ref map and tree stay as they are, the rest is shown as usual, and the
+    table already built is the shown table too (`refs_from_snapshot` returns it)."""
+    out: dict[str, Any] = {}
+    for key, value in data.items():
+        if value is refs:
+            out[key] = {k: dict(v) if isinstance(v, Mapping) else v for k, v in refs.items()}
+        elif value is tree:
+            out[key] = tree
+        else:
+            out[key] = data_to_model(value, shown)
+    remember_refs(out[next(k for k, v in data.items() if v is refs)], tree, table)
+    return out
+
+
 def _number(engine: str) -> int:
-    hit = _KEY.match(engine)
-    return int(hit.group(1)) if hit else 0
+    digits = engine[1:]
+    return int(digits) if engine[:1] == "e" and digits.isdigit() and digits.isascii() else 0
 
 
 def _key(key: Any, shown: Shown) -> Any:
@@ -253,6 +288,8 @@ def _key(key: Any, shown: Shown) -> Any:
 
 def text_to_model(text: str, shown: Shown) -> str:
     """`ref=eN` annotations and a whole-string `@eN` echo; other text stays as it is."""
+    if "ref=" not in text and text[:1] != "@":
+        return text
     echo = _ECHO.match(text)
     if echo is not None:
         return "@" + shown.ref(echo.group(1))

@@ -185,3 +185,31 @@ def test_box_states_stop_holding_after_a_step_that_changes_the_page() -> None:
 def test_argv_batches_never_rewrite_check() -> None:
     args, _ = refmap.to_engine(plan(["batch", "check @e2"]), {}, {"e2": False})
     assert args[-1] == "check @e2"
+
+
+def _built_afresh(data: dict[str, object]) -> dict[str, RefInfo]:
+    """The table `refs_from_snapshot` builds for a new ref map object (nothing remembered)."""
+    refs = data["refs"]
+    assert isinstance(refs, dict)
+    return refs_from_snapshot({"refs": dict(refs)}, str(data["snapshot"]))
+
+
+def test_the_table_built_once_per_answer_is_the_one_a_fresh_build_gives() -> None:
+    """One ref build per answer: the shown answer's table (kept from the engine-id build)
+    is exactly what building it again from the shown answer gives, twins and anchors too."""
+    edit = RefInfo(role="button", name="Edit")
+    rows = (("e1", A), ("e2", edit), ("e3", B), ("e4", edit), ("e5", C), ("e6", edit))
+    data = refmap.data_to_model(_snapshot(*rows), refmap.Shown({}, high=0))
+    kept = refs_from_snapshot(data, data["snapshot"])
+    assert kept == _built_afresh(data)
+    assert (
+        kept["e4"].anchors is not None
+        and kept["e4"].context == "button 'Details B' | button 'Details C'"
+    )
+
+
+def test_a_renumbered_answer_builds_its_table_under_the_shown_ids() -> None:
+    table = {"e1": A, "e2": B}
+    data = refmap.data_to_model(_snapshot(("e1", B), ("e2", A)), refmap.Shown(table, high=2))
+    kept = refs_from_snapshot(data, data["snapshot"])
+    assert set(kept) == {"e3", "e4"} and kept == _built_afresh(data)
