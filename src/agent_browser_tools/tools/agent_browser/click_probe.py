@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import json
 import secrets
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -44,7 +45,7 @@ from agent_browser_tools.taxonomy import CommandMatch
 from agent_browser_tools.tools.agent_browser.attached_app import ELECTRON_TOOL, launch_of
 from agent_browser_tools.tools.agent_browser.call import DirectCall
 from agent_browser_tools.tools.agent_browser.confirm_gate import confirmation_gated
-from agent_browser_tools.tools.agent_browser.helpers import helper_call
+from agent_browser_tools.tools.agent_browser.helpers import helper_batch
 from agent_browser_tools.tools.agent_browser.nav_settle import arm_rows
 
 MARKER = "data-abt-click-probe"
@@ -152,7 +153,7 @@ def target_of(match: CommandMatch, refs: Mapping[str, RefInfo]) -> Target | None
     info = refs.get(ids[0]) if len(ids) == 1 else None
     if info is None or info.role not in ROLES or not info.name:
         return None
-    if sum(1 for r in refs.values() if (r.role, r.name) == (info.role, info.name)) != 1:
+    if _pairs(refs)[(info.role, info.name)] != 1:
         return None
     return Target(
         {"role": info.role, "name": info.name},
@@ -164,6 +165,17 @@ def target_of(match: CommandMatch, refs: Mapping[str, RefInfo]) -> Target | None
             "name": redact_text(info.name),
         },
     )
+
+
+_PAIRS: list[tuple[Mapping[str, RefInfo], Counter[tuple[str | None, str | None]]]] = []
+
+
+def _pairs(refs: Mapping[str, RefInfo]) -> Counter[tuple[str | None, str | None]]:
+    """How many refs show each role and name, kept for the last (immutable) table: every
+    click until the next snapshot asks, and a table can hold thousands of refs."""
+    if not _PAIRS or _PAIRS[0][0] is not refs:
+        _PAIRS[:] = [(refs, Counter((r.role, r.name) for r in refs.values()))]
+    return _PAIRS[0][1]
 
 
 def remember_page(call: DirectCall) -> None:
@@ -206,15 +218,15 @@ async def install(call: DirectCall, lead: Sequence[list[str]] = ()) -> tuple[Bat
     budget = call.plan.timeout.timeout_ms + call.rt.settings.process_timeout_ms
     cfg = {"marker": MARKER, "token": token, "ttl": budget + CLEANUP_GRACE_MS}
     rows: list[list[str]] = [*lead, ["eval", _INSTALL_JS % json.dumps({**cfg, **_locate(target)})]]
-    if target is not None:
-        rows.append(["get", "attr", target.selector, MARKER])
     rows += arm_rows(call)  # the navigation watcher the settle wait reads (`nav_settle`)
-    envelope = await helper_call(call.rt, call.plan, ["batch"], stdin=json.dumps(rows))
+    if target is not None:
+        rows.append(["get", "attr", target.selector, MARKER])  # after the scripts: one eval
+    envelope = await helper_batch(call.rt, call.plan, rows)
     everything = (envelope.rows or ()) if envelope is not None else ()
     led, answered = tuple(everything[: len(lead)]), everything[len(lead) :]
     if not answered or not answered[0].success:
         return led
-    proven = len(answered) > 1 and _value(answered[1]) == token
+    proven = target is not None and len(answered) > 1 and _value(answered[-1]) == token
     call.click["probe"] = Installed(token, target if proven else None)
     return led
 
@@ -228,7 +240,7 @@ def will_install(call: DirectCall) -> bool:
 async def _lead_only(call: DirectCall, lead: Sequence[list[str]]) -> tuple[BatchRow, ...]:
     if not lead:
         return ()
-    envelope = await helper_call(call.rt, call.plan, ["batch"], stdin=json.dumps(list(lead)))
+    envelope = await helper_batch(call.rt, call.plan, lead)
     return tuple(envelope.rows or ()) if envelope is not None else ()
 
 

@@ -217,10 +217,10 @@ _DUMPED: list[tuple[Mapping[str, RefInfo], dict[str, dict[str, Any]]]] = []
 def _dumped_refs(refs: Mapping[str, RefInfo]) -> dict[str, dict[str, Any]]:
     """`details.refSnapshot.refs` as plain data. Every call repeats the session's latest ref
     map, which can hold thousands of refs: the dump of the (immutable) map is kept until the
-    next snapshot replaces it, and each call gets its own copies."""
+    next snapshot replaces it; each call gets its own map of the same (read-only) records."""
     if not _DUMPED or _DUMPED[0][0] is not refs:
         _DUMPED[:] = [(refs, {k: v.as_data() for k, v in refs.items()})]
-    return {k: dict(v) for k, v in _DUMPED[0][1].items()}
+    return dict(_DUMPED[0][1])
 
 
 def _state_details(rt: Runtime, plan: ExecutionPlan, details: dict[str, Any]) -> None:

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import functools
 import gc
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Callable, Coroutine, Iterator
 from contextlib import contextmanager
-from typing import ParamSpec, TypeVar
+from typing import Any, ParamSpec, TypeVar
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -41,7 +41,7 @@ def paused() -> Iterator[None]:
             gc.enable()
 
 
-def during(call: Callable[P, Awaitable[T]]) -> Callable[P, Awaitable[T]]:
+def during(call: Callable[P, Coroutine[Any, Any, T]]) -> Callable[P, Coroutine[Any, Any, T]]:
     """Run the coroutine function `call` with collection paused (`paused`)."""
 
     @functools.wraps(call)

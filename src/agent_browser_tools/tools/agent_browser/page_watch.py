@@ -157,9 +157,13 @@ const out = {token: s.token, seq: s.seq, refs: []};
 for (const ref of cfg.refs) {
   const sel = cfg.selectors[ref.role];
   if (!sel) { out.refs.push(null); continue; }
-  const found = Array.from(document.querySelectorAll(sel)).filter((el) => nameOf(el) === ref.name);
   const from = ref.nth === null ? 0 : Math.max(0, ref.nth - %d);
-  const to = ref.nth === null ? found.length : ref.nth + %d + 1;
+  const stop = ref.nth === null ? Infinity : ref.nth + %d + 2;
+  const found = [];
+  for (const el of document.querySelectorAll(sel)) {
+    if (nameOf(el) === ref.name && found.push(el) >= stop) break;
+  }
+  const to = ref.nth === null ? found.length : stop - 1;
   const rects = found.slice(from, to).map((el, j) => {
     const r = el.getBoundingClientRect();
     const i = from + j;
