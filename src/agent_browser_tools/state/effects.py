@@ -22,6 +22,7 @@ from agent_browser_tools.state.models import (
     RefsRecorded,
     SessionActivated,
     SessionClosed,
+    TabSelected,
     TargetObserved,
     TargetUnknown,
 )
@@ -161,9 +162,15 @@ def success_effects(
     )
     if probe is not None and probe.url:
         url, title = probe.url, probe.title or (title if url == probe.url else None)
-    if url and (transitioned or page_effect is PageEffect.NONE or probe is not None):
-        effects.append(TargetObserved(url=url, title=title, keep_refs=not transitioned))
-        if transitioned:
+    switch = _tab_switch(spec, data, url, NAVIGATION_SUMMARY.format(command=label))
+    if switch is not None:
+        effects.append(switch)  # parks the tab's refs, restores the next tab's (`tab_refs`)
+    observed = url and (transitioned or page_effect is PageEffect.NONE or probe is not None)
+    if url and observed:
+        tab = _string(data, "targetId") if page_effect is PageEffect.NAVIGATES else None
+        keep = not transitioned or switch is not None
+        effects.append(TargetObserved(url=url, title=title, keep_refs=keep, tab=tab))
+        if transitioned and switch is None:
             effects.append(
                 RefsInvalidated(
                     reason="page-transition", summary=NAVIGATION_SUMMARY.format(command=label)
@@ -172,6 +179,23 @@ def success_effects(
     elif transitioned:
         effects.append(TargetUnknown(summary=UNOBSERVED_SUMMARY.format(command=label)))
     return effects
+
+
+def _tab_switch(
+    spec: taxonomy.CommandSpec | None, data: Any, url: str | None, summary: str
+) -> TabSelected | None:
+    """A `tab`/`window` command that moved the session: to the tab its result names, or,
+    after `tab close` (whose result names the closed tab), to a tab it does not name."""
+    if spec is None or not spec.moves_tab:
+        return None
+    named = _string(data, "targetId")
+    closed = isinstance(data, Mapping) and data.get("closed") is True
+    return TabSelected(
+        target=None if closed else named,
+        closed=named if closed else None,
+        url=url,
+        summary=summary,
+    )
 
 
 def failure_effects(

@@ -29,6 +29,7 @@ from agent_browser_tools.state.models import (
     RoutesChanged,
     SessionActivated,
     SessionKey,
+    TabSelected,
     TargetObserved,
 )
 from agent_browser_tools.state.reducers import apply_event, fold
@@ -173,6 +174,8 @@ def scrub_effect(effect: Effect) -> Effect:
             for r in effect.routes
         )
         return effect.model_copy(update={"routes": routes})
+    if isinstance(effect, TabSelected) and effect.url:
+        return effect.model_copy(update={"url": redact_url(effect.url)})
     if isinstance(effect, FreshCaptureGranted):
         return effect.model_copy(update={"url": redact_url(effect.url)})
     if isinstance(effect, SessionActivated) and effect.launch_flags:

@@ -231,6 +231,12 @@ class SessionPageState(_Frozen):
     read_confirmation: ReadConfirmation | None = None
     fresh_capture: FreshCapture | None = None
     """Consumed by the next completed call on this session, whatever it was."""
+    tab: str | None = None
+    """The engine's target id of the tab the session is on, when a result named it."""
+    parked: dict[str, RefSnapshot] = Field(default_factory=dict)
+    """The latest refs of the session's other tabs, by target id: switching back to a tab
+    whose page still shows the URL they came from makes them the session's refs again (each
+    still proven at its use, like any remembered ref)."""
 
 
 # ----- effects: what one completed call did to state -------------------------------------
@@ -241,6 +247,19 @@ class TargetObserved(_Frozen):
     url: str
     title: str | None = None
     keep_refs: bool = True
+    tab: str | None = None
+    """The tab the page is in (`open` names it), when the result said."""
+
+
+class TabSelected(_Frozen):
+    """The call moved the session to another tab (`target`, None when the result did not
+    name it) or closed one (`closed`); `url` is the page the session is on now."""
+
+    kind: Literal["tab-selected"] = "tab-selected"
+    target: str | None = None
+    closed: str | None = None
+    url: str | None = None
+    summary: str
 
 
 class TargetUnknown(_Frozen):
@@ -356,7 +375,8 @@ Effect = Annotated[
     | RecordingClosed
     | RoutesChanged
     | ConfirmationMarked
-    | FreshCaptureGranted,
+    | FreshCaptureGranted
+    | TabSelected,
     Field(discriminator="kind"),
 ]
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from agent_browser_tools.state import tab_refs
 from agent_browser_tools.state.models import (
     ActivationEvent,
     AppLaunchEvent,
@@ -43,6 +44,7 @@ from agent_browser_tools.state.models import (
     SessionActivated,
     SessionClosed,
     SessionPageState,
+    TabSelected,
     TargetObserved,
     TargetUnknown,
 )
@@ -178,6 +180,7 @@ def apply_effect(entry: SessionPageState, effect: Effect) -> SessionPageState:
         return entry.model_copy(
             update={
                 "target_unknown": True,
+                "tab": None,  # an unobserved change may have moved to another tab
                 "ref_snapshot": None,
                 "ref_invalidation": RefInvalidation(
                     reason="page-transition", summary=effect.summary
@@ -217,6 +220,8 @@ def apply_effect(entry: SessionPageState, effect: Effect) -> SessionPageState:
                 "launch_flags": _merged_flags(entry, effect.launch_flags),
             }
         )
+    if isinstance(effect, TabSelected):
+        return tab_refs.switched(entry, effect)
     if isinstance(effect, SessionClosed):
         return SessionPageState(ownership=entry.ownership)
     if isinstance(effect, BrowserClosed):
@@ -265,6 +270,8 @@ def _observed(entry: SessionPageState, effect: TargetObserved) -> SessionPageSta
         "active": True,
         "closed": False,
     }
+    if effect.tab is not None:
+        update["tab"] = effect.tab
     if not effect.keep_refs:
         update["ref_snapshot"] = None
     return entry.model_copy(update=update)

@@ -117,3 +117,44 @@ async def test_a_toggle_relabelled_button_is_still_refused_as_element_changed(
     assert_stale_ref(again)
     assert again.details["staleRef"]["reason"] == "element-changed"
     assert await _events(conv) == []
+
+
+@real_engine
+async def test_a_tabs_refs_act_again_after_a_visit_to_another_tab(
+    conv: Conversation, fixture_site: FixtureServer
+) -> None:
+    """Looking at a second tab and coming back: the first tab's refs (which the engine
+    forgot when the second was snapshotted) act again, proven against the page; the second
+    tab's refs do not pass for elements of the first."""
+    first = await _page(conv, fixture_site)
+    photos = ref_for(first, "treeitem", "Photos")
+    await conv.ok(["tab", "new", fixture_site.url("form.html")])
+    other = await conv.ok(["snapshot", "-i"])
+    submit = ref_for(other, "button", "Submit")
+
+    await conv.ok(["tab", "t1"])
+    await _events(conv)
+    await conv.ok(["click", photos])
+    assert await _events(conv) == [["photos", "click"]]
+    elsewhere = await conv.call(["click", submit])
+    assert_stale_ref(elsewhere)
+    assert await _events(conv) == []
+
+
+@real_engine
+async def test_an_element_relabelled_while_its_tab_was_away_is_refused(
+    conv: Conversation, fixture_site: FixtureServer
+) -> None:
+    first = await _page(conv, fixture_site)
+    show = ref_for(first, "button", "Show details")
+    await conv.ok(["tab", "new", fixture_site.url("form.html")])
+    await conv.ok(["snapshot", "-i"])
+    await conv.ok(["tab", "t1"])
+    await conv.ok(["eval", "toggle.textContent = 'Hide details'"])
+    await _events(conv)
+
+    blocked = await conv.call(["click", show])
+
+    assert_stale_ref(blocked)
+    assert blocked.details["staleRef"]["reason"] == "element-changed"
+    assert await _events(conv) == []
