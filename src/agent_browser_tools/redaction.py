@@ -22,6 +22,12 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from agent_browser_tools import taxonomy
 from agent_browser_tools.input_limits import loads_json_text
+from agent_browser_tools.redaction_scan import (
+    TABLE_SIZE,
+    maybe_secret,
+    plain_table,
+    sensitive_key,
+)
 
 REDACTED = "[REDACTED]"
 # `[` in URL userinfo makes `urlsplit` read a bracketed IPv6 host and raise; percent-encoded,
@@ -111,7 +117,19 @@ def redact_text(text: str) -> str:
     return out
 
 
+_MAYBE = re.compile(
+    r"://|bearer|basic|token|eyj|sk[-_]|pk[-_]|rk[-_]|gh[opsu][-_]|xox|akia|aiza|glpat|npm[-_]"
+    r"|passw|secret|api[_-]?key|apikey",
+    re.IGNORECASE,
+)
+"""Every rule below needs one of these words: text without any (most names on a page) is
+returned as it is, without running each rule over it (`redaction_scan.maybe_secret` is the
+fast, exact yes/no of this pattern)."""
+
+
 def _redact_plain(text: str) -> str:
+    if not maybe_secret(text):
+        return text
     out = _URL.sub(lambda m: redact_url(m.group(0)), text)
     out = _BEARER.sub(lambda m: f"{m.group(1)} {REDACTED}", out)
     out = _JWT.sub(REDACTED, out)
@@ -287,11 +305,15 @@ def _state_storage_entry(entry: Any) -> Any:
 
 def _redact_generic(value: Any, key: str | None = None) -> Any:
     if isinstance(value, Mapping):
+        if len(value) > TABLE_SIZE:
+            table = plain_table(value, SENSITIVE_KEY)
+            if table is not None:
+                return table
         return {k: _redact_generic(v, str(k)) for k, v in value.items()}
     if isinstance(value, list):
         return [_redact_generic(item, key) for item in value]
     if isinstance(value, str):
-        if key is not None and SENSITIVE_KEY.search(key) and value:
+        if key is not None and sensitive_key(key, SENSITIVE_KEY) and value:
             return REDACTED
         return redact_text(value)
     return value
@@ -348,56 +370,6 @@ def _redact_storage(value: Any) -> Any:
 
 def _storage_entry(key: str, value: Any) -> Any:
     return REDACTED if storage_value_verdict(key, value) else value
-
-
-def redact_native_text(text: str, path: Sequence[str], *, single_key: bool = False) -> str:
-    """Native (`--json false`) cookie and storage output: `name=value` / `key: value` lines.
-
-    Cookie values are always hidden; storage values follow the same benign-value policy as
-    JSON results. A single-key storage read hides the whole value, embedded newlines included.
-    Text cannot prove which line belongs to which entry, so this is conservative, and JSON
-    mode remains the unambiguous boundary for sensitive storage.
-    """
-    head = tuple(path[:1])
-    if head == ("cookies",):
-        return "\n".join(_cookie_line(line) for line in text.split("\n"))
-    if head != ("storage",) or not text:
-        return redact_text(text)
-    if single_key and ": " in text:
-        key, _, value = text.partition(": ")
-        if storage_value_verdict(key, value.rstrip("\n")):
-            return f"{key}: {REDACTED}" + ("\n" if text.endswith("\n") else "")
-        return text
-    return "\n".join(_storage_line(line) for line in text.split("\n"))
-
-
-def redact_native_batch_text(text: str, row_paths: Sequence[Sequence[str]]) -> str:
-    """Native `batch` output: rows' text is concatenated with no per-row boundary.
-
-    The batch argv, not the text, picks the rules: when any row touches cookies (or storage),
-    every line gets the cookie (or storage) line rule, so a `name=value` cookie line cannot
-    pass as ordinary output of another row.
-    """
-    heads = {tuple(path[:1]) for path in row_paths}
-    out = text
-    for head in (("cookies",), ("storage",)):
-        if head in heads:
-            out = redact_native_text(out, head)
-    return redact_text(out)
-
-
-def _cookie_line(line: str) -> str:
-    name, sep, value = line.partition("=")
-    if not sep or not value.strip():
-        return redact_text(line)
-    return f"{name}={REDACTED}"
-
-
-def _storage_line(line: str) -> str:
-    key, sep, value = line.partition(": ")
-    if not sep:
-        return redact_text(line)
-    return f"{key}: {REDACTED}" if storage_value_verdict(key, value) else f"{key}: {value}"
 
 
 def scrub_exact(text: str, literals: Sequence[str]) -> str:

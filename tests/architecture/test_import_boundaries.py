@@ -84,7 +84,9 @@ HOSTS_MAY_IMPORT: dict[str, tuple[str, ...]] = {
 #: The bottom of the stack: modules every layer reads, so they import (almost) nothing.
 FOUNDATIONS_MAY_IMPORT: dict[str, tuple[str, ...]] = {
     "taxonomy": ("taxonomy",),
-    "redaction": ("taxonomy", "input_limits"),
+    "redaction": ("taxonomy", "input_limits", "redaction_scan"),
+    "redaction_scan": (),
+    "redaction_native": ("redaction",),
     "playbook": ("taxonomy",),
     "settings": (),
     "input_limits": (),

@@ -14,6 +14,12 @@ does not match one to one is not used for judging (counted). A ref from an older
 that the latest snapshot also has is judged by the latest one: the wrapper and the model both
 saw that one last (how often the meaning moved is counted as `reinterpreted`).
 
+Remembered refs: a model that remembers a ref it took two or more snapshots ago (the date
+field it saw first, the folder it already opened) means the element that snapshot showed, so
+those calls are judged by that snapshot; they and the single ref calls from the latest
+snapshot are also counted apart (`Figures.kinds`), with the element unchanged when the node
+and name its snapshot showed still render it just before the call.
+
 Judging: a dispatched call is `wrong` when the page logged an event from any element but the
 intended ones, or a read returned another element's text. A refusal is `refused unchanged`
 when every refused ref's element is still rendered by the same node with the same name right
@@ -99,7 +105,7 @@ class RefWalk:
         self.timer_p = timer_p
         self.checkbox_verbs = checkbox_verbs
         self.fig = Figures()
-        self.snaps: deque[Snap] = deque(maxlen=4)
+        self.snaps: deque[Snap] = deque(maxlen=8)
         self.trace: deque[str] = deque(maxlen=TRACE_STEPS)
         self.session: str | None = None
         self.tabs = 1
@@ -126,8 +132,9 @@ class RefWalk:
             await self._snapshot()
             return
         moves: list[tuple[float, Callable[[], Any]]] = [
-            (0.50, lambda: self._ref_action(self._last())),
+            (0.50, lambda: self._ref_action(self._last(), kind="latest")),
             (0.06, lambda: self._ref_action(self._older())),
+            (0.08, self._remembered),
             (0.08, self._read),
             (0.08, self._batch),
             (0.12, self._control),
@@ -169,14 +176,29 @@ class RefWalk:
             self.timer = self.rng.choice(TIMER_KINDS)
             await self._probe(f"armTimer({self.timer_ms}, {json.dumps(self.timer)})")
 
-    async def _ref_action(self, snap: Snap | None) -> None:
+    async def _ref_action(self, snap: Snap | None, kind: str | None = None) -> None:
         ref = self._pick(snap, lambda role, name: role != "heading")
         if snap is None or ref is None:
             await self._snapshot()
             return
         role, name = snap.roles[ref]
         old = f" [ref from S{snap.number}]" if snap is not self.snaps[-1] else ""
-        await self._act(self._verb(ref, role, name), [(ref, self._intended(ref, snap))], note=old)
+        intended = [(ref, self._intended(ref, snap))]
+        await self._act(self._verb(ref, role, name), intended, note=old, kind=kind)
+
+    async def _remembered(self) -> None:
+        """A ref the model took two or more snapshots ago (the date field it saw first, the
+        folder it already opened), meant as the element that snapshot showed."""
+        old = list(self.snaps)[:-2]
+        snap = self.rng.choice(old) if old else None
+        ref = self._pick(snap, lambda role, name: role != "heading")
+        if snap is None or ref is None or snap.targets is None:
+            await self._ref_action(self._last(), kind="latest")
+            return
+        role, name = snap.roles[ref]
+        note = f" [remembered from S{snap.number}]"
+        intended = [(ref, snap.targets.get(ref))]
+        await self._act(self._verb(ref, role, name), intended, note=note, kind="remembered")
 
     async def _read(self) -> None:
         snap = self._last()
@@ -311,6 +333,7 @@ class RefWalk:
         stdin: str | None = None,
         read: bool = False,
         note: str = "",
+        kind: str | None = None,
     ) -> None:
         self.fig.ref_actions += 1
         timer, self.timer = self.timer, None
@@ -340,6 +363,8 @@ class RefWalk:
         stray = [e for e in events if e.get("logical") not in by_logical]
         data = result.details.get("data")
         text = data.get("text") if read and isinstance(data, dict) else None
+        if kind is not None:
+            self._judge_kind(kind, known, layout_of(before), stale, bool(stray))
         if stray or (read and not result.is_error and text != known[0].name):
             seen = f"hit {[e.get('logical') for e in stray]}" if stray else f"read {text!r}"
             call = call_shape(args, stdin, timer, known)
@@ -352,6 +377,28 @@ class RefWalk:
             [t for t in known if t.logical not in {e["logical"] for e in events}], layout
         ):
             self.fig.unchanged += 1
+
+    def _judge_kind(
+        self,
+        kind: str,
+        known: list[Target],
+        before: dict[str, tuple[str, str]],
+        stale: dict[str, Any] | None,
+        stray: bool,
+    ) -> None:
+        """Per-kind figures: the element counts as unchanged when the node and name its
+        snapshot showed still render it just before the call."""
+        figures = self.fig.kinds[kind]
+        figures.calls += 1
+        still = unchanged(known, before)
+        figures.unchanged += still
+        figures.wrong += stray
+        if stale is not None:
+            reason = str(stale.get("reason"))
+            figures.refused[reason] += 1
+            if still:
+                figures.refused_unchanged[reason] += 1
+                self._keep_trace(f"{kind} {reason}", f"{kind} ref refused although unchanged")
 
     def _wrong(
         self,

@@ -40,6 +40,39 @@ class Snap:
 
 
 @dataclass
+class KindFigures:
+    """Ref calls of one kind (`latest`: refs of the model's latest snapshot; `remembered`: a
+    ref taken two or more snapshots ago), judged against the snapshot the ref came from."""
+
+    calls: int = 0
+    unchanged: int = 0
+    wrong: int = 0
+    refused: Counter[str] = field(default_factory=Counter)
+    refused_unchanged: Counter[str] = field(default_factory=Counter)
+
+    @property
+    def refused_unchanged_rate(self) -> float:
+        """Refusals of elements unchanged since that snapshot, over all such calls."""
+        total = sum(self.refused_unchanged.values())
+        return total / self.unchanged if self.unchanged else 0.0
+
+    def add(self, other: KindFigures) -> None:
+        self.calls += other.calls
+        self.unchanged += other.unchanged
+        self.wrong += other.wrong
+        self.refused.update(other.refused)
+        self.refused_unchanged.update(other.refused_unchanged)
+
+    def line(self, label: str) -> str:
+        return (
+            f"{label}: {self.calls} calls, wrong {self.wrong}, refused "
+            f"{sum(self.refused.values())}{_counts('', self.refused)}; refused although "
+            f"unchanged {sum(self.refused_unchanged.values())} of {self.unchanged} "
+            f"({self.refused_unchanged_rate:.2%})"
+        )
+
+
+@dataclass
 class Figures:
     """What a walk measured; `add` sums walks over seeds."""
 
@@ -55,6 +88,9 @@ class Figures:
     unchanged: int = 0
     reresolved: int = 0
     reinterpreted: int = 0
+    kinds: dict[str, KindFigures] = field(
+        default_factory=lambda: {"latest": KindFigures(), "remembered": KindFigures()}
+    )
     failures: Counter[str] = field(default_factory=Counter)
     wrong_by: Counter[str] = field(default_factory=Counter)
     wrong_calls: Counter[str] = field(default_factory=Counter)
@@ -80,6 +116,8 @@ class Figures:
         for name in ("dispatched", "unattributed", "wrong", "unchanged", "reresolved"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.reinterpreted += other.reinterpreted
+        for kind, figures in other.kinds.items():
+            self.kinds.setdefault(kind, KindFigures()).add(figures)
         self.refused.update(other.refused)
         self.refused_unchanged.update(other.refused_unchanged)
         self.failures.update(other.failures)
@@ -105,6 +143,8 @@ class Figures:
             + _counts("; by reason", self.refused_unchanged),
             f"old refs read by the latest snapshot as another element: {self.reinterpreted}; "
             f"dispatched to a new node of the same element: {self.reresolved}",
+            self.kinds["latest"].line("single ref calls from the latest snapshot"),
+            self.kinds["remembered"].line("remembered refs (taken 2+ snapshots ago)"),
             "non-stale failures by category:" + _counts("", self.failures),
         ]
         if self.wrong_calls:

@@ -12,12 +12,11 @@ from agent_browser_tools.redaction import (
     argv_secrets,
     redact_argv,
     redact_data,
-    redact_native_batch_text,
-    redact_native_text,
     redact_text,
     redact_url,
     scrub_exact,
 )
+from agent_browser_tools.redaction_native import redact_native_batch_text, redact_native_text
 from agent_browser_tools.results.response import rejected
 
 SECRET = "abtSecret01_Qw3rTyUi0pAsDf"

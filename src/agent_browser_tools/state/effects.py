@@ -8,7 +8,6 @@ A page change the wrapper did not observe never keeps old refs.
 from __future__ import annotations
 
 import re
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -23,9 +22,11 @@ from agent_browser_tools.state.models import (
     RefsRecorded,
     SessionActivated,
     SessionClosed,
+    TabSelected,
     TargetObserved,
     TargetUnknown,
 )
+from agent_browser_tools.state.ref_identity import with_anchors
 from agent_browser_tools.state.snapshot_payload import snapshot_payload, without_delta_flags
 from agent_browser_tools.taxonomy import CommandMatch, PageEffect
 
@@ -57,33 +58,30 @@ class Probe:
 _TREE_REF = re.compile(r"\bref=(e\d+)\b")
 
 
+_BUILT: list[tuple[Mapping[str, Any], str | None, dict[str, RefInfo]]] = []
+
+
 def refs_from_snapshot(data: Mapping[str, Any], text: str | None = None) -> dict[str, RefInfo]:
-    """The ref map of a snapshot; with its tree `text`, duplicates get their neighbours."""
+    """The ref map of a snapshot; with its tree `text`, twins get their anchors.
+
+    A page can show thousands of refs and several stages of one answer need its table (the
+    shown ids, the recorded effect): the table of the last ref map built is kept (keyed by
+    the map and text objects themselves, held until the next) and each caller gets a copy."""
     refs = data.get("refs")
     if not isinstance(refs, Mapping):
         return {}
+    if _BUILT and _BUILT[0][0] is refs and _BUILT[0][1] is text:
+        return dict(_BUILT[0][2])
     out = _ref_infos(refs)
-    return _with_context(out, _TREE_REF.findall(text)) if text else out
+    out = with_anchors(out, _TREE_REF.findall(text)) if text else out
+    remember_refs(refs, text, out)
+    return dict(out)
 
 
-def _with_context(refs: dict[str, RefInfo], order: Sequence[str]) -> dict[str, RefInfo]:
-    """Set `context` (previous and next ref in document order) on refs whose role and name
-    are not unique in the snapshot."""
-    ordered = [ref for ref in dict.fromkeys(order) if ref in refs]
-    counts = Counter((refs[ref].role, refs[ref].name) for ref in ordered)
-    out = dict(refs)
-    for index, ref in enumerate(ordered):
-        info = refs[ref]
-        if counts[(info.role, info.name)] < 2:
-            continue
-        before = _describe(refs[ordered[index - 1]]) if index > 0 else "^"
-        after = _describe(refs[ordered[index + 1]]) if index + 1 < len(ordered) else "$"
-        out[ref] = info.model_copy(update={"context": f"{before} | {after}"})
-    return out
-
-
-def _describe(info: RefInfo) -> str:
-    return f"{info.role or '?'} {info.name or ''!r}"
+def remember_refs(refs: Mapping[str, Any], text: str | None, table: dict[str, RefInfo]) -> None:
+    """Keep `table` as what `refs_from_snapshot` builds for this ref map and tree text (the
+    shown-id copy of an answer whose table was built under engine ids)."""
+    _BUILT[:] = [(refs, text, table)]
 
 
 def snapshot_read_args(tokens: Sequence[str]) -> tuple[str, ...]:
@@ -95,14 +93,14 @@ def snapshot_read_args(tokens: Sequence[str]) -> tuple[str, ...]:
 
 
 def _ref_infos(refs: Mapping[Any, Any]) -> dict[str, RefInfo]:
+    # Built without validation: the fields are checked here, and a page can have thousands.
     out: dict[str, RefInfo] = {}
     for ref_id, info in refs.items():
         if isinstance(info, Mapping):
             role = info.get("role")
             name = info.get("name")
             out[str(ref_id)] = RefInfo(
-                role=role if isinstance(role, str) else None,
-                name=name if isinstance(name, str) else None,
+                role if isinstance(role, str) else None, name if isinstance(name, str) else None
             )
         else:
             out[str(ref_id)] = RefInfo()
@@ -164,9 +162,15 @@ def success_effects(
     )
     if probe is not None and probe.url:
         url, title = probe.url, probe.title or (title if url == probe.url else None)
-    if url and (transitioned or page_effect is PageEffect.NONE or probe is not None):
-        effects.append(TargetObserved(url=url, title=title, keep_refs=not transitioned))
-        if transitioned:
+    switch = _tab_switch(spec, data, url, NAVIGATION_SUMMARY.format(command=label))
+    if switch is not None:
+        effects.append(switch)  # parks the tab's refs, restores the next tab's (`tab_refs`)
+    observed = url and (transitioned or page_effect is PageEffect.NONE or probe is not None)
+    if url and observed:
+        tab = _string(data, "targetId") if page_effect is PageEffect.NAVIGATES else None
+        keep = not transitioned or switch is not None
+        effects.append(TargetObserved(url=url, title=title, keep_refs=keep, tab=tab))
+        if transitioned and switch is None:
             effects.append(
                 RefsInvalidated(
                     reason="page-transition", summary=NAVIGATION_SUMMARY.format(command=label)
@@ -175,6 +179,23 @@ def success_effects(
     elif transitioned:
         effects.append(TargetUnknown(summary=UNOBSERVED_SUMMARY.format(command=label)))
     return effects
+
+
+def _tab_switch(
+    spec: taxonomy.CommandSpec | None, data: Any, url: str | None, summary: str
+) -> TabSelected | None:
+    """A `tab`/`window` command that moved the session: to the tab its result names, or,
+    after `tab close` (whose result names the closed tab), to a tab it does not name."""
+    if spec is None or not spec.moves_tab:
+        return None
+    named = _string(data, "targetId")
+    closed = isinstance(data, Mapping) and data.get("closed") is True
+    return TabSelected(
+        target=None if closed else named,
+        closed=named if closed else None,
+        url=url,
+        summary=summary,
+    )
 
 
 def failure_effects(

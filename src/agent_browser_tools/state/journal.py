@@ -12,8 +12,10 @@ from typing import Protocol
 
 from agent_browser_tools import taxonomy
 from agent_browser_tools.redaction import REDACTED, redact_text, redact_url
+from agent_browser_tools.redaction_scan import all_plain
 from agent_browser_tools.state.models import (
     ActivationEvent,
+    Anchor,
     AppLaunch,
     AppLaunchEvent,
     CompletionEvent,
@@ -22,10 +24,12 @@ from agent_browser_tools.state.models import (
     FreshCaptureGranted,
     IntentEvent,
     JournalEvent,
+    RefInfo,
     RefsRecorded,
     RoutesChanged,
     SessionActivated,
     SessionKey,
+    TabSelected,
     TargetObserved,
 )
 from agent_browser_tools.state.reducers import apply_event, fold
@@ -95,6 +99,60 @@ class ConversationLog:
         self.state = apply_event(self.state, event)
 
 
+def _scrub_anchors(anchors: tuple[Anchor, Anchor] | None) -> tuple[Anchor, Anchor] | None:
+    if anchors is None or all(redact_text(a.text) == a.text for a in anchors):
+        return anchors
+    before, after = (a._replace(text=redact_text(a.text)) for a in anchors)
+    return before, after
+
+
+def _scrub_ref(info: RefInfo) -> RefInfo:
+    """One recorded ref with its texts redacted (an empty name is stored as none); the same
+    object when nothing changes (a page can have thousands)."""
+    name = redact_text(info.name) if info.name else None
+    context = redact_text(info.context) if info.context else None
+    anchors = _scrub_anchors(info.anchors)
+    if (name, context) == (info.name, info.context) and anchors is info.anchors:
+        return info
+    return info._replace(name=name, context=context, anchors=anchors)
+
+
+_CLEAN: list[dict[str, RefInfo]] = []
+"""The last ref map found clean (held, so its identity stays its own): an answer's effects
+are scrubbed when read back and again when journaled."""
+
+
+def _scrubbed_refs(refs: dict[str, RefInfo]) -> dict[str, RefInfo]:
+    """`_scrub_ref` for each ref, or, when one scan over every name, context and anchor text
+    finds nothing for a rule (a page's refs, nearly always), only empty names made none;
+    the same map when nothing changes."""
+    if _CLEAN and _CLEAN[0] is refs:
+        return refs
+    out = _scrub_all(refs)
+    _CLEAN[:] = [out]
+    return out
+
+
+def _scrub_all(refs: dict[str, RefInfo]) -> dict[str, RefInfo]:
+    texts: list[str] = []
+    empty = False
+    for info in refs.values():
+        if info.name:
+            texts.append(info.name)
+        empty = empty or info.name == ""
+        if info.context:
+            texts.append(info.context)
+        for anchor in info.anchors or ():
+            texts.append(anchor.text)
+    if not all_plain(texts):
+        return {ref: _scrub_ref(info) for ref, info in refs.items()}
+    if not empty:
+        return refs
+    return {
+        ref: info._replace(name=None) if info.name == "" else info for ref, info in refs.items()
+    }
+
+
 def scrub_effect(effect: Effect) -> Effect:
     """Redact URLs, titles and ref names before they are journaled (and folded into state).
 
@@ -105,16 +163,10 @@ def scrub_effect(effect: Effect) -> Effect:
         title = redact_text(effect.title) if effect.title else effect.title
         return effect.model_copy(update={"url": redact_url(effect.url), "title": title})
     if isinstance(effect, RefsRecorded):
-        refs = {
-            ref: info.model_copy(
-                update={
-                    "name": redact_text(info.name) if info.name else None,
-                    "context": redact_text(info.context) if info.context else None,
-                }
-            )
-            for ref, info in effect.refs.items()
-        }
+        refs = _scrubbed_refs(effect.refs)
         url = redact_url(effect.target_url) if effect.target_url else None
+        if refs is effect.refs and url == effect.target_url:
+            return effect
         return effect.model_copy(update={"refs": refs, "target_url": url})
     if isinstance(effect, RoutesChanged):
         routes = tuple(
@@ -122,6 +174,8 @@ def scrub_effect(effect: Effect) -> Effect:
             for r in effect.routes
         )
         return effect.model_copy(update={"routes": routes})
+    if isinstance(effect, TabSelected) and effect.url:
+        return effect.model_copy(update={"url": redact_url(effect.url)})
     if isinstance(effect, FreshCaptureGranted):
         return effect.model_copy(update={"url": redact_url(effect.url)})
     if isinstance(effect, SessionActivated) and effect.launch_flags:

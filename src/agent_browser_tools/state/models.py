@@ -10,7 +10,7 @@ Identity: a browser is addressed by (socket dir, namespace, session). Page state
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -30,11 +30,25 @@ class SessionKey(_Frozen):
         return f"{self.namespace}/{self.session}" if self.namespace else self.session
 
 
-class RefInfo(_Frozen):
+class Anchor(NamedTuple):
+    """A twin's nearest unique ref on one side: its id (`^`/`$`: the page's end) and how it
+    read (`button 'Details A'`)."""
+
+    ref: str
+    text: str
+
+
+class RefInfo(NamedTuple):
     """What a snapshot said about one `@eN` ref.
 
-    `context` is set only when another ref of the snapshot has the same role and name: then
-    role and name alone cannot tell the rows apart, so the neighbours in document order do.
+    `context` and `anchors` are set only when another ref of the snapshot has the same role
+    and name (a twin: three "Edit" buttons): role and name alone cannot tell the rows apart,
+    so its anchors do, the nearest refs before and after it whose role and name are unique in
+    the snapshot (`anchors`; `context` reads them for messages). See `state.ref_identity`.
+
+    A named tuple, not a model: a page can show thousands of refs, each snapshot builds them
+    all, and tuples of strings cost little to make and nothing to the garbage collector.
+    Models holding them still validate them from the journal (a mapping or a list).
     """
 
     role: str | None = None
@@ -42,6 +56,47 @@ class RefInfo(_Frozen):
     context: str | None = None
     engine: str | None = None
     """The engine's own id for this ref, when the wrapper shows it under another number."""
+    anchors: tuple[Anchor, Anchor] | None = None
+    nth: int | None = None
+    """A twin's place among its look-alikes in document order (0-based), a hint for the
+    page-side check (`page_watch`), never part of its identity."""
+
+    def as_data(self) -> dict[str, Any]:
+        """The fields that are set, as plain data (`details.refSnapshot`)."""
+        if self[2:] == _UNSET and self.role is not None and self.name is not None:
+            return {"role": self.role, "name": self.name}  # nearly every ref: no twin
+        out: dict[str, Any] = {"role": self.role} if self.role is not None else {}
+        if self.name is not None:
+            out["name"] = self.name
+        for key in ("context", "engine"):
+            value = getattr(self, key)
+            if value is not None:
+                out[key] = value
+        if self.anchors is not None:
+            out["anchors"] = [{"ref": a.ref, "text": a.text} for a in self.anchors]
+        if self.nth is not None:
+            out["nth"] = self.nth
+        return out
+
+
+_UNSET = (None, None, None, None)
+
+
+class PageEpoch(_Frozen):
+    """Where the page-side change log stood when a snapshot began (see
+    `tools/agent_browser/page_watch`): the log's document token and its sequence number.
+    Nothing the page changed before `seq` can have changed a ref of that snapshot."""
+
+    token: str
+    seq: int
+
+
+class RetiredRef(_Frozen):
+    """A ref an earlier snapshot of the same document showed that the latest one does not:
+    its element was gone (`now` None) or showed something else (`now`)."""
+
+    was: RefInfo
+    now: RefInfo | None = None
 
 
 class RefSnapshot(_Frozen):
@@ -52,6 +107,10 @@ class RefSnapshot(_Frozen):
     target_url: str | None = None
     seq: int = 0
     read_args: tuple[str, ...] = ()
+    epoch: PageEpoch | None = None
+    retired: dict[str, RetiredRef] = Field(default_factory=dict)
+    """Refs of earlier snapshots of this page that the latest one no longer shows, so a
+    remembered ref is refused for what happened to its element (not for being old)."""
 
 
 class PageTarget(_Frozen):
@@ -172,6 +231,12 @@ class SessionPageState(_Frozen):
     read_confirmation: ReadConfirmation | None = None
     fresh_capture: FreshCapture | None = None
     """Consumed by the next completed call on this session, whatever it was."""
+    tab: str | None = None
+    """The engine's target id of the tab the session is on, when a result named it."""
+    parked: dict[str, RefSnapshot] = Field(default_factory=dict)
+    """The latest refs of the session's other tabs, by target id: switching back to a tab
+    whose page still shows the URL they came from makes them the session's refs again (each
+    still proven at its use, like any remembered ref)."""
 
 
 # ----- effects: what one completed call did to state -------------------------------------
@@ -182,6 +247,19 @@ class TargetObserved(_Frozen):
     url: str
     title: str | None = None
     keep_refs: bool = True
+    tab: str | None = None
+    """The tab the page is in (`open` names it), when the result said."""
+
+
+class TabSelected(_Frozen):
+    """The call moved the session to another tab (`target`, None when the result did not
+    name it) or closed one (`closed`); `url` is the page the session is on now."""
+
+    kind: Literal["tab-selected"] = "tab-selected"
+    target: str | None = None
+    closed: str | None = None
+    url: str | None = None
+    summary: str
 
 
 class TargetUnknown(_Frozen):
@@ -194,6 +272,7 @@ class RefsRecorded(_Frozen):
     refs: dict[str, RefInfo]
     target_url: str | None = None
     read_args: tuple[str, ...] = ()
+    epoch: PageEpoch | None = None
 
 
 class RefsInvalidated(_Frozen):
@@ -296,7 +375,8 @@ Effect = Annotated[
     | RecordingClosed
     | RoutesChanged
     | ConfirmationMarked
-    | FreshCaptureGranted,
+    | FreshCaptureGranted
+    | TabSelected,
     Field(discriminator="kind"),
 ]
 

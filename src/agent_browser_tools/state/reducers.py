@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from agent_browser_tools.state import tab_refs
 from agent_browser_tools.state.models import (
     ActivationEvent,
     AppLaunchEvent,
@@ -33,14 +34,17 @@ from agent_browser_tools.state.models import (
     PageTarget,
     RecordingClosed,
     RecordingOpened,
+    RefInfo,
     RefInvalidation,
     RefsInvalidated,
     RefSnapshot,
     RefsRecorded,
+    RetiredRef,
     RoutesChanged,
     SessionActivated,
     SessionClosed,
     SessionPageState,
+    TabSelected,
     TargetObserved,
     TargetUnknown,
 )
@@ -139,6 +143,31 @@ def _highest_ref(refs: Mapping[str, object]) -> int:
     return max(numbers, default=0)
 
 
+RETIRED_LIMIT = 2000
+"""Retired refs kept per page (the oldest go first): enough for a long task on one page."""
+
+
+def retired_refs(
+    previous: RefSnapshot | None, refs: Mapping[str, RefInfo]
+) -> dict[str, RetiredRef]:
+    """Refs the page's earlier snapshots showed that `refs` does not, with what became of
+    their element: the engine keeps a node's id, so an engine id still present names the
+    same node, now shown under another ref because it shows something else.
+
+    A snapshot after an invalidation (navigation, a new browser) starts a new page: nothing
+    is carried over."""
+    if previous is None:
+        return {}
+    out = {ref: old for ref, old in previous.retired.items() if ref not in refs}
+    by_engine = {info.engine or ref: info for ref, info in refs.items()}
+    for ref, info in previous.refs.items():
+        if ref not in refs:
+            out[ref] = RetiredRef(was=info, now=by_engine.get(info.engine or ref))
+    if len(out) > RETIRED_LIMIT:
+        out = dict(list(out.items())[-RETIRED_LIMIT:])
+    return out
+
+
 def _namespace_of(label: str) -> str | None:
     return label.split("/", 1)[0] if "/" in label else None
 
@@ -151,6 +180,7 @@ def apply_effect(entry: SessionPageState, effect: Effect) -> SessionPageState:
         return entry.model_copy(
             update={
                 "target_unknown": True,
+                "tab": None,  # an unobserved change may have moved to another tab
                 "ref_snapshot": None,
                 "ref_invalidation": RefInvalidation(
                     reason="page-transition", summary=effect.summary
@@ -160,8 +190,14 @@ def apply_effect(entry: SessionPageState, effect: Effect) -> SessionPageState:
     if isinstance(effect, RefsRecorded):
         return entry.model_copy(
             update={
-                "ref_snapshot": RefSnapshot(
-                    refs=effect.refs, target_url=effect.target_url, read_args=effect.read_args
+                # Built without validation: the effect's refs were validated already and a
+                # page can show thousands.
+                "ref_snapshot": RefSnapshot.model_construct(
+                    refs=effect.refs,
+                    target_url=effect.target_url,
+                    read_args=effect.read_args,
+                    epoch=effect.epoch,
+                    retired=retired_refs(entry.ref_snapshot, effect.refs),
                 ),
                 "ref_invalidation": None,
                 "active": True,
@@ -184,6 +220,8 @@ def apply_effect(entry: SessionPageState, effect: Effect) -> SessionPageState:
                 "launch_flags": _merged_flags(entry, effect.launch_flags),
             }
         )
+    if isinstance(effect, TabSelected):
+        return tab_refs.switched(entry, effect)
     if isinstance(effect, SessionClosed):
         return SessionPageState(ownership=entry.ownership)
     if isinstance(effect, BrowserClosed):
@@ -232,6 +270,8 @@ def _observed(entry: SessionPageState, effect: TargetObserved) -> SessionPageSta
         "active": True,
         "closed": False,
     }
+    if effect.tab is not None:
+        update["tab"] = effect.tab
     if not effect.keep_refs:
         update["ref_snapshot"] = None
     return entry.model_copy(update=update)

@@ -1,9 +1,11 @@
 """The stale-ref guard: refuse a page-scoped ref before the engine can misuse it (pure).
 
 The engine re-resolves an old `@eN` by role and name, so after navigation or a rerender it can
-silently act on a *different* element. The guard blocks a mutation-prone command whose refs
-are not in the session's latest snapshot, whose snapshot came from another page (URLs compared
-without the fragment; the query is significant), or whose refs were invalidated.
+silently act on a *different* element. A ref keeps its id while its element does (`refmap`),
+so a ref from any earlier snapshot of the page is as good as one from the latest; the guard
+blocks a command whose ref the page's snapshots retired (its element gone, or showing
+something else: `element-gone`, `element-changed`), that no snapshot of this page showed, or
+whose refs were invalidated (navigation, a new browser).
 
 Batches are scanned in order: a step that can swap the page sets a latch that blocks later
 ref-using steps until a `snapshot` step, except same-snapshot form-control steps (ticking a
@@ -20,6 +22,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from agent_browser_tools import taxonomy
 from agent_browser_tools.state.models import RefInfo, SessionPageState
+from agent_browser_tools.state.ref_identity import same_element, same_name, where_now
 from agent_browser_tools.taxonomy import CommandMatch
 
 _REF = re.compile(r"^(?:@|ref=)?(e\d+)$")
@@ -88,10 +91,18 @@ def _check_against_state(
             return "refs-invalidated", f"{shown} is stale: {entry.ref_invalidation.summary}"
         return None
     missing = [i for i in ids if i not in snapshot.refs]
+    retired = next((snapshot.retired[i] for i in missing if i in snapshot.retired), None)
+    if retired is not None:
+        ref = next(i for i in missing if i in snapshot.retired)
+        was = describe_ref(retired.was)
+        if retired.now is None:
+            return "element-gone", f"@{ref} was {was}; it is no longer on the page."
+        now = describe_ref(retired.now)
+        return "element-changed", f"@{ref} was {was}; that element now shows {now}."
     if missing:
         return "not-in-latest-snapshot", (
-            f"{', '.join('@' + i for i in missing)} is not in the latest snapshot of this session "
-            "(refs are page-scoped and renumbered by each snapshot)."
+            f"{', '.join('@' + i for i in missing)} is not a ref of this page's snapshots (it "
+            "came from another page, or was never shown)."
         )
     # A URL that changed since the snapshot is not refused here: a pushState view swap keeps
     # the document and its elements. The identity re-read before dispatch decides: a new
@@ -186,10 +197,10 @@ def identity_mismatch(
 ) -> StaleRef | None:
     """The first ref whose element is no longer the one the snapshot named, else None.
 
-    `fresh` is the same session re-read just before dispatch. The engine keys refs by DOM
-    node, so an id that is still present belongs to the same node; the node must still carry
-    the recorded role and name, and where those were not unique in the snapshot, the same
-    neighbours. A control's own value is not part of its identity and may change.
+    `fresh` is the same session re-read just before dispatch, by recorded ref id. The engine
+    keys refs by DOM node, so an id that is still present belongs to the same node; the node
+    must still carry the recorded role and name, and a twin the same anchors (see
+    `ref_identity`). A control's own value is not part of its identity and may change.
     """
     for ref in ids:
         was = recorded.get(ref)
@@ -199,14 +210,14 @@ def identity_mismatch(
         if now is None:
             reason = f"@{ref} was {describe_ref(was)}; it is no longer on the page."
             return StaleRef(refs=(ref,), reason=reason, code="element-gone")
-        if (now.role, now.name) != (was.role, was.name):
+        if now.role != was.role or not same_name(was.name, now.name):
             reason = f"@{ref} was {describe_ref(was)}; it is now {describe_ref(now)}."
             return StaleRef(refs=(ref,), reason=reason, code="element-changed")
-        if (was.context is not None or now.context is not None) and now.context != was.context:
+        if not same_element(was, now, fresh.get):
             reason = (
                 f"@{ref} is still {describe_ref(was)} but not in the same place: the snapshot "
                 f"showed it between {was.context or 'no twin'}; the page now has "
-                f"{now.context or 'no twin'}."
+                f"{where_now(now)}."
             )
             return StaleRef(refs=(ref,), reason=reason, code="element-changed")
     return None

@@ -349,11 +349,12 @@ COMMANDS: tuple[CommandSpec, ...] = (
     # Tabs and windows. `tab <id|label|target>` is spelled without a verb upstream.
     _cmd("tab list", "List tabs", ro=True),
     _cmd("tab new", "Open a new tab (and switch to it)", effect=SWITCH, latch=True, args=(0, 1),
-         flags="--label=", files=URL0, confirmation=ConfirmationRole.OPENS_TAB),
-    _cmd("tab close", "Close a tab", effect=SWITCH, latch=True, nav=True, args=(0, 1)),
+         flags="--label=", files=URL0, confirmation=ConfirmationRole.OPENS_TAB, moves_tab=True),
+    _cmd("tab close", "Close a tab", effect=SWITCH, latch=True, nav=True, args=(0, 1),
+         moves_tab=True),
     _cmd("tab select", "Switch to a tab by id, label or target id", synthetic=True,
-         effect=SWITCH, latch=True, nav=True, probe=True, args=(1, 1)),
-    _cmd("window new", "Open a new window", effect=SWITCH, latch=True, nav=True),
+         effect=SWITCH, latch=True, nav=True, probe=True, args=(1, 1), moves_tab=True),
+    _cmd("window new", "Open a new window", effect=SWITCH, latch=True, nav=True, moves_tab=True),
     # Dialogs get the short dialog budget; accepting can navigate or re-render.
     _cmd("dialog accept", "Accept dialog", effect=MAY, latch=True, change=True,
          timeout=TimeoutFamily.DIALOG, args=(0, 1)),

@@ -263,6 +263,9 @@ class CommandSpec:
     the page target is unknown: that is how the unknown state can end."""
     diagnostic: Diagnostic = Diagnostic.NONE
     """The wrapper's own read of the answer (route tracker, eval/get-text/stream hints)."""
+    moves_tab: bool = False
+    """Moves the session to another tab or window, or closes a tab: the tab it leaves keeps
+    its refs for the session's return (`state.tab_refs`)."""
     click_probes: bool = False
     """A standalone direct click: the wrapper checks a DOM event reached its target
     (`clickDispatch`) and, when it stays on the same URL, looks for a covering dialog

@@ -467,3 +467,38 @@ def test_every_invalidation_reason_is_reported_as_one_the_contract_knows(reason:
     assert details["reason"] in ("no-active-page", "page-transition")
     assert details.get("cause", details["reason"]) == reason
     assert details["summary"] == "s"
+
+
+# ----- refs an earlier snapshot of the page showed (issue 28) ----------------------------------
+
+
+def test_a_remembered_ref_is_refused_for_what_became_of_its_element() -> None:
+    """Gone: its engine id is in no later snapshot. Changed: its node now shows something else
+    under another shown id. Not old: a ref kept by the latest snapshot passes."""
+    from agent_browser_tools.state.models import RefInfo, RefsRecorded, SessionPageState
+    from agent_browser_tools.state.reducers import apply_effect
+    from agent_browser_tools.state.stale_refs import guard_direct
+    from agent_browser_tools.taxonomy import resolve_command
+
+    first = {
+        "e1": RefInfo(role="button", name="Save"),
+        "e2": RefInfo(role="button", name="Continue"),
+        "e3": RefInfo(role="button", name="Details A"),
+    }
+    later = {
+        "e1": RefInfo(role="button", name="Save"),
+        "e4": RefInfo(role="button", name="Details C", engine="e3"),
+    }
+    entry = apply_effect(SessionPageState(), RefsRecorded(refs=first))
+    entry = apply_effect(entry, RefsRecorded(refs=later))
+
+    def code(ref: str) -> str | None:
+        stale = guard_direct(resolve_command(["click", ref]), entry)
+        return stale.code if stale is not None else None
+
+    assert code("@e1") is None
+    assert code("@e2") == "element-gone"
+    assert code("@e3") == "element-changed"
+    stale = guard_direct(resolve_command(["click", "@e3"]), entry)
+    assert stale is not None and 'now shows button "Details C"' in stale.reason
+    assert code("@e9") == "not-in-latest-snapshot"

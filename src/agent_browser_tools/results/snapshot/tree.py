@@ -10,10 +10,10 @@ nothing is silently dropped.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 _LINE = re.compile(r'^(?P<indent>\s*)- (?P<role>[^\s"\[:]+)(?: "(?P<name>(?:[^"\\]|\\.)*)")?')
 _ATTRS = re.compile(r"\[(?P<attrs>[^\[\]]*)\]")
@@ -22,15 +22,15 @@ _LEVEL = re.compile(r"(?:^|[\s,])level=(?P<level>\d+)\b")
 _UNESCAPE = re.compile(r"\\(.)")
 
 
-@dataclass(frozen=True)
-class SnapshotLine:
+class SnapshotLine(NamedTuple):
     """One line of a snapshot with its parsed node facts.
 
     `parent` is the index of the nearest earlier line with a smaller depth (None at the top),
-    so ancestor chains can be rebuilt without re-reading indentation.
+    so ancestor chains can be rebuilt without re-reading indentation. A named tuple: a tree
+    can have thousands of lines, and tuples of plain values cost the garbage collector nothing.
     """
 
-    index: int
+    index: int  # type: ignore[assignment]  # shadows tuple.index, never called on a line
     text: str
     depth: int
     role: str
@@ -68,7 +68,16 @@ def _parse_one(text: str) -> tuple[int, str, str, str | None, int | None]:
 
 
 def parse_snapshot(text: str) -> list[SnapshotLine]:
-    """Parse every non-empty line; parents come from indentation."""
+    """Parse every non-empty line; parents come from indentation.
+
+    Compaction, overlay detection and link kinds all read the same answer's tree, which can
+    hold thousands of lines: the last few parses are kept (lines are frozen; each caller
+    gets its own list)."""
+    return list(_parsed(text))
+
+
+@functools.lru_cache(maxsize=2)
+def _parsed(text: str) -> tuple[SnapshotLine, ...]:
     lines: list[SnapshotLine] = []
     stack: list[tuple[int, int]] = []  # (depth, index)
     for raw in text.split("\n"):
@@ -81,7 +90,7 @@ def parse_snapshot(text: str) -> list[SnapshotLine]:
         parent = stack[-1][1] if stack else None
         lines.append(SnapshotLine(index, raw.rstrip(), depth, role, name, ref, level, parent))
         stack.append((depth, index))
-    return lines
+    return tuple(lines)
 
 
 def ancestors(lines: Sequence[SnapshotLine], index: int) -> list[int]:
@@ -110,15 +119,21 @@ def ref_role_name(line: SnapshotLine, refs: Mapping[str, Mapping[str, Any]]) -> 
     Why: the ref map is what later `@eN` actions resolve against, so when both exist the map
     is the authority; the printed line is the fallback for ref-less lines.
     """
-    entry = refs.get(line.ref) if line.ref else None
-    if isinstance(entry, Mapping):
-        role = entry.get("role")
-        name = entry.get("name")
-        return (
-            role if isinstance(role, str) and role else line.role,
-            name if isinstance(name, str) else line.name,
-        )
-    return line.role, line.name
+    ref = line.ref
+    entry = refs.get(ref) if ref else None
+    if entry is None:
+        return line.role, line.name
+    if type(entry) is dict:  # the engine's map: the common case, without the ABC check
+        role, name = entry.get("role"), entry.get("name")
+        if type(role) is str and role and type(name) is str:
+            return role, name
+    elif not isinstance(entry, Mapping):
+        return line.role, line.name
+    role, name = entry.get("role"), entry.get("name")
+    return (
+        role if isinstance(role, str) and role else line.role,
+        name if isinstance(name, str) else line.name,
+    )
 
 
 def ref_label(ref: str, role: str, name: str, *, max_name: int = 80) -> str:

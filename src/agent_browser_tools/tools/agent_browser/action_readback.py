@@ -29,9 +29,10 @@ from agent_browser_tools.planning.plan import ExecutionPlan
 from agent_browser_tools.redaction import redact_text
 from agent_browser_tools.results.observation import Observation
 from agent_browser_tools.state.models import RefInfo
+from agent_browser_tools.state.ref_identity import same_element
 from agent_browser_tools.state.stale_refs import ref_ids
 from agent_browser_tools.tools.agent_browser import effect_verdict as ev
-from agent_browser_tools.tools.agent_browser import readback_failure, refmap
+from agent_browser_tools.tools.agent_browser import page_watch, readback_failure, refmap
 from agent_browser_tools.tools.agent_browser.call import DirectCall
 from agent_browser_tools.tools.agent_browser.confirm_gate import confirmation_gated
 from agent_browser_tools.tools.agent_browser.date_entry import READ_JS, parse_field
@@ -99,10 +100,19 @@ def rows(call: DirectCall) -> list[list[str]]:
     elif target.command == "select":
         kinds = ["value", "html"]
     elif target.command in ("check", "uncheck") or target.role in TOGGLES:
-        kinds = ["snapshot" if target.info is not None else "checked"]
+        kinds = ["checked"] if target.info is None else [_toggle_kind(call, target.info)]
     out = [_row(call, kind, target.operand) for kind in kinds]
     call.readback["kinds"] = kinds
     return refmap.rows_to_engine(out, call.ref_table)
+
+
+def _toggle_kind(call: DirectCall, info: RefInfo) -> str:
+    """A toggle's state after the action: read in the page by its role and name (`toggle`),
+    or, for a look-alike, a role the page cannot find or a page the wrapper must not probe,
+    from the session's snapshot."""
+    if confirmation_gated(call) or page_watch.toggle_row(info) is None:
+        return "snapshot"
+    return "toggle"
 
 
 def _row(call: DirectCall, kind: str, operand: str) -> list[str]:
@@ -110,6 +120,11 @@ def _row(call: DirectCall, kind: str, operand: str) -> list[str]:
         return ["eval", READ_JS]
     if kind == "checked":
         return ["is", "checked", operand]
+    if kind == "toggle":
+        target = asked(call.plan, call.ref_table)
+        row = page_watch.toggle_row(target.info) if target and target.info else None
+        assert row is not None  # `_toggle_kind` chose it
+        return row
     if kind == "snapshot":
         assert call.key is not None
         recorded = call.rt.log.state.session(call.key).ref_snapshot
@@ -128,6 +143,8 @@ def take(call: DirectCall, answered: Sequence[BatchRow]) -> None:
             read[kind] = result["checked"]
         elif kind == "snapshot":
             read[kind] = result
+        elif kind == "toggle" and page_watch.toggle_state(result) is not None:
+            read["checked"] = page_watch.toggle_state(result)
         elif kind == "date":
             read[kind] = parse_field(result.get("result"))
         elif isinstance(result.get(kind), str):
@@ -217,7 +234,8 @@ def toggle_state(target: Asked, table: Mapping[str, RefInfo], data: object) -> b
     want = (target.info.role, target.info.name)
     own = refmap.engine_id(target.ref, table)
     mine = fresh.get(own)
-    if mine is not None and (mine.role, mine.name, mine.context) == (*want, target.info.context):
+    anchor_now = lambda shown: fresh.get(refmap.engine_id(shown, table))  # noqa: E731
+    if mine is not None and same_element(target.info, mine, anchor_now):
         return states.get(own)
     same = [ref for ref, info in fresh.items() if (info.role, info.name) == want]
     return states.get(same[0]) if len(same) == 1 else None

@@ -31,6 +31,7 @@ from agent_browser_tools.state.models import (
     PageTarget,
     RefsInvalidated,
     SessionKey,
+    TabSelected,
     TargetObserved,
 )
 from agent_browser_tools.state.stale_refs import normalize_url
@@ -60,8 +61,10 @@ class Recovery:
 
 def page_now(url: str, summary: str, title: str | None = None) -> list[Effect]:
     """The session's page is now `url` and its refs from before are retired (the summary says
-    why): how every tab-drift finding is recorded."""
+    why): how every tab-drift finding is recorded. The tab the refs were read on keeps them
+    (`state.tab_refs`): another tab took focus, or the wrapper re-selected one."""
     return [
+        TabSelected(url=url, summary=summary),
         TargetObserved(url=url, title=title, keep_refs=False),
         RefsInvalidated(reason="page-transition", summary=summary),
     ]

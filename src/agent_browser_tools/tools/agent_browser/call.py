@@ -17,7 +17,7 @@ from agent_browser_tools.planning.inputs import AgentBrowserInput
 from agent_browser_tools.planning.plan import ExecutionPlan
 from agent_browser_tools.results.next_actions import NextAction
 from agent_browser_tools.runtime import Runtime
-from agent_browser_tools.state.models import RefInfo, SessionKey
+from agent_browser_tools.state.models import PageEpoch, RefInfo, SessionKey
 from agent_browser_tools.tools.agent_browser.hooks import Hooks
 from agent_browser_tools.tools.agent_browser.refmap import Shown
 
@@ -56,6 +56,8 @@ class DirectCall:
     """An element action's read-back rows and answers (`action_readback`)."""
     settle: dict[str, Any] = field(default_factory=dict)
     """What the post-action settle wait saw (`nav_settle`)."""
+    epoch: list[PageEpoch] = field(default_factory=list)
+    """The page-side change log's position read just before a snapshot (`page_watch`)."""
 
     @property
     def hooks(self) -> Hooks:

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import json
 import secrets
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -45,7 +46,7 @@ from agent_browser_tools.taxonomy import CommandMatch
 from agent_browser_tools.tools.agent_browser.attached_app import ELECTRON_TOOL, launch_of
 from agent_browser_tools.tools.agent_browser.call import DirectCall
 from agent_browser_tools.tools.agent_browser.confirm_gate import confirmation_gated
-from agent_browser_tools.tools.agent_browser.helpers import helper_call
+from agent_browser_tools.tools.agent_browser.helpers import helper_batch
 from agent_browser_tools.tools.agent_browser.nav_settle import arm_rows
 
 MARKER = "data-abt-click-probe"
@@ -153,7 +154,7 @@ def target_of(match: CommandMatch, refs: Mapping[str, RefInfo]) -> Target | None
     info = refs.get(ids[0]) if len(ids) == 1 else None
     if info is None or info.role not in ROLES or not info.name:
         return None
-    if sum(1 for r in refs.values() if (r.role, r.name) == (info.role, info.name)) != 1:
+    if _pairs(refs)[(info.role, info.name)] != 1:
         return None
     return Target(
         {"role": info.role, "name": info.name},
@@ -165,6 +166,17 @@ def target_of(match: CommandMatch, refs: Mapping[str, RefInfo]) -> Target | None
             "name": redact_text(info.name),
         },
     )
+
+
+_PAIRS: list[tuple[Mapping[str, RefInfo], Counter[tuple[str | None, str | None]]]] = []
+
+
+def _pairs(refs: Mapping[str, RefInfo]) -> Counter[tuple[str | None, str | None]]:
+    """How many refs show each role and name, kept for the last (immutable) table: every
+    click until the next snapshot asks, and a table can hold thousands of refs."""
+    if not _PAIRS or _PAIRS[0][0] is not refs:
+        _PAIRS[:] = [(refs, Counter((r.role, r.name) for r in refs.values()))]
+    return _PAIRS[0][1]
 
 
 def remember_page(call: DirectCall) -> None:
@@ -191,25 +203,46 @@ def wanted(call: DirectCall) -> bool:
     return call.hooks.tool != ELECTRON_TOOL and launch_of(call.rt.log.state, key) is None
 
 
-async def install(call: DirectCall) -> None:
-    """Install the probe and read its marker back (one helper batch)."""
+async def install(call: DirectCall, lead: Sequence[list[str]] = ()) -> tuple[BatchRow, ...]:
+    """Install the probe and read its marker back (one helper batch), once per call.
+
+    `lead` rows (the identity check's, see `identity`) run first in the same batch, so a ref
+    click pays one helper call before its dispatch, not two; their answers are returned."""
+    if call.click.get("installed"):
+        return ()
     remember_page(call)
     if not wanted(call) or call.plan.match is None:
-        return
+        return await _lead_only(call, lead)
+    call.click["installed"] = True
     target = target_of(call.plan.match, call.ref_table)
     token = secrets.token_hex(8)
     budget = call.plan.timeout.timeout_ms + call.rt.settings.process_timeout_ms
     cfg = {"marker": MARKER, "token": token, "ttl": budget + CLEANUP_GRACE_MS}
-    rows: list[list[str]] = [["eval", _INSTALL_JS % json.dumps({**cfg, **_locate(target)})]]
-    if target is not None:
-        rows.append(["get", "attr", target.selector, MARKER])
+    rows: list[list[str]] = [*lead, ["eval", _INSTALL_JS % json.dumps({**cfg, **_locate(target)})]]
     rows += arm_rows(call)  # the navigation watcher the settle wait reads (`nav_settle`)
-    envelope = await helper_call(call.rt, call.plan, ["batch"], stdin=json.dumps(rows))
-    answered = (envelope.rows or ()) if envelope is not None else ()
+    if target is not None:
+        rows.append(["get", "attr", target.selector, MARKER])  # after the scripts: one eval
+    envelope = await helper_batch(call.rt, call.plan, rows)
+    everything = (envelope.rows or ()) if envelope is not None else ()
+    led, answered = tuple(everything[: len(lead)]), everything[len(lead) :]
     if not answered or not answered[0].success:
-        return
-    proven = len(answered) > 1 and _value(answered[1]) == token
+        return led
+    proven = target is not None and len(answered) > 1 and _value(answered[-1]) == token
     call.click["probe"] = Installed(token, target if proven else None)
+    return led
+
+
+def will_install(call: DirectCall) -> bool:
+    """Whether `install` will run a helper batch the identity check can share."""
+    remember_page(call)
+    return not call.click.get("installed") and wanted(call) and call.plan.match is not None
+
+
+async def _lead_only(call: DirectCall, lead: Sequence[list[str]]) -> tuple[BatchRow, ...]:
+    if not lead:
+        return ()
+    envelope = await helper_batch(call.rt, call.plan, lead)
+    return tuple(envelope.rows or ()) if envelope is not None else ()
 
 
 def _locate(target: Target | None) -> dict[str, str]:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping
+from functools import partial
 from typing import Any
 
 from agent_browser_tools.engine.discovery import EngineNotFound, EngineTooOld
@@ -41,6 +42,7 @@ from agent_browser_tools.tools.agent_browser import (
     endpoint_guard,
     finish,
     followups,
+    gc_pause,
     guards,
     host_hook,
     identity,
@@ -70,6 +72,7 @@ from agent_browser_tools.tools.agent_browser.request import (
 __all__ = ["NAME", "OBSERVATION_KEYS", "handle", "preview_plan", "run", "run_observation"]
 
 
+@gc_pause.during
 async def run(
     rt: Runtime,
     params: Mapping[str, Any] | AgentBrowserInput,
@@ -167,9 +170,11 @@ async def _guard(call: DirectCall) -> ToolResult | None:
     unmade = artifacts.prepare_dirs(call)
     if unmade is not None:
         return await finish.refused(call, unmade)
-    changed = await identity.verify(call)
+    shared = click_probe.will_install(call)
+    changed = await identity.verify(call, partial(click_probe.install, call) if shared else None)
     if changed is not None:
         return await finish.refused(call, guards.stale_refusal(call.plan, changed))
+    await identity.begin_epoch(call)
     await artifacts.sample_before(call)
     await click_probe.install(call)
     nav_settle.before(call)

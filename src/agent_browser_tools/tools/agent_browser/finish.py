@@ -25,6 +25,7 @@ from agent_browser_tools.results.output_file import save as save_output
 from agent_browser_tools.results.present import render_prose
 from agent_browser_tools.results.tool_result import ImageBlock, ToolResult
 from agent_browser_tools.runtime import Runtime
+from agent_browser_tools.state.models import RefInfo
 from agent_browser_tools.tools.agent_browser import (
     manifest_receipts,
     recording,
@@ -210,14 +211,24 @@ def _save_output(
     return None
 
 
+_DUMPED: list[tuple[Mapping[str, RefInfo], dict[str, dict[str, Any]]]] = []
+
+
+def _dumped_refs(refs: Mapping[str, RefInfo]) -> dict[str, dict[str, Any]]:
+    """`details.refSnapshot.refs` as plain data. Every call repeats the session's latest ref
+    map, which can hold thousands of refs: the dump of the (immutable) map is kept until the
+    next snapshot replaces it; each call gets its own map of the same (read-only) records."""
+    if not _DUMPED or _DUMPED[0][0] is not refs:
+        _DUMPED[:] = [(refs, {k: v.as_data() for k, v in refs.items()})]
+    return dict(_DUMPED[0][1])
+
+
 def _state_details(rt: Runtime, plan: ExecutionPlan, details: dict[str, Any]) -> None:
     assert plan.session.key is not None
     entry = rt.log.state.session(plan.session.key)
     if entry.ref_snapshot is not None:
         details["refSnapshot"] = {
-            "refs": {
-                k: v.model_dump(exclude_none=True) for k, v in entry.ref_snapshot.refs.items()
-            },
+            "refs": _dumped_refs(entry.ref_snapshot.refs),
             "target": {"url": entry.ref_snapshot.target_url},
         }
     if entry.ref_invalidation is not None:

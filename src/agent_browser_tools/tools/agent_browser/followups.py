@@ -10,9 +10,8 @@ re-enters the executor.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from agent_browser_tools.engine.envelope import EngineFailure, Envelope, OutputMode
@@ -32,12 +31,13 @@ from agent_browser_tools.tools.agent_browser import (
     confirmations,
     focused_field,
     nav_settle,
+    overlay_probe,
     page_change,
     record,
 )
 from agent_browser_tools.tools.agent_browser import snapshot as snapshot_flow
 from agent_browser_tools.tools.agent_browser.call import DirectCall, Spawned
-from agent_browser_tools.tools.agent_browser.helpers import helper_call
+from agent_browser_tools.tools.agent_browser.helpers import helper_batch
 
 
 async def read_back(call: DirectCall, obs: Observation, spawned: Spawned) -> list[Effect]:
@@ -110,7 +110,10 @@ async def run_probe(call: DirectCall, obs: Observation) -> Probe | None:
     click_probe.take(call, rows[2 : 2 + collected])
     readback = 2 + collected + len(call.readback.get("kinds") or ())
     action_readback.take(call, rows[2 + collected : readback])
-    focused_field.take(call, rows[readback:])
+    focused = readback + len(focused_field.post_rows(call))
+    focused_field.take(call, rows[readback:focused])
+    if overlay_probe.dialog_row(call) is not None and len(rows) > focused:
+        overlay_probe.take_dialog(call, rows[focused].result if rows[focused].success else None)
     url = title = None
     for row in rows[:2]:
         if row.success and isinstance(row.result, Mapping):
@@ -122,11 +125,26 @@ async def run_probe(call: DirectCall, obs: Observation) -> Probe | None:
 
 
 async def _probe_batch(call: DirectCall, lead: list[list[str]]) -> Envelope | None:
+    """The probe batch; its answer has one row per row below, in this order (what the
+    readers index), but the engine runs the page scripts last, side by side (one `eval`:
+    `eval_merge`), after the settle wait and the url and title reads."""
     collect = click_probe.collect_row(call)
     readback = action_readback.rows(call)
+    dialog = overlay_probe.dialog_row(call)
     rows = [*lead, ["get", "url"], ["get", "title"], *([collect] if collect else []), *readback]
     rows += focused_field.post_rows(call)
-    return await helper_call(call.rt, call.plan, ["batch", "--bail"], stdin=json.dumps(rows))
+    rows += [dialog] if dialog is not None else []
+    order = sorted(range(len(rows)), key=lambda i: rows[i][0] == "eval")
+    envelope = await helper_batch(call.rt, call.plan, [rows[i] for i in order], bail=True)
+    if envelope is None or envelope.rows is None:
+        return envelope
+    at = {sent: answered for sent, answered in zip(order, envelope.rows, strict=False)}
+    kept = []
+    for index in range(len(rows)):
+        if index not in at:
+            break  # a fail-fast stop: what follows in the readers' order did not run
+        kept.append(at[index])
+    return replace(envelope, rows=tuple(kept))
 
 
 def _str(value: Any) -> str | None:
@@ -176,7 +194,7 @@ def apply_selector_miss(
         return
     refs = entry.ref_snapshot.refs
     view = {
-        "refs": {k: v.model_dump(exclude_none=True) for k, v in refs.items()},
+        "refs": {k: v.as_data() for k, v in refs.items()},
         "target": {"url": entry.ref_snapshot.target_url},
     }
     apply_find_recovery(obs, miss.target, refs, view, miss.prefix)

@@ -9,7 +9,9 @@ and its pending confirmations gone.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from agent_browser_tools.engine.envelope import Envelope, OutputMode, parse_outcome
@@ -18,7 +20,7 @@ from agent_browser_tools.planning.session_scope import acts_on_whole_dir
 from agent_browser_tools.planning.sessions import flag_tokens
 from agent_browser_tools.runtime import Runtime
 from agent_browser_tools.state.models import SessionKey
-from agent_browser_tools.tools.agent_browser import webmcp
+from agent_browser_tools.tools.agent_browser import eval_merge, webmcp
 
 
 def session_args(key: SessionKey, launch: tuple[str, ...] = ()) -> list[str]:
@@ -60,6 +62,19 @@ async def helper_call(
         raw.discard_stdout()  # raw, unredacted engine output: never kept
     webmcp.note_helper(envelope)  # a page-tool catalog update seen by a helper is the call's
     return envelope
+
+
+async def helper_batch(
+    rt: Runtime, plan: ExecutionPlan, rows: Sequence[Sequence[str]], *, bail: bool = False
+) -> Envelope | None:
+    """One helper `batch` (fail-fast with `bail`) of the wrapper's own rows; its consecutive
+    page scripts run as one `eval` (`eval_merge`) and answer one row each, as sent."""
+    sent, groups = eval_merge.merge(rows, bail=bail)
+    args = ["batch", "--bail"] if bail else ["batch"]
+    envelope = await helper_call(rt, plan, args, stdin=json.dumps(sent))
+    if envelope is None or envelope.rows is None:
+        return envelope
+    return replace(envelope, rows=eval_merge.expand(rows, groups, envelope.rows, bail=bail))
 
 
 async def helper_data(

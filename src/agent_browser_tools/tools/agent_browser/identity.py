@@ -7,15 +7,20 @@ node (falling back to role and name when the node is gone), so it would act on w
 node shows now. One re-read of the session's refs with the recorded snapshot's own scope,
 compared with what the model's snapshot recorded, refuses such a call as `stale-ref`.
 
-Cost: one extra engine call for a call that uses refs, none otherwise. Limit: the page can
-still change in the few milliseconds between this re-read and the dispatch.
+Cost: one small extra engine call for a call that uses refs, none otherwise: the page-side
+change log (`page_watch`) proves the used refs unchanged in one batch; only when it cannot
+(a change near the element, another document, a page it cannot read) does the full re-read
+run. Limit: the page can still change in the few milliseconds between this check and the
+dispatch.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import json
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import replace
 
+from agent_browser_tools.engine.envelope import BatchRow, OutputMode
 from agent_browser_tools.planning.plan import ExecutionPlan
 from agent_browser_tools.state.effects import refs_from_snapshot
 from agent_browser_tools.state.journal import scrub_effect
@@ -28,10 +33,11 @@ from agent_browser_tools.state.stale_refs import (
     unverified,
 )
 from agent_browser_tools.taxonomy import CommandMatch, resolve_command, split_global_flags
-from agent_browser_tools.tools.agent_browser import fresh_capture, refmap
+from agent_browser_tools.tools.agent_browser import fresh_capture, page_watch, refmap
 from agent_browser_tools.tools.agent_browser.call import DirectCall
 from agent_browser_tools.tools.agent_browser.confirm_controls import control_of
-from agent_browser_tools.tools.agent_browser.helpers import helper_data
+from agent_browser_tools.tools.agent_browser.confirm_gate import confirmation_gated
+from agent_browser_tools.tools.agent_browser.helpers import helper_call, helper_data
 
 DEFAULT_READ = ("snapshot", "-i")
 
@@ -117,8 +123,13 @@ def _helper_pending(ids: tuple[str, ...], data: object) -> StaleRef | None:
     return StaleRef(refs=ids, reason=reason, code="identity-unverified")
 
 
-async def verify(call: DirectCall) -> StaleRef | None:
-    """Re-read the session's refs once and compare; None when every ref is still its element."""
+Batch = Callable[[list[list[str]]], Awaitable[Sequence[BatchRow]]]
+"""Runs helper rows and answers them (the click probe's install batch can carry them)."""
+
+
+async def verify(call: DirectCall, run: Batch | None = None) -> StaleRef | None:
+    """Prove the refs unchanged from the page's change log, else re-read the session's refs
+    once and compare; None when every ref is still its element."""
     if call.key is None:
         return None
     entry = call.rt.log.state.session(call.key)
@@ -127,10 +138,60 @@ async def verify(call: DirectCall) -> StaleRef | None:
         return None
     if entry.fresh_capture is not None:
         return await fresh_capture.check(call, entry.fresh_capture, ids)
-    data = await reread(call, entry)
-    call.checked.update(refmap.checked_states(data))
-    stale = check(ids, entry.ref_snapshot.refs, data)
+    stale = await verify_ids(call, entry, ids, run)
     return at_step(call.plan, stale) if stale is not None else None
+
+
+async def verify_ids(
+    call: DirectCall, entry: SessionPageState, ids: tuple[str, ...], run: Batch | None = None
+) -> StaleRef | None:
+    """The cheap proof first (`page_watch`: one small batch), the full re-read when it fails;
+    the checkbox states either one saw go to `call.checked` (for `check`/`uncheck`)."""
+    assert entry.ref_snapshot is not None
+    states = await _proven(call, entry, ids, run)
+    if states is not None:
+        call.checked.clear()
+        call.checked.update(states)
+        return None
+    data = await reread(call, entry)
+    call.checked.clear()
+    call.checked.update(refmap.checked_states(data))
+    return check(ids, entry.ref_snapshot.refs, data)
+
+
+async def _proven(
+    call: DirectCall, entry: SessionPageState, ids: tuple[str, ...], run: Batch | None
+) -> page_watch.Checked:
+    snapshot = entry.ref_snapshot
+    if snapshot is None or snapshot.epoch is None or confirmation_gated(call):
+        return None
+    questions = [
+        page_watch.Question(refmap.engine_id(i, snapshot.refs), snapshot.refs[i]) for i in ids
+    ]
+    rows = page_watch.check_rows(snapshot.epoch, questions)
+    if rows is None:
+        return None
+    if run is not None:
+        return page_watch.proven(snapshot.epoch, questions, await run(rows))
+    envelope = await helper_call(call.rt, call.plan, ["batch"], stdin=json.dumps(rows))
+    if envelope is None or envelope.rows is None:
+        return None
+    return page_watch.proven(snapshot.epoch, questions, envelope.rows)
+
+
+async def begin_epoch(call: DirectCall) -> None:
+    """Before a direct snapshot: where the page's change log stands (one small `eval`), so
+    its refs can later be proven unchanged without re-reading the page."""
+    plan = call.plan
+    if call.key is None or plan.is_batch or plan.match is None:
+        return
+    if not plan.match.spec.produces_refs:
+        return
+    if plan.output_mode is not OutputMode.JSON or confirmation_gated(call):
+        return
+    epoch = page_watch.epoch_of(await helper_data(call.rt, plan, page_watch.begin_args()))
+    if epoch is not None:
+        call.epoch.append(epoch)
 
 
 async def reread(call: DirectCall, entry: SessionPageState) -> object:

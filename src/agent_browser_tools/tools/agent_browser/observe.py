@@ -15,11 +15,10 @@ from agent_browser_tools.redaction import (
     argv_secrets,
     redact_argv,
     redact_data,
-    redact_native_batch_text,
-    redact_native_text,
     redact_text,
     scrub_exact,
 )
+from agent_browser_tools.redaction_native import redact_native_batch_text, redact_native_text
 from agent_browser_tools.results import diagnostics, overlays
 from agent_browser_tools.results import next_actions as na
 from agent_browser_tools.results.categories import FailureCategory, SuccessCategory

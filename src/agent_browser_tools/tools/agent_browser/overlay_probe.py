@@ -17,7 +17,8 @@ leaves the session's refs those of the model's own snapshot. A dialog that was a
 session's recorded snapshot (a persistent cookie banner) is not news: it is attached as
 evidence with the recorded refs (`already_there`), no change is claimed and no journaled
 snapshot runs. CSS selector clicks that succeeded do not get it (the contract's rule). Cost:
-one engine call for those clicks, two when a new dialog is found. The first read's refs are
+none when the post-click batch's page read (`DIALOG_JS`) finds no dialog element at all;
+else one engine call, two when a new dialog is found. The first read's refs are
 not recorded directly: recording refs takes the executor's journal entry, engine-to-shown id
 mapping, redaction and host hook, which only a journaled run gives.
 """
@@ -34,10 +35,11 @@ from agent_browser_tools.results.observation import Observation
 from agent_browser_tools.results.tool_result import ToolResult
 from agent_browser_tools.state.models import RefInfo
 from agent_browser_tools.state.snapshot_payload import snapshot_payload
-from agent_browser_tools.state.stale_refs import normalize_url
+from agent_browser_tools.state.stale_refs import normalize_url, ref_ids
 from agent_browser_tools.tools.agent_browser import page_change
 from agent_browser_tools.tools.agent_browser.attached_app import ELECTRON_TOOL, launch_of
 from agent_browser_tools.tools.agent_browser.call import DirectCall
+from agent_browser_tools.tools.agent_browser.confirm_gate import confirmation_gated
 from agent_browser_tools.tools.agent_browser.helpers import helper_data
 
 Nested = Callable[[Mapping[str, Any]], Awaitable[ToolResult]]
@@ -67,10 +69,50 @@ def qualifies(call: DirectCall, obs: Observation) -> bool:
     return normalize_url(before) == normalize_url(after)
 
 
+DIALOG_JS = """(() => {
+const SEL = "dialog[open],[role=dialog],[role=alertdialog],[aria-modal=true]";
+const seen = (root) => {
+  for (const el of root.querySelectorAll(SEL)) {
+    if (el.getClientRects().length) return true;
+  }
+  // The document's live collection walks 10,000 elements in about a millisecond, a static
+  // `querySelectorAll("*")` list in four or five (a shadow root has only the latter).
+  const all = root.getElementsByTagName
+    ? root.getElementsByTagName("*") : root.querySelectorAll("*");
+  for (let i = 0; i < all.length; i++) {
+    const inner = all[i].shadowRoot;
+    if (inner && seen(inner)) return true;
+  }
+  return false;
+};
+return seen(document);
+})()"""
+"""Whether the page shows a dialog at all (open shadow roots included): the snapshot that
+names its dismiss controls runs only then, not after every click on a long page."""
+
+
+def dialog_row(call: DirectCall) -> list[str] | None:
+    """The dialog pre-read for the post-click batch (a direct `@ref` click whose page the
+    wrapper may probe), else None."""
+    match = call.plan.match
+    if "priorUrl" not in call.click or match is None or not ref_ids(match):
+        return None
+    return None if confirmation_gated(call) else ["eval", DIALOG_JS]
+
+
+def take_dialog(call: DirectCall, answered: Any) -> None:
+    """Keep what the pre-read said (`True`/`False`; nothing when it failed)."""
+    seen = answered.get("result") if isinstance(answered, Mapping) else None
+    if isinstance(seen, bool):
+        call.click["dialog"] = seen
+
+
 async def run(call: DirectCall, obs: Observation, nested: Nested) -> None:
     """`overlayBlockers` when a snapshot shows a dialog with dismiss controls."""
     if not qualifies(call, obs):
         return
+    if obs.success and call.click.get("dialog") is False:
+        return  # the post-click read saw no dialog anywhere: nothing can cover the page
     payload = snapshot_payload(await helper_data(call.rt, call.plan, list(READ)))
     if payload is None or payload.refs is None:
         return
@@ -110,7 +152,7 @@ def already_there(
     }
     if not by_pair:
         return None
-    before = overlays.modal_names({r: i.model_dump() for r, i in prior.items()})
+    before = overlays.modal_names({r: i._asdict() for r, i in prior.items()})
     if before and not overlays.modal_names(refs, text) <= before:
         return None
     candidates = []

@@ -20,6 +20,7 @@ from agent_browser_tools.state.effects import (
 from agent_browser_tools.state.models import (
     Effect,
     ManagedSessionSelected,
+    PageEpoch,
     RefInfo,
     RefsInvalidated,
     RefsRecorded,
@@ -44,14 +45,20 @@ RESTARTED = (
 )
 
 
-def _record_engine_ids(effects: list[Effect], spawned: Spawned) -> None:
-    """Recorded refs keep the engine id behind each shown id (see `refmap`); a browser launch
-    retires older refs even when this call recorded none."""
+def _record_engine_ids(
+    effects: list[Effect], spawned: Spawned, epoch: PageEpoch | None = None
+) -> None:
+    """Recorded refs keep the engine id behind each shown id (see `refmap`) and the page's
+    change-log position read before the snapshot (`page_watch`); a browser launch retires
+    older refs even when this call recorded none."""
     reverse = spawned.shown.reverse() if spawned.shown is not None else {}
     for index, effect in enumerate(effects):
-        if isinstance(effect, RefsRecorded) and reverse:
-            refs = {ref: _with_engine(info, reverse.get(ref)) for ref, info in effect.refs.items()}
-            effects[index] = effect.model_copy(update={"refs": refs})
+        if isinstance(effect, RefsRecorded) and (reverse or epoch is not None):
+            refs = effect.refs
+            if reverse:
+                refs = {ref: _with_engine(info, reverse.get(ref)) for ref, info in refs.items()}
+            update = {"refs": refs, "epoch": None if spawned.restarted else epoch}
+            effects[index] = effect.model_copy(update=update)
     if spawned.restarted and not any(
         isinstance(e, RefsRecorded | RefsInvalidated) for e in effects
     ):
@@ -59,7 +66,7 @@ def _record_engine_ids(effects: list[Effect], spawned: Spawned) -> None:
 
 
 def _with_engine(info: RefInfo, engine: str | None) -> RefInfo:
-    return info.model_copy(update={"engine": engine}) if engine else info
+    return info._replace(engine=engine) if engine else info
 
 
 def retiring_command(plan: ExecutionPlan, envelope: Envelope) -> str | None:
@@ -183,7 +190,7 @@ async def complete(
     managed = key is not None and obs.success and plan.session.used_implicit_session
     if managed and key is not None and rt.log.state.managed_session != key.session:
         effects.append(ManagedSessionSelected(session=key.session))
-    _record_engine_ids(effects, spawned)
+    _record_engine_ids(effects, spawned, call.epoch[0] if call.epoch else None)
     await settle_fresh(rt, plan, obs, effects)
     if plan.output_mode is OutputMode.JSON:
         headed_handoff(plan, obs, spawned.envelope)

@@ -4,9 +4,10 @@ Why: the engine keys a ref by DOM node and keeps it across snapshots, so after a
 patched in place the same `@e3` names "Details A" in one snapshot and "Details C" in the
 next; and it counts from `e1` again whenever it launches a browser. A ref from an older
 snapshot could then pass for a ref of the latest one. So the wrapper shows its own ids: an
-engine ref keeps its shown id from one snapshot to the next only while it is the same element
-(same role, name and, for look-alikes, neighbours); otherwise, and after the engine launched a
-browser, it gets a new id above every id shown so far. At dispatch the shown ids go back to
+engine ref keeps its shown id from one snapshot to the next while it is the same element
+(same node, role and name and, for look-alikes, anchors: `state.ref_identity`), which is
+nearly always; otherwise, and after the engine launched a browser, it gets a new id above
+every id shown so far. At dispatch the shown ids go back to
 engine ids. In the common case (a fresh conversation) the shown ids equal the engine's.
 
 Pure. Page text is never rewritten: only ref maps, `ref=eN` in snapshot trees, whole-string
@@ -24,8 +25,9 @@ from typing import Any
 from agent_browser_tools.engine.envelope import BatchRow, Envelope
 from agent_browser_tools.planning.plan import ExecutionPlan
 from agent_browser_tools.planning.script_guard import ScriptGuard
-from agent_browser_tools.state.effects import refs_from_snapshot
+from agent_browser_tools.state.effects import refs_from_snapshot, remember_refs
 from agent_browser_tools.state.models import RefInfo
+from agent_browser_tools.state.ref_identity import same_element
 from agent_browser_tools.taxonomy import (
     FlagValue,
     batch_row_words,
@@ -182,10 +184,24 @@ class Shown:
     assigned: dict[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        self._known: dict[str, tuple[str, RefInfo]] = {}
-        if not self.restarted:
-            for shown, info in self.table.items():
-                self._known[info.engine or shown] = (shown, info)
+        self.fresh: Mapping[str, RefInfo] = {}
+        """The refs of the snapshot being shown, by engine id (for twins' anchors)."""
+        self._renamed = {} if self.restarted else _renamed(self.table)
+
+    def _known(self, engine: str) -> tuple[str, RefInfo] | None:
+        """(shown id, recorded info) of an engine id the recorded table knows."""
+        if self.restarted:
+            return None
+        shown = self._renamed.get(engine)
+        if shown is not None:
+            return shown, self.table[shown]
+        info = self.table.get(engine)
+        return (engine, info) if info is not None and not info.engine else None
+
+    def _anchor_now(self, shown: str) -> RefInfo | None:
+        """What a recorded anchor (a shown id) shows in the snapshot being shown."""
+        info = self.table.get(shown)
+        return self.fresh.get(info.engine or shown if info is not None else shown)
 
     def ref(self, engine: str, info: RefInfo | None = None) -> str:
         """The shown id of `engine`; with `info` (the element it is now, from a snapshot) a
@@ -193,7 +209,7 @@ class Shown:
         shown yet (so a fresh conversation shows the engine's numbers), else the next one."""
         if engine in self.assigned:
             return self.assigned[engine]
-        known = self._known.get(engine)
+        known = self._known(engine)
         if info is None:
             # An echo or error names an element without describing it: show the id it had,
             # but bind nothing, so a later ref map in the same answer still compares it.
@@ -201,7 +217,7 @@ class Shown:
                 return known[0]
             if _number(engine) > self.high:
                 return engine
-        elif known is not None and _same_element(known[1], info):
+        elif known is not None and same_element(known[1], info, self._anchor_now):
             self.assigned[engine] = known[0]
             return known[0]
         number = _number(engine)
@@ -215,8 +231,17 @@ class Shown:
         return {shown: engine for engine, shown in self.assigned.items() if shown != engine}
 
 
-def _same_element(before: RefInfo, now: RefInfo) -> bool:
-    return (before.role, before.name, before.context) == (now.role, now.name, now.context)
+_RENAMED: list[tuple[Mapping[str, RefInfo], dict[str, str]]] = []
+
+
+def _renamed(table: Mapping[str, RefInfo]) -> dict[str, str]:
+    """Engine id -> shown id of a recorded table's refs shown under another number (few).
+    Every call of a session reads the same (immutable) table until the next snapshot, which
+    can hold thousands of refs: the index is kept for the last table seen (read only)."""
+    if not _RENAMED or _RENAMED[0][0] is not table:
+        index = {info.engine: shown for shown, info in table.items() if info.engine}
+        _RENAMED[:] = [(table, index)]
+    return _RENAMED[0][1]
 
 
 def data_to_model(data: Any, shown: Shown) -> Any:
@@ -227,9 +252,13 @@ def data_to_model(data: Any, shown: Shown) -> Any:
             # An ordinary snapshot keeps its tree in `snapshot`, a native delta answer in `tree`.
             text = data.get("snapshot")
             text = text if isinstance(text, str) else data.get("tree")
-            infos = refs_from_snapshot(data, text if isinstance(text, str) else None)
+            tree = text if isinstance(text, str) else None
+            infos = refs_from_snapshot(data, tree)
+            shown.fresh = infos
             for engine in sorted(infos, key=_number):
                 shown.ref(engine, infos[engine])
+            if not shown.reverse() and (tree is None or tree.count("ref=e") == len(refs)):
+                return _same_ids(data, shown, refs, tree, infos)
         out: dict[str, Any] = {}
         for key, value in data.items():
             if key == "refs" and isinstance(value, Mapping):
@@ -244,9 +273,31 @@ def data_to_model(data: Any, shown: Shown) -> Any:
     return data
 
 
+def _same_ids(
+    data: Mapping[str, Any],
+    shown: Shown,
+    refs: Mapping[str, Any],
+    tree: str | None,
+    table: dict[str, RefInfo],
+) -> dict[str, Any]:
+    """A snapshot whose every ref keeps its engine id (nearly always) and whose tree names
+    each once: its ref map and tree stay as they are, the rest is shown as usual, and the
+    table already built is the shown table too (`refs_from_snapshot` returns it)."""
+    out: dict[str, Any] = {}
+    for key, value in data.items():
+        if value is refs:
+            out[key] = {k: dict(v) if isinstance(v, Mapping) else v for k, v in refs.items()}
+        elif value is tree:
+            out[key] = tree
+        else:
+            out[key] = data_to_model(value, shown)
+    remember_refs(out[next(k for k, v in data.items() if v is refs)], tree, table)
+    return out
+
+
 def _number(engine: str) -> int:
-    hit = _KEY.match(engine)
-    return int(hit.group(1)) if hit else 0
+    digits = engine[1:]
+    return int(digits) if engine[:1] == "e" and digits.isdigit() and digits.isascii() else 0
 
 
 def _key(key: Any, shown: Shown) -> Any:
@@ -255,6 +306,8 @@ def _key(key: Any, shown: Shown) -> Any:
 
 def text_to_model(text: str, shown: Shown) -> str:
     """`ref=eN` annotations and a whole-string `@eN` echo; other text stays as it is."""
+    if "ref=" not in text and text[:1] != "@":
+        return text
     echo = _ECHO.match(text)
     if echo is not None:
         return "@" + shown.ref(echo.group(1))

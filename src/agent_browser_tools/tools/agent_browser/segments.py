@@ -214,10 +214,7 @@ async def _verify(call: DirectCall, ids: tuple[str, ...]) -> StaleRef | None:
     entry = call.rt.log.state.session(call.key)
     if entry.ref_snapshot is None:
         return unverified(ids)
-    data = await identity.reread(call, entry)
-    call.checked.clear()
-    call.checked.update(refmap.checked_states(data))
-    return identity.check(ids, entry.ref_snapshot.refs, data)
+    return await identity.verify_ids(call, entry, ids)
 
 
 def merge(

@@ -29,18 +29,25 @@ def _page_rows(url: str, title: str) -> list[Any]:
     return [_row(["get", "url"], {"url": url}), _row(["get", "title"], {"title": title})]
 
 
+def _merged(*values: Any) -> Any:
+    """The answer of the wrapper's page scripts sent as one `eval` (`eval_merge`)."""
+    return _row(["eval"], {"result": json.dumps([{"v": value} for value in values])})
+
+
 def _settled_rows(outcome: dict[str, Any], url: str, title: str) -> list[Any]:
+    """The wait, the page reads, then the scripts: the settle outcome and the click probe's
+    counts (none: the fake page ran no probe)."""
     return [
         _row(["wait", "--fn"], {"waited": "function"}),
-        _row(["eval"], {"result": json.dumps(outcome)}),
         *_page_rows(url, title),
+        _merged(json.dumps(outcome), None),
     ]
 
 
 def _tools(fake: FakeEngine, tmp_path: Path, **env: str) -> BrowserTools:
     fake.on({"command": ["open"]}, envelope={"data": {"url": PAGE, "title": "A"}})
     fake.on({"command": ["click"]}, envelope={"data": {"clicked": "#go"}})
-    fake.on({"command": ["batch"]}, json=[_row(["eval"], {"result": 0})] * 2)  # install
+    fake.on({"command": ["batch"]}, json=[_merged(0, None)])  # the probe's install, armed
     settings = fake_settings(fake, tmp_path, AGENT_BROWSER_TOOLS_SETTLE_MS="2000", **env)
     return BrowserTools(settings=settings, cwd=tmp_path)
 
@@ -62,9 +69,9 @@ def _batches(fake: FakeEngine, head: list[str]) -> list[list[list[str]]]:
 async def test_the_probe_batch_starts_with_the_wait_and_reads_the_settled_page(
     fake_engine: FakeEngine, tmp_path: Path
 ) -> None:
-    """The click probe's install arms the watcher; the probe batch waits, reads the outcome,
-    then url and title (of the page the wait ended on). A wait that stopped at the budget
-    says so in details and in one warning."""
+    """The click probe's install arms the watcher (its scripts run as one `eval`); the
+    probe batch waits, reads url and title (of the page the wait ended on), then the
+    outcome. A wait that stopped at the budget says so in details and in one warning."""
     outcome = {"navigated": True, "settled": False, "reason": "loading", "waitedMs": 2004}
     rows = _settled_rows({**outcome, "readyState": "interactive"}, NEXT, "Next")
     fake_engine.on({"command": PROBE}, json=rows)
@@ -73,12 +80,12 @@ async def test_the_probe_batch_starts_with_the_wait_and_reads_the_settled_page(
     await tools.aclose()
     assert not clicked.is_error, clicked.text
     (install,) = _batches(fake_engine, ["batch"])
-    assert install[-1] == ["eval", ARM_JS]
+    assert install[-1][0] == "eval" and ARM_JS in install[-1][1]
     (probe,) = _batches(fake_engine, PROBE)
-    wait, read, *rest = probe
+    wait, url, title, scripts = probe
     assert wait[:2] == ["wait", "--fn"] and wait[3:] == ["--timeout", "5000"]
-    assert read == ["eval", OUTCOME_JS]
-    assert rest[:2] == [["get", "url"], ["get", "title"]]
+    assert [url, title] == [["get", "url"], ["get", "title"]]
+    assert scripts[0] == "eval" and OUTCOME_JS in scripts[1]
     settle = clicked.details["navigationSettle"]
     assert settle == {**outcome, "readyState": "interactive", "budgetMs": 2000}
     assert clicked.details["navigationSummary"]["url"] == NEXT
@@ -127,14 +134,14 @@ async def test_a_probe_after_a_failed_action_only_arms_the_watcher(
 ) -> None:
     """A failed `back` is probed (where is the page now?) but waits for nothing."""
     fake_engine.on({"command": ["back"]}, exit=1, stderr="no history")
-    fake_engine.on({"command": PROBE}, json=[_row(["eval"], {"result": True})])
+    fake_engine.on({"command": PROBE}, json=[*_page_rows(PAGE, "A"), _row(["eval"], {})])
     tools = _tools(fake_engine, tmp_path)
     await tools.call("agent_browser", {"args": ["open", PAGE]})
     back = await tools.call("agent_browser", {"args": ["back"]})
     await tools.aclose()
     assert back.is_error
     (probe,) = _batches(fake_engine, PROBE)
-    assert probe[0] == ["eval", ARM_JS] and probe[1:3] == [["get", "url"], ["get", "title"]]
+    assert probe == [["get", "url"], ["get", "title"], ["eval", ARM_JS]]
     assert "navigationSettle" not in back.details
 
 

@@ -40,7 +40,7 @@ def _call(*args: str, read: dict[str, Any] | None = None, checked: Any = None) -
         plan=planned,
         ref_table=REFS,
         readback={"read": read or {}},
-        rt=NS(secrets=SecretStore(), log=NS(state=STATE)),
+        rt=NS(secrets=SecretStore(), log=NS(state=STATE), env_for=lambda *a, **k: {}),
         checked=checked or {},
         key=planned.session.key,
     )
@@ -197,11 +197,21 @@ def test_the_rows_each_action_reads_in_engine_ids() -> None:
         ["get", "value", "@e7"],
         ["get", "html", "@e7"],
     ]
-    assert rows(_call("uncheck", "@e9")) == [["snapshot", "-i"]]
-    assert rows(_call("click", "@e9")) == [["snapshot", "-i"]]
+    # A toggle is read in the page by its role and name (issue 28: no snapshot of the page).
+    for verb in ("uncheck", "click"):
+        (toggle,) = rows(_call(verb, "@e9"))
+        assert toggle[0] == "eval" and '"name": "Subscribe"' in toggle[1]
     assert rows(_call("check", "#remember")) == [["is", "checked", "#remember"]]
     assert rows(_call("click", "@e13")) == []
     assert rows(_call("--json", "false", "fill", "@e3", "Ada")) == []
+
+
+def test_a_toggle_read_in_the_page_gives_its_state() -> None:
+    call = _call("check", "@e9")
+    rows(call)
+    answer = {"result": '{"refs": [{"c": [[1, 2, 3, 4, 0, true]], "rm": false}]}'}
+    take(call, [BatchRow(command=("eval",), success=True, result=answer, error=None)])
+    assert call.readback["read"] == {"checked": True}
 
 
 def test_take_keeps_what_each_row_answered() -> None:

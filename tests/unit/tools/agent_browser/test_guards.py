@@ -40,9 +40,8 @@ def test_a_refused_ref_gets_the_refresh_action_and_a_reason() -> None:
     assert obs is not None and not obs.success
     assert obs.failure_category is FailureCategory.STALE_REF
     assert obs.error == (
-        "Stale ref blocked before dispatch: @e99 is not in the latest snapshot of this session "
-        "(refs are page-scoped and renumbered by each snapshot). Run `snapshot -i` and use the "
-        "current refs."
+        "Stale ref blocked before dispatch: @e99 is not a ref of this page's snapshots (it came "
+        "from another page, or was never shown). Run `snapshot -i` and use the current refs."
     )
     (action,) = obs.next_actions
     assert action.id == "refresh-interactive-refs"
@@ -52,7 +51,7 @@ def test_a_refused_ref_gets_the_refresh_action_and_a_reason() -> None:
 def test_a_ref_missing_from_the_latest_snapshot_is_refused() -> None:
     obs = _refusal(["click", "@e99"], CURRENT)
     assert obs is not None and obs.failure_category is FailureCategory.STALE_REF
-    assert "@e99 is not in the latest snapshot of this session" in (obs.error or "")
+    assert "@e99 is not a ref of this page's snapshots" in (obs.error or "")
     assert obs.extra["staleRef"] == {
         "refs": ["@e99"],
         "step": None,

@@ -114,7 +114,7 @@ def test_re_read_names_are_scrubbed_like_recorded_ones() -> None:
     secret = "sk-live-" + "9" * 24
     refs = {"e7": {"role": "button", "name": f"Copy {secret}"}}
     fresh = current_refs(_data('- button "x" [ref=e7]', refs))
-    assert fresh is not None and secret not in json.dumps(fresh["e7"].model_dump())
+    assert fresh is not None and secret not in json.dumps(fresh["e7"]._asdict())
 
 
 def test_shown_refs_are_checked_under_their_engine_ids() -> None:

@@ -70,7 +70,8 @@ def test_a_failed_click_that_moved_the_page_drops_the_refs() -> None:
 
 def test_open_observes_the_new_page_and_invalidates_refs() -> None:
     effects = _effects("open")
-    assert effects[:2] == [ACTIVE, TargetObserved(url=FORM, title="Profile Form", keep_refs=False)]
+    observed = TargetObserved(url=FORM, title="Profile Form", keep_refs=False, tab="<TARGET_ID>")
+    assert effects[:2] == [ACTIVE, observed]
     assert isinstance(effects[2], RefsInvalidated)
     assert effects[2].summary.startswith("`open` navigated;")
 

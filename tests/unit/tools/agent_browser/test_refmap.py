@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from agent_browser_tools.engine.envelope import BatchRow, Envelope, OutputMode
+from agent_browser_tools.state.effects import refs_from_snapshot
 from agent_browser_tools.state.models import (
     CompletionEvent,
     ConversationState,
@@ -145,14 +146,11 @@ def test_batch_rows_use_the_same_rule() -> None:
 
 
 def test_a_native_delta_answer_keeps_look_alikes_on_their_ids() -> None:
-    """A `--delta` full answer carries its tree in `tree`: neighbours still tell twins apart."""
-    edit = RefInfo(role="button", name="Edit")
+    """A `--delta` full answer carries its tree in `tree`: anchors still tell twins apart."""
     tree = '- button "Edit" [ref=e1]\n- button "Edit" [ref=e2]'
     refs = {"e1": {"role": "button", "name": "Edit"}, "e2": {"role": "button", "name": "Edit"}}
-    table = {
-        "e1": edit.model_copy(update={"context": "^ | button 'Edit'"}),
-        "e2": edit.model_copy(update={"context": "button 'Edit' | $"}),
-    }
+    table = refs_from_snapshot({"refs": refs}, tree)
+    assert table["e1"].anchors is not None
     shown = refmap.Shown(table, high=2)
     out = refmap.data_to_model({"snapshot": {"kind": "full", "tree": tree, "refs": refs}}, shown)
     assert list(out["snapshot"]["refs"]) == ["e1", "e2"]
@@ -187,3 +185,31 @@ def test_box_states_stop_holding_after_a_step_that_changes_the_page() -> None:
 def test_argv_batches_never_rewrite_check() -> None:
     args, _ = refmap.to_engine(plan(["batch", "check @e2"]), {}, {"e2": False})
     assert args[-1] == "check @e2"
+
+
+def _built_afresh(data: dict[str, object]) -> dict[str, RefInfo]:
+    """The table `refs_from_snapshot` builds for a new ref map object (nothing remembered)."""
+    refs = data["refs"]
+    assert isinstance(refs, dict)
+    return refs_from_snapshot({"refs": dict(refs)}, str(data["snapshot"]))
+
+
+def test_the_table_built_once_per_answer_is_the_one_a_fresh_build_gives() -> None:
+    """One ref build per answer: the shown answer's table (kept from the engine-id build)
+    is exactly what building it again from the shown answer gives, twins and anchors too."""
+    edit = RefInfo(role="button", name="Edit")
+    rows = (("e1", A), ("e2", edit), ("e3", B), ("e4", edit), ("e5", C), ("e6", edit))
+    data = refmap.data_to_model(_snapshot(*rows), refmap.Shown({}, high=0))
+    kept = refs_from_snapshot(data, data["snapshot"])
+    assert kept == _built_afresh(data)
+    assert (
+        kept["e4"].anchors is not None
+        and kept["e4"].context == "button 'Details B' | button 'Details C'"
+    )
+
+
+def test_a_renumbered_answer_builds_its_table_under_the_shown_ids() -> None:
+    table = {"e1": A, "e2": B}
+    data = refmap.data_to_model(_snapshot(("e1", B), ("e2", A)), refmap.Shown(table, high=2))
+    kept = refs_from_snapshot(data, data["snapshot"])
+    assert set(kept) == {"e3", "e4"} and kept == _built_afresh(data)

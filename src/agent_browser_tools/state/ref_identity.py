@@ -1,0 +1,113 @@
+"""When is a ref still the element its snapshot named? (pure)
+
+The engine names a ref after a DOM node and keeps the name while the node lives. A node can
+show something else without dying (a list patched in place), so the wrapper asks more of
+"the same element": the same node with the same role and name. A twin (one of several refs
+with the same role and name, like three "Edit" buttons) is told apart by its anchors, the
+nearest refs before and after it whose role and name are unique in the snapshot: the same
+twin node between other anchors is another row's button.
+
+An anchor holds when its node is still there showing the same role and name, even if new
+elements now stand between (a suggestion list that opens under a field), or, when its node
+is gone, when the nearest unique ref on that side now reads the same; a side with no unique
+ref at the time holds. An anchor node that now shows something else means the row was
+patched in place: another element. A gone anchor (the suggestion list that was the nearest
+unique ref has closed) says nothing either way: the twin stays itself while one side holds.
+Becoming or ceasing to be a twin counts as a change: a filter that leaves one row changes
+which row a twin belongs to without touching the twin's node.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Sequence
+
+from agent_browser_tools.redaction import redact_text
+from agent_browser_tools.state.models import Anchor, RefInfo
+
+START, END = "^", "$"
+
+Lookup = Callable[[str], RefInfo | None]
+"""The element a recorded anchor id names now (None when it is gone)."""
+
+
+def describe(info: RefInfo) -> str:
+    """`button 'Save'`: how an anchor reads in a context."""
+    return f"{info.role or '?'} {info.name or ''!r}"
+
+
+def with_anchors(refs: dict[str, RefInfo], order: Sequence[str]) -> dict[str, RefInfo]:
+    """Set `anchors` and `context` on twins (refs whose role and name are not unique), with
+    `order` the refs in document order. One pass each way: a page can show thousands."""
+    ordered = [ref for ref in dict.fromkeys(order) if ref in refs]
+    keys = [(refs[ref][0], refs[ref][1]) for ref in ordered]
+    counts = Counter(keys)
+    if len(counts) == len(keys):
+        return refs
+    twin = [counts[key] > 1 for key in keys]
+    made: dict[int, Anchor] = {}
+
+    def anchor(index: int) -> Anchor:
+        found = made.get(index)
+        if found is None:
+            found = made[index] = Anchor(ordered[index], describe(refs[ordered[index]]))
+        return found
+
+    start, end = Anchor(START, START), Anchor(END, END)
+    before: dict[int, Anchor] = {}
+    last = -1
+    for index, is_twin in enumerate(twin):
+        if is_twin:
+            before[index] = anchor(last) if last >= 0 else start
+        else:
+            last = index
+    out = dict(refs)
+    seen: Counter[tuple[str | None, str | None]] = Counter()
+    nxt = -1
+    pending: list[tuple[int, Anchor]] = []
+    for index in range(len(ordered) - 1, -1, -1):
+        if not twin[index]:
+            nxt = index
+            continue
+        pending.append((index, anchor(nxt) if nxt >= 0 else end))
+    for index, after in reversed(pending):
+        ref, key = ordered[index], keys[index]
+        pair = (before[index], after)
+        nth = seen[key]
+        seen[key] = nth + 1
+        out[ref] = refs[ref]._replace(
+            anchors=pair, context=f"{pair[0].text} | {pair[1].text}", nth=nth
+        )
+    return out
+
+
+def same_name(recorded: str | None, now: str | None) -> bool:
+    """A recorded name (journaled: redacted, an empty name stored as none) against one read
+    from the engine now (neither yet)."""
+    was, seen = recorded or "", now or ""
+    return was == seen or (was != "" and was == redact_text(seen))
+
+
+def same_element(was: RefInfo, now: RefInfo, anchor_now: Lookup) -> bool:
+    """Whether `now` (the same node, read later) is still the element `was` recorded."""
+    if was.role != now.role or (was.name != now.name and not same_name(was.name, now.name)):
+        return False
+    if was.anchors is None or now.anchors is None:
+        # Not twins, or it became or ceased to be one (a twin recorded before anchors
+        # existed has a context but no anchors: it reads as changed once).
+        return was.anchors is None and now.anchors is None and was.context is None
+    held = 0
+    for old, new in zip(was.anchors, now.anchors, strict=True):
+        if old.ref in (START, END):
+            held += 1  # nothing unique on that side then: nothing to lose there
+            continue
+        node = anchor_now(old.ref)
+        if node is not None and describe(node) != old.text:
+            return False  # the row around it was patched in place
+        held += node is not None or new.text == old.text
+    return held > 0
+
+
+def where_now(now: RefInfo) -> str:
+    """The anchors a twin has now, for a refusal."""
+    return now.context or "no twin"

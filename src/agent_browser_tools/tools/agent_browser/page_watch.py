@@ -1,0 +1,320 @@
+"""Identity at the cost of the refs used: a page-side change log, read in one small batch.
+
+Why: re-reading the whole page before every ref call (`snapshot -i`) costs what the page
+costs: seconds on a list of a thousand rows, against tens of milliseconds for the action.
+The engine itself resolves a ref by its DOM node, so what must be proven is only that the
+node the engine will act on is the element the snapshot named, unchanged.
+
+How: right before each snapshot the wrapper installs (or finds) a `MutationObserver` in the
+page that numbers every DOM change and remembers, per node, the last change to its
+attributes, to anything inside it, and when it was inserted (`begin`). The snapshot records
+that number (`PageEpoch`). Before a ref call one batch asks the engine where each used ref's
+node is (`get box @ref`, which resolves the ref exactly as the action will) and then asks the
+page, for each ref, which elements could be it (the role's elements whose accessible name,
+as the page computes it, is the recorded one) with their boxes and whether anything about
+them changed since the epoch. A ref is proven unchanged when exactly one such element sits at
+the engine's box and neither it, its ancestors (attributes, insertion), its content, its
+labels, nor, for a twin, the rest of its row (up to its nearest look-alikes) changed, and
+(for a ref the engine could re-resolve by role and name) no element with its role and name
+was removed. Anything else
+(another document, a page that hides the log, shadow DOM, frames, a name the page computes
+differently, a change near the element) is not a refusal: the full re-read decides, as before.
+
+Pure: the JavaScript and the reading of its answer; `identity` runs the batch.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from agent_browser_tools.engine.envelope import BatchRow
+from agent_browser_tools.state.models import PageEpoch, RefInfo
+
+KEY = "__abtPageWatch1"
+IGNORED_ATTRIBUTES = (
+    "data-abt-click-probe",
+    "aria-expanded",
+    "aria-selected",
+    "aria-checked",
+    "aria-current",
+    "aria-busy",
+)
+"""The wrapper's own click marker, and state attributes that never change a role or name
+(so is a text field's `value` attribute, which frameworks copy from what was typed)."""
+REMOVED_KEPT = 400
+"""Removed subtrees the log keeps; older ones only say that something was removed."""
+EPSILON = 0.01
+NEAR_TWINS = 3
+"""A twin is looked for among this many look-alikes either side of its recorded place: a
+list of a thousand "Edit" buttons answers in a few rects, not a thousand."""
+
+ROLE_SELECTORS: dict[str, str] = {
+    "button": "button,[role=button],input[type=button],input[type=submit],input[type=reset],"
+    "input[type=image],summary",
+    "link": "a[href],area[href],[role=link]",
+    "checkbox": "input[type=checkbox],[role=checkbox]",
+    "radio": "input[type=radio],[role=radio]",
+    "textbox": "input:not([type]),input[type=text],input[type=email],input[type=tel],"
+    "input[type=url],input[type=password],textarea,[contenteditable=''],"
+    "[contenteditable=true],[role=textbox]",
+    "searchbox": "input[type=search],[role=searchbox]",
+    "combobox": "select,input[list],[role=combobox]",
+    "listbox": "select[multiple],[role=listbox]",
+    "spinbutton": "input[type=number],[role=spinbutton]",
+    "slider": "input[type=range],[role=slider]",
+    "option": "option,[role=option]",
+    "heading": "h1,h2,h3,h4,h5,h6,[role=heading]",
+    "cell": "td,[role=cell]",
+    "gridcell": "td,[role=gridcell]",
+    "columnheader": "th,[role=columnheader]",
+    "rowheader": "th,[role=rowheader]",
+    "listitem": "li,[role=listitem]",
+}
+"""Elements that can carry each role (generously: a wrong guess only costs a re-read)."""
+
+_JS = """(() => {
+const cfg = %s, w = window, K = "%s";
+const IGNORED = new Set(%s);
+let s = w[K];
+if (!s || !s.observer || s.version !== 1) {
+  if (!cfg.begin && !cfg.read) return JSON.stringify({token: null});
+  s = {version: 1, seq: 0, token: Math.random().toString(36).slice(2) + Date.now().toString(36),
+    attr: new WeakMap(), under: new WeakMap(), ins: new WeakMap(), removed: [], dropped: 0};
+  const typed = (r) => r.attributeName === "value" && r.target instanceof HTMLInputElement
+    && !["button", "submit", "reset", "image"].includes(r.target.type);
+  const up = (node, seq) => {
+    for (let n = node; n && s.under.get(n) !== seq; n = n.parentNode) s.under.set(n, seq);
+  };
+  const log = (records) => {
+    for (const r of records) {
+      if (r.type === "attributes" && (IGNORED.has(r.attributeName) || typed(r))) continue;
+      const seq = ++s.seq;
+      const el = r.target.nodeType === 1 ? r.target : r.target.parentNode;
+      if (r.type === "attributes") s.attr.set(r.target, seq);
+      if (el) up(el, seq);
+      for (const n of r.addedNodes) { s.ins.set(n, seq); up(n, seq); }
+      for (const n of r.removedNodes) {
+        if (n.nodeType !== 1) continue;
+        s.removed.push([seq, n]);
+        if (s.removed.length > %d) s.dropped = s.removed.shift()[0];
+      }
+    }
+  };
+  s.observer = new MutationObserver(log);
+  s.flush = () => log(s.observer.takeRecords());
+  s.observer.observe(document, {subtree: true, childList: true, attributes: true,
+    characterData: true});
+  Object.defineProperty(w, K, {value: s, configurable: true});
+}
+s.flush();
+if (cfg.begin) return JSON.stringify({token: s.token, seq: s.seq});
+if (!cfg.read && s.token !== cfg.token) return JSON.stringify({token: s.token, seq: s.seq});
+const g = cfg.read ? Infinity : cfg.seq;
+const norm = (t) => (t || "").replace(/\\s+/g, " ").trim();
+const text = (id) => { const n = document.getElementById(id); return n ? n.textContent : ""; };
+const labelled = (el) => {
+  const by = el.getAttribute("aria-labelledby");
+  return by ? by.split(/\\s+/).map((id) => document.getElementById(id)).filter(Boolean) : [];
+};
+const nameOf = (el) => {
+  const by = labelled(el);
+  if (by.length) return norm(by.map((n) => n.textContent).join(" "));
+  const aria = el.getAttribute("aria-label");
+  if (aria && norm(aria)) return norm(aria);
+  const labels = el.labels ? Array.from(el.labels, (l) => l.textContent) : [];
+  if (labels.length) return norm(labels.join(" "));
+  if (el instanceof HTMLInputElement) {
+    if (["button", "submit", "reset"].includes(el.type)) return norm(el.value);
+    return norm(el.title || el.placeholder || "");
+  }
+  if (el instanceof HTMLTextAreaElement || el instanceof HTMLSelectElement) return norm(el.title);
+  if (el instanceof HTMLImageElement) return norm(el.alt);
+  return norm(el.textContent) || norm(el.title);
+};
+const later = (map, n) => (map.get(n) || 0) > g;
+const custom = (el) => el.localName.includes("-") || !!el.shadowRoot;
+const status = (el, twins) => {
+  if (!el.isConnected || el.getRootNode() !== document) return 2;
+  if (custom(el) || Array.from(el.getElementsByTagName("*")).some(custom)) return 2;
+  if (later(s.under, el)) return 1;
+  for (let a = el; a; a = a.parentNode) {
+    if (later(s.ins, a) || (a !== el && later(s.attr, a))) return 1;
+  }
+  for (const l of [...labelled(el), ...(el.labels || [])]) {
+    if (later(s.under, l) || later(s.ins, l)) return 1;
+  }
+  for (const twin of twins) {
+    let block = el;
+    while (block.parentElement && !block.parentElement.contains(twin)) block = block.parentElement;
+    if (later(s.under, block)) return 1;
+  }
+  return 0;
+};
+const out = {token: s.token, seq: s.seq, refs: []};
+for (const ref of cfg.refs) {
+  const sel = cfg.selectors[ref.role];
+  if (!sel) { out.refs.push(null); continue; }
+  const from = ref.nth === null ? 0 : Math.max(0, ref.nth - %d);
+  const stop = ref.nth === null ? Infinity : ref.nth + %d + 2;
+  const found = [];
+  for (const el of document.querySelectorAll(sel)) {
+    if (nameOf(el) === ref.name && found.push(el) >= stop) break;
+  }
+  const to = ref.nth === null ? found.length : stop - 1;
+  const rects = found.slice(from, to).map((el, j) => {
+    const r = el.getBoundingClientRect();
+    const i = from + j;
+    const near = ref.twin ? [found[i - 1], found[i + 1]].filter(Boolean) : [];
+    const on = el instanceof HTMLInputElement && ["checkbox", "radio"].includes(el.type)
+      ? el.checked : el.getAttribute("aria-checked") === "true";
+    return [r.x, r.y, r.width, r.height, status(el, near), on];
+  });
+  let removed = s.dropped > g;
+  if (!ref.twin && !removed) {
+    removed = s.removed.some(([seq, n]) => seq > g
+      && [n, ...n.querySelectorAll(sel)].some((el) => el.matches(sel) && nameOf(el) === ref.name));
+  }
+  out.refs.push({c: rects, rm: removed});
+}
+return JSON.stringify(out);
+})()"""
+
+
+def begin_args() -> list[str]:
+    """The `eval` that installs the log if needed and answers where it stands now."""
+    return ["eval", _script({"begin": True})]
+
+
+def epoch_of(data: Any) -> PageEpoch | None:
+    """The epoch a `begin_args` eval answered (its `data`), else None (no proof for that
+    snapshot's refs: the full re-read decides)."""
+    answer = _parsed(data)
+    token, seq = answer.get("token"), answer.get("seq")
+    if isinstance(token, str) and token and isinstance(seq, int):
+        return PageEpoch(token=token, seq=seq)
+    return None
+
+
+Checked = dict[str, bool] | None
+"""Engine ref id -> whether the element shows checked, for proven refs (None: not proven)."""
+
+
+@dataclass(frozen=True)
+class Question:
+    """One ref to prove: the engine id the action will use and what the snapshot recorded."""
+
+    engine: str
+    info: RefInfo
+
+
+def check_rows(epoch: PageEpoch, questions: Sequence[Question]) -> list[list[str]] | None:
+    """`get box` for each ref (resolved as the action will resolve it), then the page's
+    answer; None when a recorded role has no known elements (the re-read decides)."""
+    selectors = {q.info.role: ROLE_SELECTORS.get(q.info.role or "") for q in questions}
+    if not questions or any(v is None for v in selectors.values()):
+        return None
+    refs = [
+        {
+            "role": q.info.role,
+            "name": q.info.name or "",
+            "twin": q.info.anchors is not None,
+            "nth": q.info.nth if q.info.anchors is not None else None,
+        }
+        for q in questions
+    ]
+    cfg = {"begin": False, "token": epoch.token, "seq": epoch.seq, "refs": refs}
+    cfg["selectors"] = selectors
+    boxes = [["get", "box", "@" + q.engine] for q in questions]
+    return [*boxes, ["eval", _script(cfg)]]
+
+
+def proven(epoch: PageEpoch, questions: Sequence[Question], rows: Sequence[BatchRow]) -> Checked:
+    """Engine id -> whether it shows checked, when the answers to `check_rows` prove every
+    ref unchanged; None otherwise."""
+    count = len(questions)
+    if len(rows) != count + 1:
+        return None
+    answer = _answer(rows[count])
+    found = answer.get("refs")
+    if answer.get("token") != epoch.token or not isinstance(found, list) or len(found) != count:
+        return None
+    states: dict[str, bool] = {}
+    for question, row, seen in zip(questions, rows[:count], found, strict=True):
+        rect = _one(_box(row), seen)
+        if rect is None:
+            return None
+        states[question.engine] = rect[5] is True
+    return states
+
+
+def _one(box: tuple[float, float, float, float] | None, seen: Any) -> list[Any] | None:
+    """The one element with the ref's role and name at the engine's box, when it is
+    unchanged and none like it was removed."""
+    if box is None or not isinstance(seen, Mapping) or seen.get("rm") is not False:
+        return None
+    rects = seen.get("c")
+    if not isinstance(rects, list):
+        return None
+    at = [r for r in rects if isinstance(r, list) and len(r) == 6 and _same_box(box, r)]
+    return at[0] if len(at) == 1 and at[0][4] == 0 else None
+
+
+def _same_box(box: tuple[float, float, float, float], rect: list[Any]) -> bool:
+    try:
+        return all(abs(float(a) - float(b)) < EPSILON for a, b in zip(box, rect[:4], strict=True))
+    except (TypeError, ValueError):
+        return False
+
+
+def toggle_row(info: RefInfo) -> list[str] | None:
+    """A read of the checked state of the one element with this role and name (the page
+    computes names as in `check_rows`); None when the role has no known elements."""
+    selector = ROLE_SELECTORS.get(info.role or "")
+    if selector is None or info.anchors is not None:
+        return None
+    ref = {"role": info.role, "name": info.name or "", "twin": False, "nth": None}
+    cfg = {"read": True, "refs": [ref], "selectors": {info.role: selector}}
+    return ["eval", _script(cfg)]
+
+
+def toggle_state(result: Any) -> bool | None:
+    """What `toggle_row` read: the state of the one such element, else None."""
+    found = _parsed(result).get("refs")
+    seen = found[0] if isinstance(found, list) and len(found) == 1 else None
+    rects = seen.get("c") if isinstance(seen, Mapping) else None
+    if not isinstance(rects, list) or len(rects) != 1 or not isinstance(rects[0], list):
+        return None
+    state = rects[0][5] if len(rects[0]) == 6 else None
+    return state if isinstance(state, bool) else None
+
+
+def _box(row: BatchRow) -> tuple[float, float, float, float] | None:
+    result = row.result if row.success and isinstance(row.result, Mapping) else None
+    if result is None:
+        return None
+    values = [result.get(k) for k in ("x", "y", "width", "height")]
+    if not all(isinstance(v, int | float) for v in values):
+        return None
+    x, y, width, height = (float(v) for v in values)  # type: ignore[arg-type]
+    return (x, y, width, height) if width > 0 and height > 0 else None
+
+
+def _answer(row: BatchRow | None) -> Mapping[str, Any]:
+    return _parsed(row.result if row is not None and row.success else None)
+
+
+def _parsed(result: Any) -> Mapping[str, Any]:
+    raw = result.get("result") if isinstance(result, Mapping) else None
+    try:
+        answer = json.loads(raw) if isinstance(raw, str) else None
+    except ValueError:
+        return {}
+    return answer if isinstance(answer, Mapping) else {}
+
+
+def _script(cfg: Mapping[str, Any]) -> str:
+    ignored = json.dumps(list(IGNORED_ATTRIBUTES))
+    return _JS % (json.dumps(cfg), KEY, ignored, REMOVED_KEPT, NEAR_TWINS, NEAR_TWINS)

@@ -1,0 +1,160 @@
+"""Refs as stable as the engine's (issue 28), on the real engine.
+
+A ref names a DOM node and keeps its name while the node shows the same element, so a model
+that remembers a ref from an earlier snapshot can still use it; a node that now shows
+something else is still refused (`element-changed`).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from agent_browser_tools.results.tool_result import ToolResult
+from tests.real.tools.agent_browser.test_direct_tool import (
+    Conversation,
+    assert_stale_ref,
+    open_conversation,
+    real_engine,
+    ref_for,
+)
+from tests.support.fixture_server import FixtureServer
+from tests.support.real_engine import EngineEnv
+
+_TREE_LINE = re.compile(r'- (\w+)(?: "([^"]*)")?.*\bref=(e\d+)\b')
+
+
+@pytest.fixture
+async def conv(engine_env: EngineEnv, tmp_path: Path) -> AsyncIterator[Conversation]:
+    async with open_conversation(engine_env, tmp_path) as conversation:
+        yield conversation
+
+
+async def _page(conv: Conversation, site: FixtureServer) -> ToolResult:
+    await conv.ok(["open", site.url("stable-refs.html")])
+    return await conv.ok(["snapshot", "-i"])
+
+
+def _refs(result: ToolResult, role: str, name: str = "") -> list[str]:
+    """`@eN` of every ref with this role and name, in tree order."""
+    text = str(result.details["data"]["snapshot"])
+    return ["@" + m[3] for m in _TREE_LINE.finditer(text) if (m[1], m[2] or "") == (role, name)]
+
+
+async def _events(conv: Conversation) -> list[list[str]]:
+    result = await conv.ok(["eval", "JSON.stringify(window.events.splice(0))"])
+    return list(json.loads(result.details["data"]["result"]))
+
+
+@real_engine
+async def test_a_tree_whose_folder_opens_on_a_click_keeps_its_siblings_refs(
+    conv: Conversation, fixture_site: FixtureServer
+) -> None:
+    first = await _page(conv, fixture_site)
+    names = ("Documents", "Emile", "Photos", "Music")
+    before = {name: ref_for(first, "treeitem", name) for name in names}
+
+    await conv.ok(["find", "text", "Emile", "click"])
+    second = await conv.ok(["snapshot", "-i"])
+
+    assert {name: ref_for(second, "treeitem", name) for name in names} == before
+    assert ref_for(second, "treeitem", "notes.txt") not in before.values()
+    await _events(conv)
+    await conv.ok(["click", before["Photos"]])  # remembered from the first snapshot
+    assert await _events(conv) == [["photos", "click"]]
+
+
+@real_engine
+async def test_an_unlabelled_field_keeps_its_ref_while_a_suggestion_list_comes_and_goes(
+    conv: Conversation, fixture_site: FixtureServer
+) -> None:
+    first = await _page(conv, fixture_site)
+    fields = _refs(first, "textbox")
+    assert len(fields) == 2  # two unlabelled look-alikes: told apart by their anchors
+
+    await conv.ok(["fill", fields[0], "P"])
+    with_list = await conv.ok(["snapshot", "-i"])
+    assert _refs(with_list, "option", "Paris")
+    assert _refs(with_list, "textbox") == fields
+    await conv.ok(["fill", fields[0], ""])
+    without = await conv.ok(["snapshot", "-i"])
+    assert not _refs(without, "option", "Paris")
+    assert _refs(without, "textbox") == fields
+
+    await _events(conv)
+    await conv.ok(["fill", fields[0], "Paris"])  # the first snapshot's ref acts
+    await conv.ok(["fill", fields[1], "Rome"])
+    assert {e[0] for e in await _events(conv)} == {"from", "to"}
+    values = await conv.ok(
+        ["eval", "[from.value, document.querySelector('[data-logical=to]').value]"]
+    )
+    assert values.details["data"]["result"] == ["Paris", "Rome"]
+
+
+@real_engine
+async def test_a_toggle_relabelled_button_is_still_refused_as_element_changed(
+    conv: Conversation, fixture_site: FixtureServer
+) -> None:
+    first = await _page(conv, fixture_site)
+    show = ref_for(first, "button", "Show details")
+    await conv.ok(["click", show])
+    await _events(conv)
+
+    blocked = await conv.call(["click", show])
+
+    assert_stale_ref(blocked)
+    assert blocked.details["staleRef"]["reason"] == "element-changed"
+    assert 'was button "Show details"' in blocked.text and "Hide details" in blocked.text
+    assert await _events(conv) == []
+
+    second = await conv.ok(["snapshot", "-i"])  # a later snapshot shows the node anew
+    assert ref_for(second, "button", "Hide details") != show
+    again = await conv.call(["click", show])
+    assert_stale_ref(again)
+    assert again.details["staleRef"]["reason"] == "element-changed"
+    assert await _events(conv) == []
+
+
+@real_engine
+async def test_a_tabs_refs_act_again_after_a_visit_to_another_tab(
+    conv: Conversation, fixture_site: FixtureServer
+) -> None:
+    """Looking at a second tab and coming back: the first tab's refs (which the engine
+    forgot when the second was snapshotted) act again, proven against the page; the second
+    tab's refs do not pass for elements of the first."""
+    first = await _page(conv, fixture_site)
+    photos = ref_for(first, "treeitem", "Photos")
+    await conv.ok(["tab", "new", fixture_site.url("form.html")])
+    other = await conv.ok(["snapshot", "-i"])
+    submit = ref_for(other, "button", "Submit")
+
+    await conv.ok(["tab", "t1"])
+    await _events(conv)
+    await conv.ok(["click", photos])
+    assert await _events(conv) == [["photos", "click"]]
+    elsewhere = await conv.call(["click", submit])
+    assert_stale_ref(elsewhere)
+    assert await _events(conv) == []
+
+
+@real_engine
+async def test_an_element_relabelled_while_its_tab_was_away_is_refused(
+    conv: Conversation, fixture_site: FixtureServer
+) -> None:
+    first = await _page(conv, fixture_site)
+    show = ref_for(first, "button", "Show details")
+    await conv.ok(["tab", "new", fixture_site.url("form.html")])
+    await conv.ok(["snapshot", "-i"])
+    await conv.ok(["tab", "t1"])
+    await conv.ok(["eval", "toggle.textContent = 'Hide details'"])
+    await _events(conv)
+
+    blocked = await conv.call(["click", show])
+
+    assert_stale_ref(blocked)
+    assert blocked.details["staleRef"]["reason"] == "element-changed"
+    assert await _events(conv) == []

@@ -1,0 +1,67 @@
+"""The wrapper's page scripts sent as one `eval` answer one row each, with each part's own
+outcome and the fail-fast stop where the engine would have stopped."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from agent_browser_tools.engine.envelope import BatchRow
+from agent_browser_tools.tools.agent_browser import eval_merge
+
+ROWS = [["get", "box", "@e1"], ["eval", "(1)"], ["eval", "(2)"], ["get", "url"], ["eval", "3"]]
+
+
+def _answer(parts: list[dict[str, Any]]) -> BatchRow:
+    result = {"origin": "http://a.test/", "result": json.dumps(parts)}
+    return BatchRow(("eval", "merged"), True, result, None)
+
+
+def _ok(command: str, result: Any) -> BatchRow:
+    return BatchRow((command,), True, result, None)
+
+
+def test_consecutive_scripts_go_as_one_and_lone_rows_as_they_are() -> None:
+    sent, groups = eval_merge.merge(ROWS, bail=False)
+    assert [row[0] for row in sent] == ["get", "eval", "get", "eval"]
+    assert sent[1][1].count("() => (") == 2 and sent[3] == ["eval", "3"]
+    assert groups == [(0, 1), (1, 3), (3, 4), (4, 5)]
+
+
+def test_each_part_answers_its_own_row_with_the_merged_rows_other_fields() -> None:
+    _sent, groups = eval_merge.merge(ROWS, bail=False)
+    answered = [
+        _ok("get", {"x": 1}),
+        _answer([{"v": 1}, {"e": "boom"}]),
+        _ok("get", {"url": "u"}),
+        _ok("eval", {"result": 3}),
+    ]
+    rows = eval_merge.expand(ROWS, groups, answered, bail=False)
+    assert [r.command for r in rows[1:3]] == [tuple(r) for r in ROWS[1:3]]
+    assert rows[1].result == {"origin": "http://a.test/", "result": 1}
+    assert not rows[2].success and rows[2].error == "boom"
+    assert rows[3].result == {"url": "u"} and rows[4].result == {"result": 3}
+
+
+def test_a_failed_part_stops_a_fail_fast_batch_there() -> None:
+    sent, groups = eval_merge.merge(ROWS, bail=True)
+    assert "if (true) break" in sent[1][1]
+    answered = [_ok("get", {}), _answer([{"e": "gone"}]), _ok("get", {"url": "u"})]
+    rows = eval_merge.expand(ROWS, groups, answered, bail=True)
+    assert [r.success for r in rows] == [True, False]
+
+
+def test_a_merged_row_that_failed_or_answered_nonsense_fails_every_part() -> None:
+    _sent, groups = eval_merge.merge(ROWS[1:3], bail=False)
+    failed = BatchRow(("eval", "merged"), False, None, "Execution context was destroyed")
+    rows = eval_merge.expand(ROWS[1:3], groups, [failed], bail=False)
+    assert [r.error for r in rows] == ["Execution context was destroyed"] * 2
+    garbled = BatchRow(("eval", "merged"), True, {"result": 7}, None)
+    rows = eval_merge.expand(ROWS[1:3], groups, [garbled], bail=False)
+    assert not any(r.success for r in rows) and len(rows) == 2
+
+
+def test_rows_the_engine_never_answered_are_left_out() -> None:
+    _sent, groups = eval_merge.merge(ROWS, bail=True)
+    rows = eval_merge.expand(ROWS, groups, [_ok("get", {})], bail=True)
+    assert len(rows) == 1
