@@ -16,11 +16,11 @@ helper batches only read). Only the wrapper's own synchronous scripts go through
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from agent_browser_tools.engine.envelope import BatchRow
+from agent_browser_tools.input_limits import loads_json_text
 
 _MERGED = """(() => {
 const parts = [%s], out = [];
@@ -85,7 +85,7 @@ def _parts(row: BatchRow, count: int) -> list[Mapping[str, Any]]:
         return [{"e": row.error or "the merged page script failed"}] * count
     raw = row.result.get("result") if isinstance(row.result, Mapping) else None
     try:
-        answer = json.loads(raw) if isinstance(raw, str) else None
+        answer = loads_json_text(raw) if isinstance(raw, str) else None
     except ValueError:
         answer = None
     if not isinstance(answer, list) or not all(isinstance(a, Mapping) for a in answer):

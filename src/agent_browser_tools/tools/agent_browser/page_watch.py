@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agent_browser_tools.engine.envelope import BatchRow
+from agent_browser_tools.input_limits import loads_json_text
 from agent_browser_tools.state.models import PageEpoch, RefInfo
 
 KEY = "__abtPageWatch1"
@@ -309,7 +310,7 @@ def _answer(row: BatchRow | None) -> Mapping[str, Any]:
 def _parsed(result: Any) -> Mapping[str, Any]:
     raw = result.get("result") if isinstance(result, Mapping) else None
     try:
-        answer = json.loads(raw) if isinstance(raw, str) else None
+        answer = loads_json_text(raw) if isinstance(raw, str) else None
     except ValueError:
         return {}
     return answer if isinstance(answer, Mapping) else {}

@@ -53,3 +53,13 @@ def test_the_epoch_is_read_from_the_begin_answer() -> None:
     )
     assert pw.epoch_of({"result": "null"}) is None
     assert pw.epoch_of(None) is None
+
+
+def test_an_absurdly_nested_answer_proves_nothing_and_raises_nothing() -> None:
+    """The page can answer the change log's script with anything: 100,000 nested arrays is
+    no epoch and no proof (a `RecursionError` here once stopped the call)."""
+    deep = "[" * 100_000 + "]" * 100_000
+    assert pw.epoch_of({"result": deep}) is None
+    said = BatchRow(("eval", "..."), True, {"result": deep}, None)
+    got = BatchRow(("get", "box", "@e3"), True, BOX, None)
+    assert pw.proven(EPOCH, [SAVE], [got, said]) is None
