@@ -84,9 +84,10 @@ UNLISTED_REFS_HINT = (
 
 INSTRUCTIONS = """Browser tools: how to work.
 - Read a page: agent_browser {"args": ["open", URL]}, then {"args": ["snapshot", "-i"]}.
-- Act with refs from the LATEST snapshot: {"args": ["click", "@e3"]}, {"args": ["fill", "@e2", \
-"text"]}. After navigation, scrolling or re-rendering run snapshot -i again; old refs are \
-refused as stale-ref (follow the result's next action).
+- Act with refs from a snapshot of this page: {"args": ["click", "@e3"]}, {"args": ["fill", \
+"@e2", "text"]}. A ref keeps its number while its element is unchanged; one whose element \
+changed or went away, or from before a navigation, is refused as stale-ref (follow the \
+result's next action).
 - Several fills then a submit: one call, {"args": ["batch", "--bail"], "stdin": \
 "[[\\"fill\\",\\"@e2\\",\\"a\\"],[\\"click\\",\\"@e5\\"]]"}.
 - Three or more reads on one page: batch them (get text/title/url rows).
@@ -113,10 +114,13 @@ FULL_GUIDANCE = """# Browser tools: full guidance
 - Advanced tools (enable with agent_browser_tools): action, qa, electron, source, network.
 
 ## Refs and snapshots
-- `snapshot -i` lists interactive elements with refs `@eN`. Refs belong to one page state.
-- After navigation, scrolling, re-rendering or a tab switch, take a new snapshot. The wrapper
-  refuses refs from an older snapshot (failureCategory `stale-ref`) before the engine can act
-  on a different element.
+- `snapshot -i` lists interactive elements with refs `@eN`. A ref names one element of one
+  document and keeps its number in every snapshot while that element shows the same role and
+  name, so a ref from an earlier snapshot of the page still acts if its element is unchanged.
+- The wrapper refuses a ref whose element is gone (`element-gone`) or now shows something else
+  (`element-changed`, with what it was and is), and every ref after a navigation or in a new
+  browser (failureCategory `stale-ref`), before the engine can act on a different element:
+  take a new snapshot then.
 - In a batch, a step that can replace the page (open, click, press, eval, tab ...) blocks later
   ref steps until a `snapshot` step; fills and same-snapshot checkbox/radio/select steps do not.
 - `snapshot --compact` for a denser tree; full `snapshot` only when you need everything.
