@@ -29,6 +29,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import json
 import os
 import statistics
 import sys
@@ -94,6 +95,16 @@ def _pick(refs: dict[str, Any], role: str, name: str | None = None) -> list[str]
     return sorted(found, key=lambda r: int(r[1:]))
 
 
+def _data(details: dict[str, Any]) -> Any:
+    """`details.data`, read back from its spill file when the message budget moved it (a
+    5,000-row ref map does not fit one MCP message)."""
+    if "data" in details:
+        return details["data"]
+    moved = details.get("messageBudget", {}).get("moved", [])
+    path = next(m["path"] for m in moved if m["part"] == "details.data")
+    return json.loads(Path(path).read_text(encoding="utf-8"))
+
+
 async def _one_size(
     tools: BrowserTools,
     clock: SpawnClock,
@@ -105,7 +116,7 @@ async def _one_size(
 ) -> SizeFigures:
     await tool_call(tools, ["open", url])
     snap = await tool_call(tools, ["snapshot", "-i"])
-    refs: dict[str, Any] = snap["data"]["refs"]
+    refs: dict[str, Any] = _data(snap)["refs"]
     rt = tools.runtime
     binary, env = rt.engine.path, rt.child_env
     edit = "@" + _pick(refs, "button", "Edit")[rows // 2]

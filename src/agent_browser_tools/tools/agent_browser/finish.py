@@ -25,7 +25,7 @@ from agent_browser_tools.results.output_file import save as save_output
 from agent_browser_tools.results.present import render_prose
 from agent_browser_tools.results.tool_result import ImageBlock, ToolResult
 from agent_browser_tools.runtime import Runtime
-from agent_browser_tools.state.models import RefInfo
+from agent_browser_tools.state.models import RefInfo, RefSnapshot, SessionKey
 from agent_browser_tools.tools.agent_browser import (
     manifest_receipts,
     recording,
@@ -223,14 +223,30 @@ def _dumped_refs(refs: Mapping[str, RefInfo]) -> dict[str, dict[str, Any]]:
     return dict(_DUMPED[0][1])
 
 
+REFS_ALWAYS_REPEATED = 500
+"""A ref map this small travels in every answer; a larger one in the answer that recorded it
+(or first showed it), and later answers name it by its size."""
+
+
+def _ref_snapshot(rt: Runtime, key: SessionKey, snapshot: RefSnapshot) -> dict[str, Any]:
+    """`details.refSnapshot`. Why not the whole map every time: on a page of thousands of
+    refs it is megabytes, which every click would serialize, scrub and spill to a file of
+    its own, for a map the host already has (`refsUnchanged`: the answer that last carried
+    it in full still holds)."""
+    target = {"url": snapshot.target_url}
+    refs = snapshot.refs
+    if len(refs) > REFS_ALWAYS_REPEATED and rt.refs_shown.get(key) is refs:
+        return {"refCount": len(refs), "refsUnchanged": True, "target": target}
+    rt.refs_shown[key] = refs
+    return {"refs": _dumped_refs(refs), "target": target}
+
+
 def _state_details(rt: Runtime, plan: ExecutionPlan, details: dict[str, Any]) -> None:
-    assert plan.session.key is not None
-    entry = rt.log.state.session(plan.session.key)
+    key = plan.session.key
+    assert key is not None
+    entry = rt.log.state.session(key)
     if entry.ref_snapshot is not None:
-        details["refSnapshot"] = {
-            "refs": _dumped_refs(entry.ref_snapshot.refs),
-            "target": {"url": entry.ref_snapshot.target_url},
-        }
+        details["refSnapshot"] = _ref_snapshot(rt, key, entry.ref_snapshot)
     if entry.ref_invalidation is not None:
         details["refSnapshotInvalidation"] = entry.ref_invalidation.contract_details()
     if reopen_pending.pending(entry):

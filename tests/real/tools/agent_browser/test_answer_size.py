@@ -21,6 +21,7 @@ from agent_browser_tools.size_limits import (
     LARGE_VALUE_HEAD_CHARS,
     MESSAGE_BUDGET_BYTES,
 )
+from agent_browser_tools.tools.agent_browser.finish import REFS_ALWAYS_REPEATED
 from tests.support.fixture_server import FixtureServer
 from tests.support.tools import ab
 
@@ -120,3 +121,37 @@ async def test_a_typed_password_inside_a_huge_value_never_reaches_its_file(
         assert password not in huge.text and password not in json.dumps(huge.details)
     spilled = [p.read_bytes() for p in (tmp_path / "state").rglob("*") if p.is_file()]
     assert spilled and not any(password.encode() in data for data in spilled)
+
+
+async def test_a_large_ref_map_travels_once_and_later_answers_name_it(
+    browser_tools: BrowserTools, fixture_site: FixtureServer
+) -> None:
+    """`details.refSnapshot` of a page of 200 rows (605 refs) comes whole with the snapshot
+    that recorded it; a click and a read after it name it by its size instead of repeating
+    (and spilling) it; the next snapshot brings it whole again."""
+    await ab(browser_tools, "open", fixture_site.url("/rows.html?n=200"))
+    snap = await ab(browser_tools, "snapshot", "-i")
+    refs = snap.details["refSnapshot"]["refs"]
+    assert len(refs) > REFS_ALWAYS_REPEATED
+    edit = next(k for k, v in refs.items() if v.get("name") == "Edit")
+    for args in (["click", f"@{edit}"], ["get", "title"]):
+        later = await ab(browser_tools, *args)
+        assert not later.is_error, later.text
+        shown = later.details["refSnapshot"]
+        assert shown == {
+            "refCount": len(refs),
+            "refsUnchanged": True,
+            "target": snap.details["refSnapshot"]["target"],
+        }
+        assert "messageBudget" not in later.details
+    again = await ab(browser_tools, "snapshot", "-i")
+    assert again.details["refSnapshot"]["refs"] == refs
+
+
+async def test_a_small_ref_map_travels_in_every_answer(
+    browser_tools: BrowserTools, fixture_site: FixtureServer
+) -> None:
+    await ab(browser_tools, "open", fixture_site.url("/stable-refs.html"))
+    snap = await ab(browser_tools, "snapshot", "-i")
+    title = await ab(browser_tools, "get", "title")
+    assert title.details["refSnapshot"]["refs"] == snap.details["refSnapshot"]["refs"]
