@@ -68,7 +68,7 @@ def test_rows_the_engine_never_answered_are_left_out() -> None:
 
 
 def test_an_absurdly_nested_merged_answer_fails_each_part_readably() -> None:
-    sent, groups = eval_merge.merge(ROWS, bail=False)
+    _sent, groups = eval_merge.merge(ROWS, bail=False)
     deep = "[" * 100_000 + "]" * 100_000
     answered = [_ok("get", {"x": 1}), BatchRow(("eval", "m"), True, {"result": deep}, None)]
     rows = eval_merge.expand(ROWS[:3], groups[:2], answered, bail=False)
