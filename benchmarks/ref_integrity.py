@@ -8,7 +8,7 @@ N seeds of M model calls, one `BrowserTools` conversation (one browser) per seed
 wrong dispatches (target 0), refusals of elements that had not changed and their rate over
 all unchanged ones (target <= 1%), refusals by reason, other failures, calls, ref calls and
 time, with the last steps before the first case of each kind. Refs of the latest snapshot and
-remembered refs (taken two or more snapshots ago, judged by the snapshot they came from) are
+remembered refs (taken two to six snapshots ago, judged by the snapshot they came from) are
 reported apart, each with its refusal rate over calls whose element had not changed (issue 28
 targets: <= 0.5% and <= 1%). It measures; it does not assert.
 

@@ -14,7 +14,7 @@ does not match one to one is not used for judging (counted). A ref from an older
 that the latest snapshot also has is judged by the latest one: the wrapper and the model both
 saw that one last (how often the meaning moved is counted as `reinterpreted`).
 
-Remembered refs: a model that remembers a ref it took two or more snapshots ago (the date
+Remembered refs: a model that remembers a ref it took two to six snapshots ago (the date
 field it saw first, the folder it already opened) means the element that snapshot showed, so
 those calls are judged by that snapshot; they and the single ref calls from the latest
 snapshot are also counted apart (`Figures.kinds`), with the element unchanged when the node
@@ -75,6 +75,10 @@ CONTROL_NAMES = frozenset(
     | NEW_TAB_LINKS
 )
 MAX_TABS = 3
+REMEMBERED_SPAN = 5
+"""A remembered ref comes from one of the five snapshots before the latest two: what a model
+keeps in mind is recent (the date field of this form, the folder it opened a few steps ago),
+not a ref from pages it left long ago."""
 PROBE_TIMEOUT_S = 30.0
 OPEN_ATTEMPTS = 3
 TRACE_STEPS = 12
@@ -132,9 +136,9 @@ class RefWalk:
             await self._snapshot()
             return
         moves: list[tuple[float, Callable[[], Any]]] = [
-            (0.50, lambda: self._ref_action(self._last(), kind="latest")),
+            (0.46, lambda: self._ref_action(self._last(), kind="latest")),
             (0.06, lambda: self._ref_action(self._older())),
-            (0.08, self._remembered),
+            (0.12, self._remembered),
             (0.08, self._read),
             (0.08, self._batch),
             (0.12, self._control),
@@ -187,9 +191,9 @@ class RefWalk:
         await self._act(self._verb(ref, role, name), intended, note=old, kind=kind)
 
     async def _remembered(self) -> None:
-        """A ref the model took two or more snapshots ago (the date field it saw first, the
+        """A ref the model took two to six snapshots ago (the date field it saw first, the
         folder it already opened), meant as the element that snapshot showed."""
-        old = list(self.snaps)[:-2]
+        old = list(self.snaps)[-REMEMBERED_SPAN - 2 : -2]
         snap = self.rng.choice(old) if old else None
         ref = self._pick(snap, lambda role, name: role != "heading")
         if snap is None or ref is None or snap.targets is None:

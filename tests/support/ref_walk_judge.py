@@ -42,7 +42,7 @@ class Snap:
 @dataclass
 class KindFigures:
     """Ref calls of one kind (`latest`: refs of the model's latest snapshot; `remembered`: a
-    ref taken two or more snapshots ago), judged against the snapshot the ref came from."""
+    ref taken two to six snapshots ago), judged against the snapshot the ref came from."""
 
     calls: int = 0
     unchanged: int = 0
@@ -144,7 +144,7 @@ class Figures:
             f"old refs read by the latest snapshot as another element: {self.reinterpreted}; "
             f"dispatched to a new node of the same element: {self.reresolved}",
             self.kinds["latest"].line("single ref calls from the latest snapshot"),
-            self.kinds["remembered"].line("remembered refs (taken 2+ snapshots ago)"),
+            self.kinds["remembered"].line("remembered refs (taken 2-6 snapshots ago)"),
             "non-stale failures by category:" + _counts("", self.failures),
         ]
         if self.wrong_calls:
