@@ -140,8 +140,6 @@ class Runtime:
         """How many engine calls this conversation made (each may change a page)."""
         self.focused: FocusedRead | None = None
         """The focused field as read after the latest typing call (`focused_field`)."""
-        self.refs_shown: dict[SessionKey, object] = {}
-        """Per session, the ref map an answer last carried in full (`details.refSnapshot`)."""
 
     def _resumed_ownership(self) -> set[SessionKey]:
         """Managed browsers a resumed conversation owns: active ones, and the managed session

@@ -58,6 +58,15 @@ class DirectCall:
     """What the post-action settle wait saw (`nav_settle`)."""
     epoch: list[PageEpoch] = field(default_factory=list)
     """The page-side change log's position read just before a snapshot (`page_watch`)."""
+    refs_at_start: object = field(init=False, default=None)
+    """The session's ref map (the object) when the call began: an answer repeats a large map
+    only when the call changed it (`finish`)."""
+
+    def __post_init__(self) -> None:
+        key = self.plan.session.key
+        snapshot = self.rt.log.state.session(key).ref_snapshot if key is not None else None
+        refs = snapshot.refs if snapshot is not None else None
+        object.__setattr__(self, "refs_at_start", refs)  # frozen: set once, here
 
     @property
     def hooks(self) -> Hooks:

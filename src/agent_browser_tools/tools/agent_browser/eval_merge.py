@@ -71,7 +71,7 @@ def expand(
             if bail and not row.success:
                 break
             continue
-        parts = _parts(row, end - start)
+        parts = _parts(row, end - start, bail=bail)
         for offset, part in enumerate(parts):
             out.append(_part_row(rows[start + offset], row, part))
         if bail and (len(parts) < end - start or not out[-1].success):
@@ -79,8 +79,9 @@ def expand(
     return tuple(out)
 
 
-def _parts(row: BatchRow, count: int) -> list[Mapping[str, Any]]:
-    """Each part's `{v}` or `{e}`; the merged row's own failure fails every part."""
+def _parts(row: BatchRow, count: int, *, bail: bool) -> list[Mapping[str, Any]]:
+    """Each part's `{v}` or `{e}`; the merged row's own failure fails every part. Fail-fast,
+    a short answer is where the scripts stopped; otherwise a missing part fails its row."""
     if not row.success:
         return [{"e": row.error or "the merged page script failed"}] * count
     raw = row.result.get("result") if isinstance(row.result, Mapping) else None
@@ -90,7 +91,10 @@ def _parts(row: BatchRow, count: int) -> list[Mapping[str, Any]]:
         answer = None
     if not isinstance(answer, list) or not all(isinstance(a, Mapping) for a in answer):
         return [{"e": "the merged page script answered nothing readable"}] * count
-    return answer[:count]
+    if bail:
+        return answer[:count]
+    missing = [{"e": "the merged page script answered no part for this row"}]
+    return answer[:count] + missing * (count - len(answer))  # a short answer shifts no row
 
 
 def _part_row(row: Sequence[str], merged: BatchRow, part: Mapping[str, Any]) -> BatchRow:

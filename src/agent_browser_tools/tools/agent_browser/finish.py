@@ -25,7 +25,7 @@ from agent_browser_tools.results.output_file import save as save_output
 from agent_browser_tools.results.present import render_prose
 from agent_browser_tools.results.tool_result import ImageBlock, ToolResult
 from agent_browser_tools.runtime import Runtime
-from agent_browser_tools.state.models import RefInfo, RefSnapshot, SessionKey
+from agent_browser_tools.state.models import RefInfo, RefSnapshot
 from agent_browser_tools.tools.agent_browser import (
     manifest_receipts,
     recording,
@@ -57,6 +57,7 @@ async def conclude(
         output_path=call.output_path,
         extra_details=call.hooks.details,
         model_visible=call.hooks.model_visible,
+        refs_before=call.refs_at_start,
     )
 
 
@@ -70,7 +71,14 @@ async def refused(call: DirectCall, obs: Observation) -> ToolResult:
         obs.extra["browserLost"] = dict(call.browser_lost)
     if call.hooks.post is not None:
         await call.hooks.post(call.rt, call.plan, obs)
-    return finish(call.rt, call.plan, obs, None, extra_details=call.hooks.details)
+    return finish(
+        call.rt,
+        call.plan,
+        obs,
+        None,
+        extra_details=call.hooks.details,
+        refs_before=call.refs_at_start,
+    )
 
 
 def _process_details(obs: Observation, raw: RawOutcome, envelope: Envelope) -> None:
@@ -96,12 +104,14 @@ def finish(
     output_path: str | None = None,
     extra_details: Mapping[str, Any] | None = None,
     model_visible: bool = True,
+    refs_before: object = None,
 ) -> ToolResult:
     """Render the observation and assemble details.
 
     Everything written here (the spill, `outputPath`, text, details) is scrubbed of the
     conversation's registered secret values first (`Runtime.secrets`). `model_visible=False`
     (a code cell's inner call, read as data) renders no text and spills nothing.
+    `refs_before` is the session's ref map when the call began (see `_ref_snapshot`).
     """
     hidden = obs.process or ProcessFacts()
     scrub = rt.secrets
@@ -123,7 +133,7 @@ def finish(
         details["sessionName"] = plan.session.key.session
         if plan.session.key.namespace is not None:
             details["namespace"] = plan.session.key.namespace
-        _state_details(rt, plan, details)
+        _state_details(rt, plan, details, refs_before)
     if plan.checked.normalized_from:
         details["normalizedFrom"] = plan.checked.normalized_from
     if bounded.observation_path:
@@ -224,29 +234,30 @@ def _dumped_refs(refs: Mapping[str, RefInfo]) -> dict[str, dict[str, Any]]:
 
 
 REFS_ALWAYS_REPEATED = 500
-"""A ref map this small travels in every answer; a larger one in the answer that recorded it
-(or first showed it), and later answers name it by its size."""
+"""A ref map this small travels in every answer; a larger one only in an answer whose call
+recorded it, and other answers name it by its size."""
 
 
-def _ref_snapshot(rt: Runtime, key: SessionKey, snapshot: RefSnapshot) -> dict[str, Any]:
+def _ref_snapshot(snapshot: RefSnapshot, refs_before: object) -> dict[str, Any]:
     """`details.refSnapshot`. Why not the whole map every time: on a page of thousands of
     refs it is megabytes, which every click would serialize, scrub and spill to a file of
-    its own, for a map the host already has (`refsUnchanged`: the answer that last carried
-    it in full still holds)."""
+    its own, for a map the call did not change (`refsUnchanged`: the answer of the call that
+    recorded it carried it; `snapshot -i` reads it again)."""
     target = {"url": snapshot.target_url}
     refs = snapshot.refs
-    if len(refs) > REFS_ALWAYS_REPEATED and rt.refs_shown.get(key) is refs:
+    if len(refs) > REFS_ALWAYS_REPEATED and refs is refs_before:
         return {"refCount": len(refs), "refsUnchanged": True, "target": target}
-    rt.refs_shown[key] = refs
     return {"refs": _dumped_refs(refs), "target": target}
 
 
-def _state_details(rt: Runtime, plan: ExecutionPlan, details: dict[str, Any]) -> None:
+def _state_details(
+    rt: Runtime, plan: ExecutionPlan, details: dict[str, Any], refs_before: object
+) -> None:
     key = plan.session.key
     assert key is not None
     entry = rt.log.state.session(key)
     if entry.ref_snapshot is not None:
-        details["refSnapshot"] = _ref_snapshot(rt, key, entry.ref_snapshot)
+        details["refSnapshot"] = _ref_snapshot(entry.ref_snapshot, refs_before)
     if entry.ref_invalidation is not None:
         details["refSnapshotInvalidation"] = entry.ref_invalidation.contract_details()
     if reopen_pending.pending(entry):

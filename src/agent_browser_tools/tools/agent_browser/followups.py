@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from agent_browser_tools.engine.envelope import EngineFailure, Envelope, OutputMode
+from agent_browser_tools.engine.envelope import BatchRow, EngineFailure, Envelope, OutputMode
 from agent_browser_tools.planning.plan import ExecutionPlan
 from agent_browser_tools.redaction import redact_text, redact_url
 from agent_browser_tools.results import next_actions as na
@@ -134,17 +134,27 @@ async def _probe_batch(call: DirectCall, lead: list[list[str]]) -> Envelope | No
     rows = [*lead, ["get", "url"], ["get", "title"], *([collect] if collect else []), *readback]
     rows += focused_field.post_rows(call)
     rows += [dialog] if dialog is not None else []
-    order = sorted(range(len(rows)), key=lambda i: rows[i][0] == "eval")
+    order = _order(rows, lead)
     envelope = await helper_batch(call.rt, call.plan, [rows[i] for i in order], bail=True)
     if envelope is None or envelope.rows is None:
         return envelope
     at = {sent: answered for sent, answered in zip(order, envelope.rows, strict=False)}
-    kept = []
-    for index in range(len(rows)):
-        if index not in at:
-            break  # a fail-fast stop: what follows in the readers' order did not run
-        kept.append(at[index])
+    kept = [at.get(i) or BatchRow(tuple(row), False, None, NOT_RUN) for i, row in enumerate(rows)]
     return replace(envelope, rows=tuple(kept))
+
+
+NOT_RUN = "not run: the probe batch stopped at an earlier failure"
+
+
+def _order(rows: Sequence[Sequence[str]], lead: Sequence[Sequence[str]]) -> list[int]:
+    """The order the engine runs the probe rows in: the settle wait, url and title first,
+    then every page script (side by side, as one `eval`), then the element reads, which may
+    fail (a field that went away) and so stop the batch without costing the others."""
+    head = len(lead) + 2
+    first = [i for i in range(head) if rows[i][0] != "eval"]
+    scripts = [i for i, row in enumerate(rows) if row[0] == "eval"]
+    reads = [i for i in range(head, len(rows)) if rows[i][0] != "eval"]
+    return first + scripts + reads
 
 
 def _str(value: Any) -> str | None:

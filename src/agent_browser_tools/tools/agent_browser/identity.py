@@ -165,6 +165,8 @@ async def _proven(
     snapshot = entry.ref_snapshot
     if snapshot is None or snapshot.epoch is None or confirmation_gated(call):
         return None
+    if any(i not in snapshot.refs for i in ids):
+        return None  # an id the latest snapshot no longer holds: no proof
     questions = [
         page_watch.Question(refmap.engine_id(i, snapshot.refs), snapshot.refs[i]) for i in ids
     ]

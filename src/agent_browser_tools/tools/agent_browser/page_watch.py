@@ -136,6 +136,10 @@ const nameOf = (el) => {
   return norm(el.textContent) || norm(el.title);
 };
 const later = (map, n) => (map.get(n) || 0) > g;
+const box = (el) => {
+  const r = el.getBoundingClientRect();
+  return [r.x, r.y, r.width, r.height];
+};
 const custom = (el) => el.localName.includes("-") || !!el.shadowRoot;
 const status = (el, twins) => {
   if (!el.isConnected || el.getRootNode() !== document) return 2;
@@ -165,16 +169,24 @@ for (const ref of cfg.refs) {
     if (nameOf(el) === ref.name && found.push(el) >= stop) break;
   }
   const to = ref.nth === null ? found.length : stop - 1;
-  const rects = found.slice(from, to).map((el, j) => {
+  const picked = found.slice(from, to);
+  const mine = picked.map(box);
+  const sharing = mine.map(() => 0);
+  for (const el of document.querySelectorAll(sel)) {
+    const at = box(el);
+    mine.forEach((b, k) => { if (b.every((v, q) => Math.abs(v - at[q]) < 0.05)) sharing[k]++; });
+  }
+  const rects = picked.map((el, j) => {
     const r = el.getBoundingClientRect();
     const i = from + j;
     const near = ref.twin ? [found[i - 1], found[i + 1]].filter(Boolean) : [];
     const on = el instanceof HTMLInputElement && ["checkbox", "radio"].includes(el.type)
       ? el.checked : el.getAttribute("aria-checked") === "true";
-    return [r.x, r.y, r.width, r.height, status(el, near), on];
+    const shared = sharing[j] > 1;  // another element of the role at (nearly) its box
+    return [r.x, r.y, r.width, r.height, shared ? 1 : status(el, near), on];
   });
   let removed = s.dropped > g;
-  if (!ref.twin && !removed) {
+  if (!removed) {
     removed = s.removed.some(([seq, n]) => seq > g
       && [n, ...n.querySelectorAll(sel)].some((el) => el.matches(sel) && nameOf(el) === ref.name));
   }
@@ -266,7 +278,7 @@ def _one(box: tuple[float, float, float, float] | None, seen: Any) -> list[Any] 
 def _same_box(box: tuple[float, float, float, float], rect: list[Any]) -> bool:
     try:
         return all(abs(float(a) - float(b)) < EPSILON for a, b in zip(box, rect[:4], strict=True))
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         return False
 
 
@@ -299,7 +311,10 @@ def _box(row: BatchRow) -> tuple[float, float, float, float] | None:
     values = [result.get(k) for k in ("x", "y", "width", "height")]
     if not all(isinstance(v, int | float) for v in values):
         return None
-    x, y, width, height = (float(v) for v in values)  # type: ignore[arg-type]
+    try:
+        x, y, width, height = (float(v) for v in values)  # type: ignore[arg-type]
+    except OverflowError:  # an integer no float holds: no box
+        return None
     return (x, y, width, height) if width > 0 and height > 0 else None
 
 

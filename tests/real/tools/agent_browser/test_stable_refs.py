@@ -158,3 +158,48 @@ async def test_an_element_relabelled_while_its_tab_was_away_is_refused(
     assert_stale_ref(blocked)
     assert blocked.details["staleRef"]["reason"] == "element-changed"
     assert await _events(conv) == []
+
+
+async def _twins(conv: Conversation, site: FixtureServer) -> ToolResult:
+    await conv.ok(["open", site.url("twin-rows.html")])
+    return await conv.ok(["snapshot", "-i"])
+
+
+@real_engine
+async def test_a_twin_whose_row_was_removed_is_not_proven_by_the_next_twin(
+    conv: Conversation, fixture_site: FixtureServer
+) -> None:
+    """Rows A, B, C each have an "Edit" button; B's row is removed in place. B's ref must not
+    pass as C's button (the engine re-resolves a gone node by role, name and position)."""
+    first = await _twins(conv, fixture_site)
+    edits = _refs(first, "button", "Edit")
+    assert len(edits) == 3
+    await conv.ok(["eval", "document.getElementById('row-b').remove()"])
+    await _events(conv)
+
+    blocked = await conv.call(["click", edits[1]])
+
+    assert await _events(conv) == []
+    assert_stale_ref(blocked)
+    assert blocked.details["staleRef"]["reason"] == "element-gone"
+    await conv.ok(["click", edits[2]])  # C's own ref still acts
+    assert await _events(conv) == [["edit-c", "click"]]
+
+
+@real_engine
+async def test_a_renamed_element_under_a_stacked_look_alike_is_refused(
+    conv: Conversation, fixture_site: FixtureServer
+) -> None:
+    """The page renames "Save" to "Delete"; an unchanged, invisible "Save" look-alike sits
+    exactly on it. The look-alike must not prove the ref: the click would reach "Delete"."""
+    first = await _twins(conv, fixture_site)
+    save = ref_for(first, "button", "Save")
+    await conv.ok(["eval", "document.getElementById('save').textContent = 'Delete'"])
+    await _events(conv)
+
+    blocked = await conv.call(["click", save])
+
+    assert await _events(conv) == []
+    assert_stale_ref(blocked)
+    assert blocked.details["staleRef"]["reason"] == "element-changed"
+    assert 'was button "Save"' in blocked.text and "Delete" in blocked.text

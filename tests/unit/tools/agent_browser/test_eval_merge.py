@@ -74,3 +74,19 @@ def test_an_absurdly_nested_merged_answer_fails_each_part_readably() -> None:
     rows = eval_merge.expand(ROWS[:3], groups[:2], answered, bail=False)
     assert [row.success for row in rows] == [True, False, False]
     assert all("nothing readable" in str(row.error) for row in rows[1:])
+
+
+def test_a_short_merged_answer_fails_the_missing_parts_and_shifts_no_row() -> None:
+    """A page that forges a shorter list (one part for two scripts) fails the part it left
+    out; the rows after the merged one keep their own answers."""
+    _sent, groups = eval_merge.merge(ROWS, bail=False)
+    answered = [
+        _ok("get", {"x": 1}),
+        _answer([{"v": "one"}]),
+        _ok("get", {"url": "http://a.test/"}),
+        _answer([{"v": 3}]),
+    ]
+    rows = eval_merge.expand(ROWS, groups, answered, bail=False)
+    assert [row.success for row in rows] == [True, True, False, True, True]
+    assert "no part" in str(rows[2].error)
+    assert rows[3].result == {"url": "http://a.test/"}

@@ -235,3 +235,29 @@ def test_without_a_recorded_snapshot_only_the_refresh_is_offered(
         ("refresh-interactive-refs", {"args": ["snapshot", "-i"]})
     ]
     assert obs.extra == {}
+
+
+def test_the_probe_runs_url_and_title_before_any_read_that_can_fail() -> None:
+    """A fail-fast probe batch: the settle wait, url and title first, the page scripts next
+    (one merged eval), the element reads last, so a read of a field that went away stops
+    only the reads after it (the answer marks the rest as not run)."""
+    from agent_browser_tools.tools.agent_browser.followups import _order
+
+    lead = [["wait", "--fn", "x"], ["eval", "outcome"]]
+    rows = [
+        *lead,
+        ["get", "url"],
+        ["get", "title"],
+        ["eval", "collect"],
+        ["get", "value", "@e1"],
+        ["eval", "focused"],
+    ]
+    assert [rows[i][1] for i in _order(rows, lead)] == [
+        "--fn",
+        "url",
+        "title",
+        "outcome",
+        "collect",
+        "focused",
+        "value",
+    ]
