@@ -7,6 +7,7 @@ unknown, unreadable or truncated headers give None.
 
 from __future__ import annotations
 
+import codecs
 import struct
 from pathlib import Path
 
@@ -48,9 +49,24 @@ def _document_type(head: bytes) -> str | None:
     if head.startswith(b"PK\x03\x04"):
         return "application/zip"
     stripped = head.lstrip(b" \t\r\n\xef\xbb\xbf")
-    if stripped[:1] in _JSON_STARTS and len(stripped) > 1:
+    if stripped[:1] in _JSON_STARTS and len(stripped) > 1 and _text(head):
         return "application/json"
     return None
+
+
+_CONTROL = frozenset(range(32)) - {9, 10, 13}
+
+
+def _text(head: bytes) -> bool:
+    """Whether `head` reads as UTF-8 text without control bytes. Why: one in a hundred
+    encrypted (random) files starts with `{` or `[`; random bytes are never valid text."""
+    if any(byte in _CONTROL for byte in head):
+        return False
+    try:
+        codecs.getincrementaldecoder("utf-8")().decode(head, final=False)
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 def image_dimensions(path: Path) -> tuple[str, int, int] | None:

@@ -34,3 +34,18 @@ def test_the_header_names_the_type_whatever_the_suffix(
 def test_an_unreadable_file_has_no_type(tmp_path: Path) -> None:
     assert media_type(tmp_path / "absent.webm") is None
     assert media_type(tmp_path) is None  # a directory
+
+
+def test_random_bytes_that_open_with_a_brace_are_not_json(tmp_path: Path) -> None:
+    """An encrypted state file is random bytes: about one in a hundred starts with `{` or `[`
+    (the real-engine artifact test once saw one named application/json)."""
+    import random
+
+    rng = random.Random(28)
+    path = tmp_path / "site.json.enc"
+    for start in (b"{", b"[", b" {"):
+        for _ in range(200):
+            path.write_bytes(start + rng.randbytes(63))
+            assert media_type(path) is None
+    path.write_bytes('{"name": "Zoë", "rows": [1, 2]}'.encode())  # text, not ASCII only
+    assert media_type(path) == "application/json"
