@@ -52,13 +52,15 @@ FRAGMENTS = {"operator fragment": "atorPw-9", "typed fragment": "2Typed"}
 COOKIE = "shop_pref"
 
 
-def _tools(engine_env: EngineEnv, tmp_path: Path) -> BrowserTools:
-    """A conversation with the operator secret defined, a private HOME (the engine's vault
-    and key file live there) and a workspace of its own."""
+def _tools(
+    engine_env: EngineEnv, tmp_path: Path, secret: str = f"SHOP_PW='{OPERATOR}'"
+) -> BrowserTools:
+    """A conversation with the operator secret (a dotenv line) defined, a private HOME (the
+    engine's vault and key file live there) and a workspace of its own."""
     home = tmp_path / "home"
     home.mkdir(mode=0o700)
     secrets_file = tmp_path / "operator.env"
-    secrets_file.write_text(f"SHOP_PW='{OPERATOR}'\n")
+    secrets_file.write_text(secret + "\n")
     workspace = tmp_path / "ws"
     workspace.mkdir()
     settings = tools_settings(
@@ -303,19 +305,8 @@ async def test_a_legacy_charset_page_submits_nothing_that_comes_back_unscrubbed(
     charset's percent bytes (`P%E4%3C...`); the click result, `get url`, `tab list`, the
     request list, the page's own echo, `escape()` of both, the HAR and the journal show
     neither in any spelling."""
-    home = tmp_path / "home"
-    home.mkdir(mode=0o700)
-    secrets_file = tmp_path / "operator.env"
-    secrets_file.write_text(f"LEGACY_PW='{LEGACY_OPERATOR}'\n")
+    tools = _tools(engine_env, tmp_path, f"LEGACY_PW='{LEGACY_OPERATOR}'")
     workspace = tmp_path / "ws"
-    workspace.mkdir()
-    settings = tools_settings(
-        engine_env,
-        tmp_path / "state",
-        HOME=str(home),
-        AGENT_BROWSER_TOOLS_SECRETS_FILE=str(secrets_file),
-    )
-    tools = BrowserTools(settings=settings, cwd=workspace)
     rec = Recorder(tools)
     try:
         await rec.ok("network", "har", "start")
