@@ -31,7 +31,7 @@ from agent_browser_tools.results.snapshot.controls import (
     group_controls,
     is_high_value,
 )
-from agent_browser_tools.results.snapshot.tree import parse_snapshot
+from agent_browser_tools.results.snapshot.tree import named_lines, parse_snapshot
 from agent_browser_tools.results.snapshot.views import filter_snapshot
 
 #: Distinct link names searched per page before the check samples evenly.
@@ -114,7 +114,7 @@ def _row_figures(
     text: str, refs: Mapping[str, Any], result: CompactSnapshot, kinds: Mapping[str, str]
 ) -> tuple[tuple[int, int, int], int]:
     seen = set(result.shown_ref_ids) | set(result.high_value_ref_ids)
-    groups = group_controls(collect_controls(parse_snapshot(text), refs))
+    groups = group_controls(collect_controls(*named_lines(text, refs)))
     rows = {ref for ref, kind in kinds.items() if kind == "row"}
     reach = coverage(groups, seen, roles={"link"})
     unreachable = {c.ref for c in reach.missing} & rows
@@ -173,7 +173,7 @@ def dense_figures(
 ) -> tuple[DenseFigures, list[str]]:
     """Figures (a)-(d) for one page, and the labels of links no single search reached."""
     seen = set(result.shown_ref_ids) | set(result.high_value_ref_ids)
-    groups = group_controls(collect_controls(parse_snapshot(text), refs))
+    groups = group_controls(collect_controls(*named_lines(text, refs)))
     other = coverage(groups, seen, roles={g.role for g in groups} - {"link"})
     kinds = link_kinds_from_dom(text, refs, dom_links)
     rows, nav_over_rows = _row_figures(text, refs, result, kinds)

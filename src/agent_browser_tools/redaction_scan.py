@@ -36,8 +36,22 @@ def maybe_secret(text: str) -> bool:
 
 def all_plain(texts: Iterable[str]) -> bool:
     """Whether no text needs any rule: one search over all of them (the rules' words hold no
-    NUL, so a hit lies inside one text). Thousands of ref names cost one scan, not one each."""
-    return not maybe_secret("\x00".join(texts))
+    NUL, so a hit lies inside one text). Thousands of ref names cost one scan, not one each,
+    and a name found plain before (the same page read again) costs a lookup."""
+    fresh = [text for text in texts if text not in _PLAIN]
+    if not fresh:
+        return True
+    if maybe_secret("\x00".join(fresh)):
+        return False
+    if len(_PLAIN) + len(fresh) > PLAIN_MEMORY:
+        _PLAIN.clear()
+    _PLAIN.update(dict.fromkeys(fresh))
+    return True
+
+
+PLAIN_MEMORY = 200_000
+"""Texts remembered as plain (a pure verdict; cleared whole when full)."""
+_PLAIN: dict[str, None] = {}
 
 
 def sensitive_key(key: str, rule: re.Pattern[str]) -> bool:
@@ -58,18 +72,20 @@ def plain_table(value: Mapping[Any, Any], rule: re.Pattern[str]) -> dict[Any, An
     """A copy of a large table of flat records (a snapshot's ref map) when no key is
     sensitive and no text needs a rule (one scan for all); None to walk it item by item."""
     texts: list[str] = []
-    keys: set[str] = set()
+    shapes: set[tuple[Any, ...]] = set()
     out: dict[Any, Any] = {}
     for name, record in value.items():
-        if not isinstance(record, Mapping):
+        if type(record) is not dict and not isinstance(record, Mapping):
             return None
         for item in record.values():
-            if isinstance(item, str):
+            kind = type(item)
+            if kind is str:
                 texts.append(item)
-            elif not isinstance(item, _SCALARS):
-                return None
-        keys.update(map(str, record))
+            elif kind not in _SCALARS and not isinstance(item, _SCALARS):
+                return None  # nested (or a str subclass): walked item by item
+        shapes.add(tuple(record))
         out[name] = dict(record)
+    keys = {str(key) for shape in shapes for key in shape}
     if any(sensitive_key(k, rule) for k in keys) or not all_plain(texts):
         return None
     return out

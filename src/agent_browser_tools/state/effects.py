@@ -55,7 +55,10 @@ class Probe:
     title: str | None
 
 
-_TREE_REF = re.compile(r"\bref=(e\d+)\b")
+_TREE_REF = re.compile(r"(?:\[|, )ref=(e[0-9]+)\b")
+"""A ref in a tree line's attribute block (`[ref=e3]`, `[level=2, ref=e4]`). It starts with a
+bracket or a comma, not a word boundary, which the scan of a dense page's half megabyte of
+tree could not skip ahead to (7 ms, now under 4)."""
 
 
 _BUILT: list[tuple[Mapping[str, Any], str | None, dict[str, RefInfo]]] = []
@@ -96,11 +99,11 @@ def _ref_infos(refs: Mapping[Any, Any]) -> dict[str, RefInfo]:
     # Built without validation: the fields are checked here, and a page can have thousands.
     out: dict[str, RefInfo] = {}
     for ref_id, info in refs.items():
-        if isinstance(info, Mapping):
+        if type(info) is dict or isinstance(info, Mapping):
             role = info.get("role")
             name = info.get("name")
             out[str(ref_id)] = RefInfo(
-                role if isinstance(role, str) else None, name if isinstance(name, str) else None
+                role if type(role) is str else None, name if type(name) is str else None
             )
         else:
             out[str(ref_id)] = RefInfo()
@@ -150,7 +153,9 @@ def success_effects(
             # refs with one ordinary snapshot and records those (see tools/snapshot_flow).
             refs = refs_from_snapshot({"refs": payload.refs}, payload.text)
             read = snapshot_read_args(tokens)
-            effects.append(RefsRecorded(refs=refs, target_url=url, read_args=read))
+            # Built without validation: the table is typed already and can hold thousands.
+            recorded = RefsRecorded.model_construct(refs=refs, target_url=url, read_args=read)
+            effects.append(recorded)
         return effects
     url = None if spec is not None and spec.path in _URL_NOT_PAGE else _string(data, "url")
     title = _string(data, "title")

@@ -273,6 +273,11 @@ class RefsRecorded(_Frozen):
     target_url: str | None = None
     read_args: tuple[str, ...] = ()
     epoch: PageEpoch | None = None
+    changed_only: bool = False
+    """`refs` holds only the refs added or changed since the session's recorded map, and
+    `dropped` the ones it no longer shows: a page of thousands of refs read again after a
+    click journals what changed, not the page (`journal.recorded_changes`)."""
+    dropped: tuple[str, ...] = ()
 
 
 class RefsInvalidated(_Frozen):

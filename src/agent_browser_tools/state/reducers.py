@@ -168,6 +168,18 @@ def retired_refs(
     return out
 
 
+def recorded_refs(previous: RefSnapshot | None, effect: RefsRecorded) -> dict[str, RefInfo]:
+    """The ref map a `RefsRecorded` leaves: its refs, or, for one journaled as changes, the
+    previous map without its dropped refs and with its added and changed ones."""
+    if not effect.changed_only:
+        return effect.refs
+    gone = set(effect.dropped)
+    base = previous.refs if previous is not None else {}
+    refs = {ref: info for ref, info in base.items() if ref not in gone}
+    refs.update(effect.refs)
+    return refs
+
+
 def _namespace_of(label: str) -> str | None:
     return label.split("/", 1)[0] if "/" in label else None
 
@@ -188,16 +200,17 @@ def apply_effect(entry: SessionPageState, effect: Effect) -> SessionPageState:
             }
         )
     if isinstance(effect, RefsRecorded):
+        refs = recorded_refs(entry.ref_snapshot, effect)
         return entry.model_copy(
             update={
                 # Built without validation: the effect's refs were validated already and a
                 # page can show thousands.
                 "ref_snapshot": RefSnapshot.model_construct(
-                    refs=effect.refs,
+                    refs=refs,
                     target_url=effect.target_url,
                     read_args=effect.read_args,
                     epoch=effect.epoch,
-                    retired=retired_refs(entry.ref_snapshot, effect.refs),
+                    retired=retired_refs(entry.ref_snapshot, refs),
                 ),
                 "ref_invalidation": None,
                 "active": True,

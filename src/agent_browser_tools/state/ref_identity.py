@@ -39,45 +39,47 @@ def describe(info: RefInfo) -> str:
 def with_anchors(refs: dict[str, RefInfo], order: Sequence[str]) -> dict[str, RefInfo]:
     """Set `anchors` and `context` on twins (refs whose role and name are not unique), with
     `order` the refs in document order. One pass each way: a page can show thousands."""
-    ordered = [ref for ref in dict.fromkeys(order) if ref in refs]
-    keys = [(refs[ref][0], refs[ref][1]) for ref in ordered]
+    unique = dict.fromkeys(order)
+    ordered = list(unique) if unique.keys() == refs.keys() else [r for r in unique if r in refs]
+    infos = [refs[ref] for ref in ordered]
+    keys = [info[:2] for info in infos]  # (role, name)
     counts = Counter(keys)
     if len(counts) == len(keys):
         return refs
     twin = [counts[key] > 1 for key in keys]
-    made: dict[int, Anchor] = {}
+    made: dict[int, Anchor] = {-1: Anchor(START, START), len(ordered): Anchor(END, END)}
 
     def anchor(index: int) -> Anchor:
         found = made.get(index)
         if found is None:
-            found = made[index] = Anchor(ordered[index], describe(refs[ordered[index]]))
+            found = made[index] = Anchor(ordered[index], describe(infos[index]))
         return found
 
-    start, end = Anchor(START, START), Anchor(END, END)
-    before: dict[int, Anchor] = {}
+    before: list[int] = []  # per twin, in document order: the nearest unique ref before it
     last = -1
     for index, is_twin in enumerate(twin):
         if is_twin:
-            before[index] = anchor(last) if last >= 0 else start
+            before.append(last)
         else:
             last = index
-    out = dict(refs)
-    seen: Counter[tuple[str | None, str | None]] = Counter()
-    nxt = -1
-    pending: list[tuple[int, Anchor]] = []
+    after: list[int] = []  # the same after it, filled from the end
+    nxt = len(ordered)
     for index in range(len(ordered) - 1, -1, -1):
-        if not twin[index]:
+        if twin[index]:
+            after.append(nxt)
+        else:
             nxt = index
-            continue
-        pending.append((index, anchor(nxt) if nxt >= 0 else end))
-    for index, after in reversed(pending):
-        ref, key = ordered[index], keys[index]
-        pair = (before[index], after)
+    after.reverse()
+    out = dict(refs)
+    seen: Counter[tuple[str | None, ...]] = Counter()
+    twins = [index for index, is_twin in enumerate(twin) if is_twin]
+    for index, first, second in zip(twins, before, after, strict=True):
+        info, key = infos[index], keys[index]
+        pair = (anchor(first), anchor(second))
         nth = seen[key]
         seen[key] = nth + 1
-        out[ref] = refs[ref]._replace(
-            anchors=pair, context=f"{pair[0].text} | {pair[1].text}", nth=nth
-        )
+        context = f"{pair[0].text} | {pair[1].text}"
+        out[ordered[index]] = RefInfo(info.role, info.name, context, info.engine, pair, nth)
     return out
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from agent_browser_tools.engine.browser_ports import browser_ports, listeners
+from agent_browser_tools.engine.browser_ports import browser_held, browser_ports, listeners
 
 HEADER = "sl local_address rem_address st tx_queue tr retrnsmt uid timeout inode\n"
 
@@ -71,3 +71,29 @@ def test_listeners_mark_browsers_and_leave_other_servers_ordinary(tmp_path: Path
 
 def test_without_proc_net_listeners_are_unknown(tmp_path: Path) -> None:
     assert listeners(tmp_path / "missing") is None
+
+
+def test_asked_ports_are_judged_per_socket_and_a_new_socket_is_looked_at_again(
+    tmp_path: Path,
+) -> None:
+    """`browser_held` remembers each listening socket's holder: once known, the processes
+    are not walked again (their planted files are gone here, and the answer stands); a
+    browser that later listens on a port an ordinary server held is a new socket, seen."""
+    proc = tmp_path / "proc"
+    (proc / "net").mkdir(parents=True)
+    tcp = proc / "net" / "tcp"
+    tcp.write_text(HEADER + _row(41777, "0A", 9_900_011) + _row(3001, "0A", 9_900_013))
+    (proc / "net" / "tcp6").write_text(HEADER)
+    _process(proc, 10, "/usr/lib/chromium/chromium", [9_900_011])
+    _process(proc, 12, "/usr/bin/python3", [9_900_013])
+    assert browser_held({41777, 3001, 9999}, proc) == {41777}
+
+    (proc / "10" / "cmdline").unlink()
+    (proc / "12" / "cmdline").unlink()
+    assert browser_held({41777, 3001}, proc) == {41777}  # from memory: no process was read
+
+    # The dev server on 3001 stopped; a browser now listens there (a new socket).
+    tcp.write_text(HEADER + _row(41777, "0A", 9_900_011) + _row(3001, "0A", 9_900_017))
+    _process(proc, 20, "/usr/lib/chromium/chromium", [9_900_017])
+    assert browser_held({3001}, proc) == {3001}
+    assert browser_held(set(), proc) == frozenset()

@@ -12,12 +12,15 @@ import random
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from agent_browser_tools.results.bounds import spill_bytes
 from agent_browser_tools.results.message_budget import (
     DECISION_KEYS,
     MESSAGE_BUDGET_BYTES,
     TRIM_ORDER,
+    _sized,
     fit_message,
     message_bytes,
 )
@@ -229,3 +232,26 @@ def test_a_callers_json_text_stays_parseable_and_names_the_moved_parts() -> None
     assert [m["part"] for m in note["moved"]] == ["details.refSnapshot"]
     assert note["notice"].startswith("[This answer was over the 768 KiB message budget")
     assert note["moved"] == fitted.details["messageBudget"]["moved"]
+
+
+_TEXTS = st.text(alphabet=st.characters(codec="utf-8", exclude_categories=["Cs"]), max_size=40)
+_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | _TEXTS,
+    lambda inner: st.lists(inner, max_size=5) | st.dictionaries(_TEXTS, inner, max_size=5),
+    max_leaves=30,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_VALUES)
+def test_a_details_part_is_sized_as_the_json_the_message_carries(value: Any) -> None:
+    """The fast size (pydantic's encoder, escapes counted) equals the ASCII-escaped JSON's
+    length: control characters, DEL, accents, CJK and characters outside the BMP alike."""
+    assert _sized(value) == len(json.dumps(value, ensure_ascii=True, separators=(",", ":")))
+
+
+def test_a_value_json_cannot_encode_is_sized_as_its_string() -> None:
+    """What `json` writes through `default=str` (an object) is sized the same way."""
+    value = {"a": object(), "b": [1.5, None]}
+    expected = json.dumps(value, ensure_ascii=True, separators=(",", ":"), default=str)
+    assert _sized(value) == len(expected)

@@ -41,11 +41,12 @@ from agent_browser_tools.results.snapshot.sections import (
     split_sections,
 )
 from agent_browser_tools.results.snapshot.tree import (
+    Names,
     SnapshotLine,
     ancestors,
+    named_lines,
     parse_snapshot,
     ref_label,
-    ref_role_name,
 )
 
 __all__ = ["MAX_OMITTED_LINES", "SPILL_LINE_RESERVE", "CompactSnapshot", "compact_snapshot"]
@@ -121,6 +122,7 @@ class _Layout:
     prefix: list[int]  # prefix[i] = total cost of lines[:i]
     kept: list[int]  # lines kept per section (a DOM-order prefix of it)
     kinds: dict[int, int]  # link line index -> rows.ROW / CONTENT / GROUP
+    key_refs: list[tuple[int, int, str]]  # (rank, line index, label) of headings/landmarks
     list_chars: int = 0  # most the omitted-controls list may take
 
     def context_cost(self, section: Section) -> int:
@@ -140,7 +142,7 @@ _MARKER_COST = 80
 
 
 def _layout(text: str, refs: Mapping[str, Mapping[str, Any]]) -> _Layout:
-    lines = parse_snapshot(text)
+    lines, names = named_lines(text, refs)
     sections = split_sections(lines)
     rank_of = [0] * len(lines)
     for section in sections:
@@ -149,9 +151,27 @@ def _layout(text: str, refs: Mapping[str, Mapping[str, Any]]) -> _Layout:
     prefix = [0]
     for line in lines:
         prefix.append(prefix[-1] + line.cost)
-    groups = group_controls(collect_controls(lines, refs))
-    kinds = link_kinds(lines, refs)
-    return _Layout(lines, refs, sections, groups, rank_of, prefix, [0] * len(sections), kinds)
+    groups = group_controls(collect_controls(lines, names))
+    kinds = link_kinds(lines, names)
+    keys = _key_refs(lines, names, rank_of)
+    kept = [0] * len(sections)
+    return _Layout(lines, refs, sections, groups, rank_of, prefix, kept, kinds, keys)
+
+
+def _key_refs(
+    lines: Sequence[SnapshotLine], names: Names, rank_of: list[int]
+) -> list[tuple[int, int, str]]:
+    """Headings (levels 1-3) and landmarks with refs, in rank then DOM order."""
+    picked: list[tuple[int, int, str]] = []
+    for line in lines:
+        if line.ref is None:
+            continue
+        role, name = names[line.index]
+        if role not in _KEY_ROLES or (role == "heading" and (line.level or 1) > 3):
+            continue
+        picked.append((rank_of[line.index], line.index, ref_label(line.ref, role, name)))
+    picked.sort()
+    return picked
 
 
 def _grow(layout: _Layout, pos: int, allowance: int) -> int:
@@ -236,15 +256,7 @@ def _outline_lines(layout: _Layout) -> tuple[list[str], set[int]]:
 
 def _key_ref_lines(layout: _Layout, shown: set[int]) -> list[str]:
     """Headings and landmarks that did not fit: where the rest of the page is."""
-    picked: list[tuple[int, int, str]] = []
-    for line in layout.lines:
-        if line.ref is None or line.index in shown:
-            continue
-        role, name = ref_role_name(line, layout.refs)
-        if role not in _KEY_ROLES or (role == "heading" and (line.level or 1) > 3):
-            continue
-        picked.append((layout.rank_of[line.index], line.index, ref_label(line.ref, role, name)))
-    picked.sort()
+    picked = [key for key in layout.key_refs if key[1] not in shown]
     lines = [label for _, _, label in picked[:MAX_KEY_REFS]]
     if len(picked) > MAX_KEY_REFS:
         lines.append(f"… {len(picked) - MAX_KEY_REFS} more headings/landmarks")

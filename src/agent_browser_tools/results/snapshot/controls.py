@@ -14,9 +14,8 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
-from agent_browser_tools.results.snapshot.tree import SnapshotLine, ref_label, ref_role_name
+from agent_browser_tools.results.snapshot.tree import Names, SnapshotLine, ref_label
 
 #: Roles listed in `Omitted high-value controls`, by tier (lower tiers are listed first).
 ROLE_TIERS: Mapping[str, int] = {
@@ -112,16 +111,15 @@ def name_pattern(name: str) -> str:
     return _DIGITS.sub("#", " ".join(name.split()).casefold())
 
 
-def collect_controls(
-    lines: Sequence[SnapshotLine], refs: Mapping[str, Mapping[str, Any]]
-) -> list[Control]:
-    """High-value controls in DOM order, one per ref (first occurrence wins)."""
+def collect_controls(lines: Sequence[SnapshotLine], names: Names) -> list[Control]:
+    """High-value controls in DOM order, one per ref (first occurrence wins); `names` from
+    `tree.ref_names`."""
     seen: set[str] = set()
     controls: list[Control] = []
     for line in lines:
         if line.ref is None or line.ref in seen:
             continue
-        role, name = ref_role_name(line, refs)
+        role, name = names[line.index]
         if is_high_value(role, name):
             seen.add(line.ref)
             controls.append(Control(line.ref, role, name, line.index))

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agent_browser_tools.results.snapshot.sections import CHROME, JUNK, classify
-from agent_browser_tools.results.snapshot.tree import SnapshotLine, ancestors, ref_role_name
+from agent_browser_tools.results.snapshot.tree import Names, SnapshotLine, ancestors
 
 ROW, CONTENT, GROUP = 0, 1, 2
 _CELL_ROLES = frozenset({"cell", "gridcell", "rowheader"})
@@ -107,9 +107,7 @@ def _short(name: str) -> bool:
 
 
 def _short_runs(
-    lines: Sequence[SnapshotLine],
-    siblings: Sequence[list[int]],
-    refs: Mapping[str, Mapping[str, Any]],
+    lines: Sequence[SnapshotLine], siblings: Sequence[list[int]], names: Names
 ) -> set[int]:
     """Link lines in runs of GROUP_RUN or more adjacent short-named sibling links."""
     grouped: set[int] = set()
@@ -117,7 +115,7 @@ def _short_runs(
         run: list[int] = []
         for index in [*group, -1]:
             line = lines[index] if index >= 0 else None
-            if line is not None and line.ref and _is_short_link(line, refs):
+            if line is not None and line.ref and _is_short_link(names[index]):
                 run.append(index)
                 continue
             if len(run) >= GROUP_RUN:
@@ -126,23 +124,21 @@ def _short_runs(
     return grouped
 
 
-def _is_short_link(line: SnapshotLine, refs: Mapping[str, Mapping[str, Any]]) -> bool:
-    role, name = ref_role_name(line, refs)
-    return role == "link" and _short(name)
+def _is_short_link(role_name: tuple[str, str]) -> bool:
+    return role_name[0] == "link" and _short(role_name[1])
 
 
-def link_kinds(
-    lines: Sequence[SnapshotLine], refs: Mapping[str, Mapping[str, Any]]
-) -> dict[int, int]:
-    """ROW, CONTENT or GROUP for every link line with a ref, by line index."""
+def link_kinds(lines: Sequence[SnapshotLine], names: Names) -> dict[int, int]:
+    """ROW, CONTENT or GROUP for every link line with a ref, by line index (`names` from
+    `tree.ref_names`)."""
     siblings = _children(lines)
     run_of = _cell_runs(lines, siblings)
     chrome = _in_chrome(lines)
-    runs = _short_runs(lines, siblings, refs)
+    runs = _short_runs(lines, siblings, names)
     kinds: dict[int, int] = {}
     seen_rows: set[tuple[Any, ...]] = set()
     for line in lines:
-        if line.ref is None or ref_role_name(line, refs)[0] != "link":
+        if line.ref is None or names[line.index][0] != "link":
             continue
         if chrome[line.index]:
             kinds[line.index] = GROUP

@@ -46,25 +46,33 @@ class SnapshotLine(NamedTuple):
 
 
 def _depth(indent: str) -> int:
-    return len(indent.expandtabs(2)) // 2
+    return len(indent.expandtabs(2)) // 2 if "\t" in indent else len(indent) // 2
 
 
 def _parse_one(text: str) -> tuple[int, str, str, str | None, int | None]:
+    """Depth, role, name, ref and level of one (right-stripped) line. Dense pages have tens
+    of thousands of lines: the attribute patterns run only on lines that can hold them."""
     match = _LINE.match(text)
     if match is None:
         stripped = text.lstrip(" ")
         return _depth(text[: len(text) - len(stripped)]), "", "", None, None
-    name = _UNESCAPE.sub(r"\1", match.group("name") or "")
-    rest = text[match.end() :]
+    indent, role, name = match.group(1, 2, 3)
+    if name is None:
+        name = ""
+    elif "\\" in name:
+        name = _UNESCAPE.sub(r"\1", name)
     ref: str | None = None
     level: int | None = None
-    attrs = _ATTRS.search(rest)
+    attrs = _ATTRS.search(text, match.end()) if "[" in text else None
     if attrs is not None:
-        ref_match = _REF.search(attrs.group("attrs"))
-        ref = ref_match.group("ref") if ref_match else None
-        level_match = _LEVEL.search(attrs.group("attrs"))
-        level = int(level_match.group("level")) if level_match else None
-    return _depth(match.group("indent")), match.group("role"), name, ref, level
+        block = attrs.group(1)
+        if "ref=" in block:
+            ref_match = _REF.search(block)
+            ref = ref_match.group(1) if ref_match else None
+        if "level=" in block:
+            level_match = _LEVEL.search(block)
+            level = int(level_match.group(1)) if level_match else None
+    return _depth(indent), role, name, ref, level
 
 
 def parse_snapshot(text: str) -> list[SnapshotLine]:
@@ -81,14 +89,15 @@ def _parsed(text: str) -> tuple[SnapshotLine, ...]:
     lines: list[SnapshotLine] = []
     stack: list[tuple[int, int]] = []  # (depth, index)
     for raw in text.split("\n"):
-        if not raw.strip():
+        line = raw.rstrip()
+        if not line:
             continue
         index = len(lines)
-        depth, role, name, ref, level = _parse_one(raw.rstrip())
+        depth, role, name, ref, level = _parse_one(line)
         while stack and stack[-1][0] >= depth:
             stack.pop()
         parent = stack[-1][1] if stack else None
-        lines.append(SnapshotLine(index, raw.rstrip(), depth, role, name, ref, level, parent))
+        lines.append(SnapshotLine(index, line, depth, role, name, ref, level, parent))
         stack.append((depth, index))
     return tuple(lines)
 
@@ -134,6 +143,33 @@ def ref_role_name(line: SnapshotLine, refs: Mapping[str, Mapping[str, Any]]) -> 
         role if isinstance(role, str) and role else line.role,
         name if isinstance(name, str) else line.name,
     )
+
+
+Names = Sequence[tuple[str, str]]
+"""Role and name of each line (by `SnapshotLine.index`), the ref map's where it has them."""
+
+
+def ref_names(lines: Sequence[SnapshotLine], refs: Mapping[str, Mapping[str, Any]]) -> Names:
+    """`ref_role_name` of every line, read once: the compaction passes ask for a line's role
+    and name many times over, and a dense page has thousands of lines."""
+    out: list[tuple[str, str]] = []
+    for line in lines:
+        entry = refs.get(line.ref) if line.ref else None
+        if type(entry) is dict:  # the engine's map: the common case, read inline
+            role, name = entry.get("role"), entry.get("name")
+            if type(role) is str and role and type(name) is str:
+                out.append((role, name))
+                continue
+        out.append(ref_role_name(line, refs))
+    return out
+
+
+def named_lines(
+    text: str, refs: Mapping[str, Mapping[str, Any]]
+) -> tuple[list[SnapshotLine], Names]:
+    """The parsed lines of `text` and their `ref_names`."""
+    lines = parse_snapshot(text)
+    return lines, ref_names(lines, refs)
 
 
 def ref_label(ref: str, role: str, name: str, *, max_name: int = 80) -> str:

@@ -24,7 +24,7 @@ from __future__ import annotations
 import secrets
 from collections.abc import Iterator
 
-from agent_browser_tools.engine.browser_ports import browser_ports, listeners
+from agent_browser_tools.engine.browser_ports import browser_held, browser_ports, listeners
 from agent_browser_tools.engine.envelope import Envelope
 from agent_browser_tools.planning.local_origins import local_port
 from agent_browser_tools.planning.plan import ExecutionPlan
@@ -60,9 +60,11 @@ def settle(envelope: Envelope, guard: ScriptGuard | None) -> Envelope:
     that followed a redirect there, a page read on such a page) withheld."""
     if guard is not None:
         envelope = guard.settle(envelope)
-    if not endpoint_sources(envelope):
+    sources = endpoint_sources(envelope)
+    if not sources:
         return envelope
-    return withhold(envelope, browser_ports())
+    ports = {port for url in sources if (port := local_port(url)) is not None}
+    return withhold(envelope, browser_held(ports))
 
 
 def _matches(plan: ExecutionPlan) -> Iterator[CommandMatch]:

@@ -242,10 +242,11 @@ def _ref_snapshot(snapshot: RefSnapshot, refs_before: object) -> dict[str, Any]:
     """`details.refSnapshot`. Why not the whole map every time: on a page of thousands of
     refs it is megabytes, which every click would serialize, scrub and spill to a file of
     its own, for a map the call did not change (`refsUnchanged`: the answer of the call that
-    recorded it carried it; `snapshot -i` reads it again)."""
+    recorded it carried it; `snapshot -i` reads it again). A snapshot that read the same map
+    again (the same ids, elements and anchors) did not change it either."""
     target = {"url": snapshot.target_url}
     refs = snapshot.refs
-    if len(refs) > REFS_ALWAYS_REPEATED and refs is refs_before:
+    if len(refs) > REFS_ALWAYS_REPEATED and (refs is refs_before or refs == refs_before):
         return {"refCount": len(refs), "refsUnchanged": True, "target": target}
     return {"refs": _dumped_refs(refs), "target": target}
 

@@ -226,6 +226,25 @@ class Shown:
         self.assigned[engine] = shown
         return shown
 
+    def bind(self, infos: Mapping[str, RefInfo]) -> None:
+        """Shown ids for every ref of a snapshot being shown (`ref` with its info), in the
+        engine's numeric order so new ids count up as the engine's do. A ref recorded under
+        its own number that reads exactly as recorded (nearly all of them, on a page read
+        again) keeps it without the element-by-element comparison. Only while no shown id
+        differs from its engine id: a twin's anchors name shown ids, equal to engine ids then."""
+        self.fresh = infos
+        rest = infos
+        if not self.restarted and not self._renamed:
+            table, assigned = self.table, self.assigned
+            rest = {}
+            for engine, info in infos.items():
+                if table.get(engine) == info and engine not in assigned:
+                    assigned[engine] = engine
+                else:
+                    rest[engine] = info
+        for engine in sorted(rest, key=_number):
+            self.ref(engine, rest[engine])
+
     def reverse(self) -> dict[str, str]:
         """Shown id -> engine id, for ids this answer assigned that differ."""
         return {shown: engine for engine, shown in self.assigned.items() if shown != engine}
@@ -254,9 +273,7 @@ def data_to_model(data: Any, shown: Shown) -> Any:
             text = text if isinstance(text, str) else data.get("tree")
             tree = text if isinstance(text, str) else None
             infos = refs_from_snapshot(data, tree)
-            shown.fresh = infos
-            for engine in sorted(infos, key=_number):
-                shown.ref(engine, infos[engine])
+            shown.bind(infos)
             if not shown.reverse() and (tree is None or tree.count("ref=e") == len(refs)):
                 return _same_ids(data, shown, refs, tree, infos)
         out: dict[str, Any] = {}

@@ -88,7 +88,7 @@ def compact(rt: Runtime, obs: Observation) -> None:
     if payload is None or not isinstance(data, Mapping):
         return
     native = not isinstance(data.get("snapshot"), str)
-    refs = _refs(payload.refs)
+    refs = payload.refs if isinstance(payload.refs, Mapping) else {}  # read, not copied
     result = compact_snapshot(payload.text, refs, budget=VISIBLE_LIMIT - HEADER_RESERVE)
     if not result.compacted:
         if native:

@@ -27,7 +27,7 @@ from agent_browser_tools.results.snapshot.probes import (
     search_probe_counts,
     search_probe_js,
 )
-from agent_browser_tools.results.snapshot.tree import parse_snapshot
+from agent_browser_tools.results.snapshot.tree import named_lines
 from tests.support.fixture_server import FixtureServer
 from tests.support.real_engine import ENGINE_CALL_TIMEOUT_S, RealSession
 
@@ -82,6 +82,6 @@ def test_live_dense_snapshot_compacts_within_budget_and_keeps_controls_reachable
     data = real_session.ok("snapshot", "-i")
     result = compact_snapshot(data["snapshot"], data["refs"], budget=15_000)
     assert result.compacted and len(result.text) <= 15_000 - SPILL_LINE_RESERVE
-    groups = group_controls(collect_controls(parse_snapshot(data["snapshot"]), data["refs"]))
+    groups = group_controls(collect_controls(*named_lines(data["snapshot"], data["refs"])))
     visible = set(result.shown_ref_ids) | set(result.high_value_ref_ids)
     assert coverage(groups, visible).complete

@@ -127,14 +127,15 @@ async def test_a_large_ref_map_travels_once_and_later_answers_name_it(
     browser_tools: BrowserTools, fixture_site: FixtureServer
 ) -> None:
     """`details.refSnapshot` of a page of 200 rows (605 refs) comes whole with the snapshot
-    that recorded it; a click and a read after it name it by its size instead of repeating
-    (and spilling) it; the next snapshot brings it whole again."""
+    that recorded it; a click, a read and a snapshot that reads the same map again name it by
+    its size instead of repeating (and spilling) it; a snapshot of another map brings it
+    whole again."""
     await ab(browser_tools, "open", fixture_site.url("/rows.html?n=200"))
     snap = await ab(browser_tools, "snapshot", "-i")
     refs = snap.details["refSnapshot"]["refs"]
     assert len(refs) > REFS_ALWAYS_REPEATED
     edit = next(k for k, v in refs.items() if v.get("name") == "Edit")
-    for args in (["click", f"@{edit}"], ["get", "title"]):
+    for args in (["click", f"@{edit}"], ["get", "title"], ["snapshot", "-i"]):
         later = await ab(browser_tools, *args)
         assert not later.is_error, later.text
         shown = later.details["refSnapshot"]
@@ -144,8 +145,9 @@ async def test_a_large_ref_map_travels_once_and_later_answers_name_it(
             "target": snap.details["refSnapshot"]["target"],
         }
         assert "messageBudget" not in later.details
+    await ab(browser_tools, "open", fixture_site.url("/rows.html?n=201"))
     again = await ab(browser_tools, "snapshot", "-i")
-    assert again.details["refSnapshot"]["refs"] == refs
+    assert len(again.details["refSnapshot"]["refs"]) > len(refs)
 
 
 async def test_a_small_ref_map_travels_in_every_answer(

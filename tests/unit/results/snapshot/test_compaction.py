@@ -36,7 +36,7 @@ from agent_browser_tools.results.snapshot.sections import (
     classify,
     split_sections,
 )
-from agent_browser_tools.results.snapshot.tree import parse_snapshot
+from agent_browser_tools.results.snapshot.tree import named_lines, parse_snapshot
 
 SNAPSHOTS = Path(__file__).resolve().parents[3] / "fixtures" / "snapshots"
 LARGE = ("dense_i", "dense_full", "grid_i")
@@ -101,7 +101,7 @@ def test_compacted_text_leaves_room_for_the_spill_line(name: str, budget: int) -
 def test_every_high_value_control_is_shown_or_listed(name: str) -> None:
     text, refs = load(name)
     result = compact_snapshot(text, refs, budget=BUDGET)
-    groups = group_controls(collect_controls(parse_snapshot(text), refs))
+    groups = group_controls(collect_controls(*named_lines(text, refs)))
     seen = visible_refs(result.text)
     report = coverage(groups, seen)
     assert report.complete, [c.label() for c in report.missing[:10]]

@@ -18,7 +18,7 @@ from agent_browser_tools.results.snapshot.controls import (
     group_controls,
 )
 from agent_browser_tools.results.snapshot.omitted import MAX_OMITTED_LINES, OMITTED_TITLE
-from agent_browser_tools.results.snapshot.tree import parse_snapshot
+from agent_browser_tools.results.snapshot.tree import named_lines
 from agent_browser_tools.results.snapshot.views import split_snapshot_flags
 from tests.unit.results.snapshot.dense_trees import changelist, filter_refs
 
@@ -59,7 +59,7 @@ def test_filter_links_give_their_place_to_titles_the_list_cannot_all_name() -> N
 
 def test_repeated_row_checkboxes_collapse_into_one_prefix_group() -> None:
     text, _ = changelist(48)
-    groups = group_controls(collect_controls(parse_snapshot(text), {}))
+    groups = group_controls(collect_controls(*named_lines(text, {})))
     boxes = [g for g in groups if g.role == "checkbox"]
     assert [(g.pattern, len(g.members)) for g in boxes] == [
         ("select this object for an action - …", 48)
@@ -75,7 +75,7 @@ def test_prefix_groups_need_eight_members_and_never_take_fields() -> None:
     fields = [
         f'- textbox "Shipping address line {w}" [ref=e{i}]' for i, w in enumerate("abcdefghij", 10)
     ]
-    groups = group_controls(collect_controls(parse_snapshot("\n".join(few + fields)), {}))
+    groups = group_controls(collect_controls(*named_lines("\n".join(few + fields), {})))
     assert len(groups) == 15, [g.pattern for g in groups]
 
 

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from agent_browser_tools.results.snapshot.rows import CONTENT, GROUP, ROW, link_kinds
-from agent_browser_tools.results.snapshot.tree import parse_snapshot
+from agent_browser_tools.results.snapshot.tree import parse_snapshot, ref_names
 from tests.unit.results.snapshot.dense_trees import changelist, filter_refs
 
 
 def kinds_by_ref(text: str) -> dict[str, int]:
     lines = parse_snapshot(text)
-    return {str(lines[i].ref): kind for i, kind in link_kinds(lines, {}).items()}
+    return {str(lines[i].ref): kind for i, kind in link_kinds(lines, ref_names(lines, {})).items()}
 
 
 def test_changelist_row_header_links_are_titles_and_sidebar_and_filters_are_groups() -> None:
