@@ -35,7 +35,7 @@ import statistics
 import sys
 import time
 import uuid
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -147,8 +147,50 @@ async def _one_size(
         before = len(clock.spans)
         await tool_call(tools, make())
         calls[name] = len(clock.spans) - before
+    times[CHANGED] = await _changed_snapshots(tools, binary, env, prefix, boxes, snapshots)
+    calls[CHANGED] = calls["snapshot -i"]
     inprocess = await _snapshot_overhead(tools, clock, snapshots)
     return SizeFigures(rows, len(refs), times, calls, inprocess)
+
+
+CHANGED = "snapshot -i after a change"
+
+
+async def _changed_snapshots(
+    tools: BrowserTools,
+    binary: str,
+    env: dict[str, str],
+    prefix: list[str],
+    boxes: Iterator[str],
+    count: int,
+) -> dict[str, list[float]]:
+    """`snapshot -i` of a page that changed since the last one: before each timed snapshot
+    (tools or engine, alternating which goes first) the bare engine ticks one more box, so
+    the tools read a map that differs in one row rather than one they have read before."""
+    engine_boxes = (f"@{_engine_ref(tools, ref)}" for ref in boxes)
+    times: dict[str, list[float]] = {"tool": [], "bare": []}
+    for index in range(count + 1):
+        order = ["tool", "bare"] if index % 2 == 0 else ["bare", "tool"]
+        for name in order:
+            await bare_engine(binary, [*prefix, "check", next(engine_boxes)], env)
+            started = time.perf_counter()
+            if name == "tool":
+                await tool_call(tools, ["snapshot", "-i"])
+            else:
+                await bare_engine(binary, [*prefix, "snapshot", "-i"], env)
+            if index > 0:
+                times[name].append((time.perf_counter() - started) * 1000.0)
+    return times
+
+
+def _engine_ref(tools: BrowserTools, shown: str) -> str:
+    """The engine's id for a shown ref (the same, unless the wrapper renumbered it)."""
+    for entry in tools.runtime.log.state.sessions.values():
+        snapshot = entry.ref_snapshot
+        info = snapshot.refs.get(shown.lstrip("@")) if snapshot is not None else None
+        if info is not None:
+            return info.engine or shown.lstrip("@")
+    return shown.lstrip("@")
 
 
 def _engine_prefix(effective: Sequence[str]) -> list[str]:
@@ -215,6 +257,11 @@ def report(figures: list[SizeFigures]) -> None:
             f"snapshot +{paired:.0f} ms = {paired / engine:.1%} side by side, "
             f"{inproc:.0f} ms = {inproc / engine:.1%} in process (engine {engine:.0f} ms)"
         )
+        changed = fig.times[CHANGED]
+        engine = statistics.median(changed["bare"])
+        pairs = zip(changed["tool"], changed["bare"], strict=True)
+        paired = statistics.median(v - b for v, b in pairs)
+        parts.append(f"after a change +{paired:.0f} ms = {paired / engine:.1%} side by side")
         print(f"  {fig.rows:>5} rows: " + "; ".join(parts))
 
 

@@ -27,7 +27,18 @@ _TO_ASCII = str.maketrans({"\u0130": "i", "\u0131": "i", "\u017f": "s", "\u212a"
 
 def maybe_secret(text: str) -> bool:
     """`redaction._MAYBE.search(text)` as a yes/no, exactly: lower case and the four letters
-    above folded, each word looked up as a plain substring."""
+    above folded, each word looked up as a plain substring. A long text (a dense page's
+    tree) is asked line by line, so lines read before cost a lookup (no word holds a line
+    break)."""
+    if len(text) > LONG_TEXT:
+        return not all_plain(text.split("\n"))
+    return _has_word(text)
+
+
+LONG_TEXT = 64 * 1024
+
+
+def _has_word(text: str) -> bool:
     if not text.isascii() and any(c in text for c in "\u0130\u0131\u017f\u212a"):
         text = text.translate(_TO_ASCII)
     low = text.lower()
@@ -41,7 +52,7 @@ def all_plain(texts: Iterable[str]) -> bool:
     fresh = [text for text in texts if text not in _PLAIN]
     if not fresh:
         return True
-    if maybe_secret("\x00".join(fresh)):
+    if _has_word("\x00".join(fresh)):
         return False
     if len(_PLAIN) + len(fresh) > PLAIN_MEMORY:
         _PLAIN.clear()

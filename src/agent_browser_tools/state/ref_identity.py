@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from agent_browser_tools.redaction import redact_text
 from agent_browser_tools.state.models import Anchor, RefInfo
@@ -43,6 +44,10 @@ def with_anchors(refs: dict[str, RefInfo], order: Sequence[str]) -> dict[str, Re
     ordered = list(unique) if unique.keys() == refs.keys() else [r for r in unique if r in refs]
     infos = [refs[ref] for ref in ordered]
     keys = [info[:2] for info in infos]  # (role, name)
+    reading = (ordered, keys, [info[2:] for info in infos])
+    last = _LAST[0] if _LAST else None  # read once: another thread may replace it
+    if last is not None and last[0] == reading:
+        return {**refs, **last[1]}  # the same refs in the same order: the same twins
     counts = Counter(keys)
     if len(counts) == len(keys):
         return refs
@@ -80,7 +85,13 @@ def with_anchors(refs: dict[str, RefInfo], order: Sequence[str]) -> dict[str, Re
         seen[key] = nth + 1
         context = f"{pair[0].text} | {pair[1].text}"
         out[ordered[index]] = RefInfo(info.role, info.name, context, info.engine, pair, nth)
+    _LAST[:] = [(reading, {ordered[index]: out[ordered[index]] for index in twins})]
     return out
+
+
+_LAST: list[tuple[Any, dict[str, RefInfo]]] = []
+"""The last answer's (refs in order, their role and name, the rest) and its twins: a page
+read again, or changed in a few attributes, has the same twins between the same anchors."""
 
 
 def same_name(recorded: str | None, now: str | None) -> bool:

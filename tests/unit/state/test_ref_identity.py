@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from agent_browser_tools.state.effects import refs_from_snapshot
 from agent_browser_tools.state.models import RefInfo
-from agent_browser_tools.state.ref_identity import same_element
+from agent_browser_tools.state.ref_identity import _LAST, same_element, with_anchors
 
 
 def _refs(*lines: tuple[str, str, str]) -> dict[str, RefInfo]:
@@ -53,3 +56,23 @@ def test_becoming_a_twin_is_a_change_but_a_unique_element_needs_no_anchors() -> 
     now = _refs(("e1", "button", "Edit"), ("e5", "button", "Edit"), ("e2", "link", "Home"))
     assert not same_element(was["e1"], now["e1"], now.get)
     assert same_element(was["e2"], now["e2"], now.get)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(
+        st.lists(st.sampled_from(["Edit", "Edit", "Save", "Row 1", "Row 2", "Row 3"]), max_size=9),
+        min_size=1,
+        max_size=6,
+    )
+)
+def test_twins_of_a_page_read_again_are_those_a_first_reading_finds(pages: list[list[str]]) -> None:
+    """`with_anchors` remembers the last page's twins; whatever the run of pages (the same
+    one again, a renamed neighbour, a row more or less), each answer equals a first reading."""
+    for names in pages:
+        refs = {f"e{i}": RefInfo("button", name) for i, name in enumerate(names, 1)}
+        order = list(refs)
+        remembered = with_anchors(refs, order)
+        _LAST.clear()
+        assert remembered == with_anchors(refs, order)
+        assert with_anchors(refs, order) == remembered

@@ -143,19 +143,35 @@ _MARKER_COST = 80
 
 def _layout(text: str, refs: Mapping[str, Mapping[str, Any]]) -> _Layout:
     lines, names = named_lines(text, refs)
-    sections = split_sections(lines)
-    rank_of = [0] * len(lines)
-    for section in sections:
-        for index in range(section.start, section.end):
-            rank_of[index] = section.rank
     prefix = [0]
     for line in lines:
         prefix.append(prefix[-1] + line.cost)
-    groups = group_controls(collect_controls(lines, names))
-    kinds = link_kinds(lines, names)
-    keys = _key_refs(lines, names, rank_of)
+    shape = ([line[2:] for line in lines], names)  # all but each line's text
+    last = _LAST_SHAPE[0] if _LAST_SHAPE else None  # read once: another thread may replace it
+    if last is not None and last[0] == shape:
+        sections, groups, kinds, keys, rank_of = last[1]
+    else:
+        sections = split_sections(lines)
+        rank_of = [0] * len(lines)
+        for section in sections:
+            for index in range(section.start, section.end):
+                rank_of[index] = section.rank
+        groups = group_controls(collect_controls(lines, names))
+        kinds = link_kinds(lines, names)
+        keys = _key_refs(lines, names, rank_of)
+        _LAST_SHAPE[:] = [(shape, (sections, groups, kinds, keys, rank_of))]
     kept = [0] * len(sections)
     return _Layout(lines, refs, sections, groups, rank_of, prefix, kept, kinds, keys)
+
+
+_Facts = tuple[
+    list[Section], list[ControlGroup], dict[int, int], list[tuple[int, int, str]], list[int]
+]
+_LAST_SHAPE: list[tuple[Any, _Facts]] = []
+"""The last tree's shape (every line's depth, role, name, ref, level and parent, and the ref
+map's roles and names) and what was derived from it: a page read again, or changed only in
+attributes (a box ticked), has the same sections, control groups, link kinds and key refs.
+They are read, never changed, by the fill and render steps."""
 
 
 def _key_refs(

@@ -84,6 +84,12 @@ def parse_snapshot(text: str) -> list[SnapshotLine]:
     return list(_parsed(text))
 
 
+LINE_MEMORY = 100_000
+_LINE_FACTS: dict[str, tuple[int, str, str, str | None, int | None]] = {}
+"""Each line read before, parsed (a pure reading): a page read again, or changed in a few
+rows, repeats nearly all its lines."""
+
+
 @functools.lru_cache(maxsize=2)
 def _parsed(text: str) -> tuple[SnapshotLine, ...]:
     lines: list[SnapshotLine] = []
@@ -93,7 +99,13 @@ def _parsed(text: str) -> tuple[SnapshotLine, ...]:
         if not line:
             continue
         index = len(lines)
-        depth, role, name, ref, level = _parse_one(line)
+        facts = _LINE_FACTS.get(line)
+        if facts is None:
+            facts = _parse_one(line)
+            if len(_LINE_FACTS) >= LINE_MEMORY:
+                _LINE_FACTS.clear()
+            _LINE_FACTS[line] = facts
+        depth, role, name, ref, level = facts
         while stack and stack[-1][0] >= depth:
             stack.pop()
         parent = stack[-1][1] if stack else None

@@ -298,14 +298,13 @@ def _same_ids(
     table: dict[str, RefInfo],
 ) -> dict[str, Any]:
     """A snapshot whose every ref keeps its engine id (nearly always) and whose tree names
-    each once: its ref map and tree stay as they are, the rest is shown as usual, and the
-    table already built is the shown table too (`refs_from_snapshot` returns it)."""
+    each once: its ref map and tree stay as they are (the map is the engine's parsed answer,
+    read from here on, never changed: redaction copies it), the rest is shown as usual, and
+    the table already built is the shown table too (`refs_from_snapshot` returns it)."""
     out: dict[str, Any] = {}
     for key, value in data.items():
-        if value is refs:
-            out[key] = {k: dict(v) if isinstance(v, Mapping) else v for k, v in refs.items()}
-        elif value is tree:
-            out[key] = tree
+        if value is refs or value is tree:
+            out[key] = value
         else:
             out[key] = data_to_model(value, shown)
     remember_refs(out[next(k for k, v in data.items() if v is refs)], tree, table)

@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 from agent_browser_tools.results.bounds import VISIBLE_LIMIT
 from agent_browser_tools.results.snapshot.compaction import (
+    _LAST_SHAPE,
     MAX_OMITTED_LINES,
     SPILL_LINE_RESERVE,
     compact_snapshot,
@@ -37,6 +38,7 @@ from agent_browser_tools.results.snapshot.sections import (
     split_sections,
 )
 from agent_browser_tools.results.snapshot.tree import named_lines, parse_snapshot
+from tests.unit.results.snapshot.dense_trees import changelist, title
 
 SNAPSHOTS = Path(__file__).resolve().parents[3] / "fixtures" / "snapshots"
 LARGE = ("dense_i", "dense_full", "grid_i")
@@ -277,3 +279,22 @@ def test_any_tree_fits_any_budget(rows: list[tuple[int, str, str]], budget: int)
     limit = budget if not result.compacted else max(budget - SPILL_LINE_RESERVE, budget // 2)
     assert len(result.text) <= limit
     assert visible_refs(result.text) <= {f"e{i + 1}" for i in range(len(rows))}
+
+
+def test_a_page_read_again_or_ticked_compacts_as_a_first_reading() -> None:
+    """The compaction keeps what it derived from the last tree's shape; a tree read again,
+    one whose boxes were ticked (attributes only), a renamed row and a row fewer each compact
+    exactly as they do with nothing remembered."""
+    text, titles = changelist(300)
+    ticked = text.replace("[checked=false", "[checked=true", 40)
+    renamed = text.replace(title(7), "A row renamed in place", 1)
+    fewer = "\n".join(text.splitlines()[:-30])
+    relabelled = {ref: {"role": "button", "name": "Open"} for ref in list(titles.values())[-9:]}
+    moved = text.replace('\n  - link "', '\n- link "')  # each title link out of its cell
+    recast = text.replace('- rowheader "', '- cell "')  # roles change, names stay
+    runs = [(text, {}), (text, {}), (ticked, {}), (renamed, {}), (fewer, {}), (text, {})]
+    runs += [(text, relabelled), (text, {}), (moved, {}), (text, {}), (recast, {})]
+    for tree, refs in runs:
+        remembered = compact_snapshot(tree, refs, budget=VISIBLE_LIMIT)
+        _LAST_SHAPE.clear()
+        assert remembered == compact_snapshot(tree, refs, budget=VISIBLE_LIMIT)
