@@ -45,9 +45,9 @@ def with_anchors(refs: dict[str, RefInfo], order: Sequence[str]) -> dict[str, Re
     infos = [refs[ref] for ref in ordered]
     keys = [info[:2] for info in infos]  # (role, name)
     reading = (ordered, keys, [info[2:] for info in infos])
-    last = _LAST[0] if _LAST else None  # read once: another thread may replace it
-    if last is not None and last[0] == reading:
-        return {**refs, **last[1]}  # the same refs in the same order: the same twins
+    remembered = _LAST[0] if _LAST else None  # read once: another thread may replace it
+    if remembered is not None and remembered[0] == reading:
+        return {**refs, **remembered[1]}  # the same refs in the same order: the same twins
     counts = Counter(keys)
     if len(counts) == len(keys):
         return refs

@@ -292,7 +292,8 @@ def test_a_page_read_again_or_ticked_compacts_as_a_first_reading() -> None:
     relabelled = {ref: {"role": "button", "name": "Open"} for ref in list(titles.values())[-9:]}
     moved = text.replace('\n  - link "', '\n- link "')  # each title link out of its cell
     recast = text.replace('- rowheader "', '- cell "')  # roles change, names stay
-    runs = [(text, {}), (text, {}), (ticked, {}), (renamed, {}), (fewer, {}), (text, {})]
+    runs: list[tuple[str, dict[str, dict[str, str]]]] = [(text, {}), (text, {}), (ticked, {})]
+    runs += [(renamed, {}), (fewer, {}), (text, {})]
     runs += [(text, relabelled), (text, {}), (moved, {}), (text, {}), (recast, {})]
     for tree, refs in runs:
         remembered = compact_snapshot(tree, refs, budget=VISIBLE_LIMIT)
