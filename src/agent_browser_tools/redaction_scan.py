@@ -81,7 +81,9 @@ _SCALARS = (int, float, bool, type(None))
 
 def plain_table(value: Mapping[Any, Any], rule: re.Pattern[str]) -> dict[Any, Any] | None:
     """A copy of a large table of flat records (a snapshot's ref map) when no key is
-    sensitive and no text needs a rule (one scan for all); None to walk it item by item."""
+    sensitive and no text needs a rule (one scan for all); None to walk it item by item.
+    The records themselves are shared, not copied: flat records of plain values that need
+    no rule are what the answer shows, and nothing after redaction changes them."""
     texts: list[str] = []
     shapes: set[tuple[Any, ...]] = set()
     out: dict[Any, Any] = {}
@@ -95,7 +97,7 @@ def plain_table(value: Mapping[Any, Any], rule: re.Pattern[str]) -> dict[Any, An
             elif kind not in _SCALARS and not isinstance(item, _SCALARS):
                 return None  # nested (or a str subclass): walked item by item
         shapes.add(tuple(record))
-        out[name] = dict(record)
+        out[name] = record
     keys = {str(key) for shape in shapes for key in shape}
     if any(sensitive_key(k, rule) for k in keys) or not all_plain(texts):
         return None

@@ -67,3 +67,17 @@ def test_a_large_table_with_a_sensitive_key_is_still_redacted() -> None:
     rows["r9"] = {"label": "row 9", "password": "plain words here"}
     out = redact_data({"rows": rows})
     assert out["rows"]["r9"]["password"] == REDACTED
+
+
+def test_a_long_text_read_again_is_judged_line_by_line_as_the_pattern_does() -> None:
+    """A tree over 64 KiB is asked line by line, its plain lines remembered: the same tree
+    read again, and again with one line that now holds a word (or splits one across a line
+    break, which the pattern does not match either), is judged as the pattern judges it."""
+    lines = [f'- link "Item {n}" [ref=e{n}]' for n in range(4000)]
+    tree = "\n".join(lines)
+    assert len(tree) > 64 * 1024
+    assert maybe_secret(tree) is False and maybe_secret(tree) is False
+    lines[2500] = '- textbox "Api-Key" [ref=e2500]'
+    assert maybe_secret("\n".join(lines)) is True
+    lines[2500] = '- text "tok' + "\n" + 'en"'
+    assert maybe_secret("\n".join(lines)) is (_MAYBE.search("\n".join(lines)) is not None)
