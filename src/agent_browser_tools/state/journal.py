@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from typing import Protocol
 
 from agent_browser_tools import taxonomy
+from agent_browser_tools.last_made import LastMade
 from agent_browser_tools.redaction import REDACTED, redact_text, redact_url
 from agent_browser_tools.redaction_scan import all_plain
 from agent_browser_tools.state.models import (
@@ -150,7 +151,7 @@ def _scrub_ref(info: RefInfo) -> RefInfo:
     return info._replace(name=name, context=context, anchors=anchors)
 
 
-_CLEAN: list[dict[str, RefInfo]] = []
+_CLEAN: LastMade[dict[str, RefInfo]] = LastMade()
 """The last ref map found clean (held, so its identity stays its own): an answer's effects
 are scrubbed when read back and again when journaled."""
 
@@ -159,11 +160,10 @@ def _scrubbed_refs(refs: dict[str, RefInfo]) -> dict[str, RefInfo]:
     """`_scrub_ref` for each ref, or, when one scan over every name, context and anchor text
     finds nothing for a rule (a page's refs, nearly always), only empty names made none;
     the same map when nothing changes."""
-    if _CLEAN and _CLEAN[0] is refs:
+    if _CLEAN.get((refs,)) is refs:
         return refs
     out = _scrub_all(refs)
-    _CLEAN[:] = [out]
-    return out
+    return _CLEAN.put((out,), out)
 
 
 def _scrub_all(refs: dict[str, RefInfo]) -> dict[str, RefInfo]:

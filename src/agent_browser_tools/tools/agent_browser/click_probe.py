@@ -35,6 +35,7 @@ from typing import Any
 
 from agent_browser_tools.engine.envelope import BatchRow, OutputMode
 from agent_browser_tools.input_limits import loads_json_text
+from agent_browser_tools.last_made import LastMade
 from agent_browser_tools.planning.plan import ExecutionPlan
 from agent_browser_tools.redaction import redact_argv, redact_text
 from agent_browser_tools.results import next_actions as na
@@ -168,15 +169,13 @@ def target_of(match: CommandMatch, refs: Mapping[str, RefInfo]) -> Target | None
     )
 
 
-_PAIRS: list[tuple[Mapping[str, RefInfo], Counter[tuple[str | None, str | None]]]] = []
+_PAIRS: LastMade[Counter[tuple[str | None, str | None]]] = LastMade()
 
 
 def _pairs(refs: Mapping[str, RefInfo]) -> Counter[tuple[str | None, str | None]]:
     """How many refs show each role and name, kept for the last (immutable) table: every
     click until the next snapshot asks, and a table can hold thousands of refs."""
-    if not _PAIRS or _PAIRS[0][0] is not refs:
-        _PAIRS[:] = [(refs, Counter((r.role, r.name) for r in refs.values()))]
-    return _PAIRS[0][1]
+    return _PAIRS.get_or_make((refs,), lambda: Counter((r.role, r.name) for r in refs.values()))
 
 
 def remember_page(call: DirectCall) -> None:

@@ -12,6 +12,7 @@ from typing import Any
 
 from agent_browser_tools.engine.envelope import Envelope, OutputMode
 from agent_browser_tools.engine.runner import RawOutcome
+from agent_browser_tools.last_made import LastMade
 from agent_browser_tools.planning.file_policy import check_output_path
 from agent_browser_tools.planning.plan import ExecutionPlan
 from agent_browser_tools.planning.policy import PolicyBlocked
@@ -221,16 +222,14 @@ def _save_output(
     return None
 
 
-_DUMPED: list[tuple[Mapping[str, RefInfo], dict[str, dict[str, Any]]]] = []
+_DUMPED: LastMade[dict[str, dict[str, Any]]] = LastMade()
 
 
 def _dumped_refs(refs: Mapping[str, RefInfo]) -> dict[str, dict[str, Any]]:
     """`details.refSnapshot.refs` as plain data. Every call repeats the session's latest ref
     map, which can hold thousands of refs: the dump of the (immutable) map is kept until the
     next snapshot replaces it; each call gets its own map of the same (read-only) records."""
-    if not _DUMPED or _DUMPED[0][0] is not refs:
-        _DUMPED[:] = [(refs, {k: v.as_data() for k, v in refs.items()})]
-    return dict(_DUMPED[0][1])
+    return dict(_DUMPED.get_or_make((refs,), lambda: {k: v.as_data() for k, v in refs.items()}))
 
 
 REFS_ALWAYS_REPEATED = 500

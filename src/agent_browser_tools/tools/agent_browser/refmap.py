@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agent_browser_tools.engine.envelope import BatchRow, Envelope
+from agent_browser_tools.last_made import LastMade
 from agent_browser_tools.planning.plan import ExecutionPlan
 from agent_browser_tools.planning.script_guard import ScriptGuard
 from agent_browser_tools.state.effects import refs_from_snapshot, remember_refs
@@ -250,17 +251,16 @@ class Shown:
         return {shown: engine for engine, shown in self.assigned.items() if shown != engine}
 
 
-_RENAMED: list[tuple[Mapping[str, RefInfo], dict[str, str]]] = []
+_RENAMED: LastMade[dict[str, str]] = LastMade()
 
 
 def _renamed(table: Mapping[str, RefInfo]) -> dict[str, str]:
     """Engine id -> shown id of a recorded table's refs shown under another number (few).
     Every call of a session reads the same (immutable) table until the next snapshot, which
     can hold thousands of refs: the index is kept for the last table seen (read only)."""
-    if not _RENAMED or _RENAMED[0][0] is not table:
-        index = {info.engine: shown for shown, info in table.items() if info.engine}
-        _RENAMED[:] = [(table, index)]
-    return _RENAMED[0][1]
+    return _RENAMED.get_or_make(
+        (table,), lambda: {info.engine: shown for shown, info in table.items() if info.engine}
+    )
 
 
 def data_to_model(data: Any, shown: Shown) -> Any:
