@@ -58,8 +58,18 @@ async def conclude(
         output_path=call.output_path,
         extra_details=call.hooks.details,
         model_visible=call.hooks.model_visible,
-        refs_before=call.refs_at_start,
+        refs_before=_refs_before(call),
     )
+
+
+def _refs_before(call: DirectCall) -> object:
+    """The map `refsUnchanged` compares with: none for a `--search` or `--filter` view, whose
+    answer carries the full latest map (the contract: the view shows matches, the map stays
+    whole beside it)."""
+    flags = call.hooks.snapshot
+    if flags is not None and (flags.search is not None or flags.role is not None):
+        return None
+    return call.refs_at_start
 
 
 async def refused(call: DirectCall, obs: Observation) -> ToolResult:

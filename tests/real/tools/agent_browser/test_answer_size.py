@@ -128,8 +128,8 @@ async def test_a_large_ref_map_travels_once_and_later_answers_name_it(
 ) -> None:
     """`details.refSnapshot` of a page of 200 rows (605 refs) comes whole with the snapshot
     that recorded it; a click, a read and a snapshot that reads the same map again name it by
-    its size instead of repeating (and spilling) it; a snapshot of another map brings it
-    whole again."""
+    its size instead of repeating (and spilling) it; a `--search` view and a snapshot of
+    another map bring it whole again."""
     await ab(browser_tools, "open", fixture_site.url("/rows.html?n=200"))
     snap = await ab(browser_tools, "snapshot", "-i")
     refs = snap.details["refSnapshot"]["refs"]
@@ -145,6 +145,8 @@ async def test_a_large_ref_map_travels_once_and_later_answers_name_it(
             "target": snap.details["refSnapshot"]["target"],
         }
         assert "messageBudget" not in later.details
+    searched = await ab(browser_tools, "snapshot", "-i", "--search", "Item 7")
+    assert searched.details["refSnapshot"]["refs"] == refs, "a search view keeps the whole map"
     await ab(browser_tools, "open", fixture_site.url("/rows.html?n=201"))
     again = await ab(browser_tools, "snapshot", "-i")
     assert len(again.details["refSnapshot"]["refs"]) > len(refs)
