@@ -233,6 +233,12 @@ class SessionPageState(_Frozen):
     """Consumed by the next completed call on this session, whatever it was."""
     tab: str | None = None
     """The engine's target id of the tab the session is on, when a result named it."""
+    left: dict[str, RefSnapshot] = Field(default_factory=dict)
+    """The last refs of documents the session's page left, by their change-log token (the
+    latest few): when a later snapshot reads one of them again (`back` between two views of
+    one page, a page restored from the back-forward cache), its elements the page proves
+    untouched keep the ids they had (`same_document`), though the engine numbered them
+    anew."""
     parked: dict[str, RefSnapshot] = Field(default_factory=dict)
     """The latest refs of the session's other tabs, by target id: switching back to a tab
     whose page still shows the URL they came from makes them the session's refs again (each

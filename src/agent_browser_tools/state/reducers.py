@@ -180,6 +180,28 @@ def recorded_refs(previous: RefSnapshot | None, effect: RefsRecorded) -> dict[st
     return refs
 
 
+LEFT_DOCUMENTS = 3
+"""Documents whose last refs a session keeps after leaving them (`SessionPageState.left`)."""
+
+
+def left_documents(
+    left: Mapping[str, RefSnapshot], dropped: RefSnapshot | None
+) -> dict[str, RefSnapshot]:
+    """`left` with the refs a page change dropped as their document's latest (refs with no
+    change-log position name no document: they are not kept)."""
+    if dropped is None or dropped.epoch is None:
+        return dict(left)
+    token = dropped.epoch.token
+    kept = {t: refs for t, refs in left.items() if t != token}
+    kept[token] = dropped
+    return dict(list(kept.items())[-LEFT_DOCUMENTS:])
+
+
+def _without(left: Mapping[str, RefSnapshot], token: str | None) -> dict[str, RefSnapshot]:
+    """A snapshot of a left document supersedes what was kept of it."""
+    return {t: refs for t, refs in left.items() if t != token}
+
+
 def _namespace_of(label: str) -> str | None:
     return label.split("/", 1)[0] if "/" in label else None
 
@@ -215,6 +237,7 @@ def apply_effect(entry: SessionPageState, effect: Effect) -> SessionPageState:
                 "ref_invalidation": None,
                 "active": True,
                 "closed": False,
+                "left": _without(entry.left, effect.epoch.token if effect.epoch else None),
             }
         )
     if isinstance(effect, RefsInvalidated):
@@ -287,6 +310,7 @@ def _observed(entry: SessionPageState, effect: TargetObserved) -> SessionPageSta
         update["tab"] = effect.tab
     if not effect.keep_refs:
         update["ref_snapshot"] = None
+        update["left"] = left_documents(entry.left, entry.ref_snapshot)
     return entry.model_copy(update=update)
 
 

@@ -53,6 +53,7 @@ from agent_browser_tools.tools.agent_browser import (
     recorded_files,
     recording,
     refmap,
+    same_document,
     secret_fields,
     segments,
     value_spill,
@@ -209,7 +210,8 @@ async def _spawn(call: DirectCall) -> Spawned | ToolResult:
     if key is None:
         return Spawned(call_id, raw, envelope)
     restarted = refmap.launched(envelope)
-    shown = refmap.Shown(call.ref_table, rt.log.state.ref_high, restarted)
+    kept = {} if restarted else await same_document.kept_ids(call, envelope)
+    shown = refmap.Shown(call.ref_table, rt.log.state.ref_high, restarted, kept=kept)
     return Spawned(call_id, raw, refmap.envelope_to_model(envelope, shown), shown, restarted)
 
 

@@ -223,6 +223,11 @@ class Question:
     info: RefInfo
 
 
+def askable(info: RefInfo) -> bool:
+    """Whether the page can find elements of this ref's role (`check_rows` asks only then)."""
+    return ROLE_SELECTORS.get(info.role or "") is not None
+
+
 def check_rows(epoch: PageEpoch, questions: Sequence[Question]) -> list[list[str]] | None:
     """`get box` for each ref (resolved as the action will resolve it), then the page's
     answer; None when a recorded role has no known elements (the re-read decides)."""
@@ -247,6 +252,27 @@ def check_rows(epoch: PageEpoch, questions: Sequence[Question]) -> list[list[str
 def proven(epoch: PageEpoch, questions: Sequence[Question], rows: Sequence[BatchRow]) -> Checked:
     """Engine id -> whether it shows checked, when the answers to `check_rows` prove every
     ref unchanged; None otherwise."""
+    rects = _rects(epoch, questions, rows)
+    if rects is None or any(rect is None for rect in rects):
+        return None
+    pairs = zip(questions, rects, strict=True)
+    return {q.engine: rect is not None and rect[5] is True for q, rect in pairs}
+
+
+def proven_each(
+    epoch: PageEpoch, questions: Sequence[Question], rows: Sequence[BatchRow]
+) -> set[str]:
+    """The engine ids among `questions` that the answers to `check_rows` prove unchanged
+    since `epoch`, each on its own."""
+    rects = _rects(epoch, questions, rows) or []
+    return {q.engine for q, rect in zip(questions, rects, strict=False) if rect is not None}
+
+
+def _rects(
+    epoch: PageEpoch, questions: Sequence[Question], rows: Sequence[BatchRow]
+) -> list[list[Any] | None] | None:
+    """Per question, the one unchanged element at the engine's box (`_one`), or None for the
+    whole answer when it is not the page's answer for this document."""
     count = len(questions)
     if len(rows) != count + 1:
         return None
@@ -254,13 +280,7 @@ def proven(epoch: PageEpoch, questions: Sequence[Question], rows: Sequence[Batch
     found = answer.get("refs")
     if answer.get("token") != epoch.token or not isinstance(found, list) or len(found) != count:
         return None
-    states: dict[str, bool] = {}
-    for question, row, seen in zip(questions, rows[:count], found, strict=True):
-        rect = _one(_box(row), seen)
-        if rect is None:
-            return None
-        states[question.engine] = rect[5] is True
-    return states
+    return [_one(_box(row), seen) for row, seen in zip(rows[:count], found, strict=True)]
 
 
 def _one(box: tuple[float, float, float, float] | None, seen: Any) -> list[Any] | None:

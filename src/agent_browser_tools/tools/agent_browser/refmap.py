@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -183,6 +184,9 @@ class Shown:
     high: int
     restarted: bool = False
     assigned: dict[str, str] = field(default_factory=dict)
+    kept: Mapping[str, str] = field(default_factory=dict)
+    """Engine id -> the shown id it had before a page change within the same document, for
+    elements proven to be the very nodes those refs named (`same_document`)."""
 
     def __post_init__(self) -> None:
         self.fresh: Mapping[str, RefInfo] = {}
@@ -243,6 +247,13 @@ class Shown:
                     assigned[engine] = engine
                 else:
                     rest[engine] = info
+        if self.kept and not self.restarted:
+            taken = set(self.table) | set(self.assigned.values())
+            for engine, shown in self.kept.items():
+                if engine in rest and engine not in self.assigned and shown not in taken:
+                    self.assigned[engine] = shown
+                    taken.add(shown)
+            rest = {engine: info for engine, info in rest.items() if engine not in self.assigned}
         for engine in sorted(rest, key=_number):
             self.ref(engine, rest[engine])
 
@@ -309,6 +320,34 @@ def _same_ids(
             out[key] = data_to_model(value, shown)
     remember_refs(out[next(k for k, v in data.items() if v is refs)], tree, table)
     return out
+
+
+def left_candidates(left: Mapping[str, RefInfo], infos: Mapping[str, RefInfo]) -> dict[str, str]:
+    """Engine id -> shown id of a dropped ref (`left`) that the element reads exactly as,
+    when it is the only one on each side that reads so (two alike are told apart by
+    neither). Candidates only: the page must still prove each the same node (pure)."""
+    before = Counter(_reading(info) for info in left.values())
+    after = Counter(_reading(info) for info in infos.values())
+    was = {_reading(info): shown for shown, info in left.items()}
+    out: dict[str, str] = {}
+    for engine, info in infos.items():
+        reading = _reading(info)
+        shown = was.get(reading)
+        if shown is not None and before[reading] == 1 and after[reading] == 1:
+            out[engine] = shown
+    return out
+
+
+def _reading(info: RefInfo) -> tuple[object, ...]:
+    """How a ref reads: role, name (an empty one as none, as journaled) and, for a twin,
+    its anchors' texts and place among its look-alikes."""
+    anchors = tuple(anchor.text for anchor in info.anchors) if info.anchors else None
+    return info.role, info.name or None, anchors, info.nth if anchors else None
+
+
+def ref_number(engine: str) -> int:
+    """The number of an `eN` id (0 for anything else): ids sort by it."""
+    return _number(engine)
 
 
 def _number(engine: str) -> int:

@@ -203,3 +203,38 @@ async def test_a_renamed_element_under_a_stacked_look_alike_is_refused(
     assert_stale_ref(blocked)
     assert blocked.details["staleRef"]["reason"] == "element-changed"
     assert 'was button "Save"' in blocked.text and "Delete" in blocked.text
+
+
+@real_engine
+async def test_refs_from_before_a_back_within_one_document_act_again(
+    conv: Conversation, fixture_site: FixtureServer
+) -> None:
+    """`back` between two views of one document: the engine numbers every element anew, but
+    the page-side change log proves the same document, so the elements that read as before
+    show the ids the model saw first and act on them; the slot, which read another label in
+    between, is no longer the element that snapshot named; after a reload (a new document
+    that reads the same) every element is new."""
+    first = await _page(conv, fixture_site)
+    shuffle, note = ref_for(first, "button", "Shuffle"), ref_for(first, "textbox", "Note")
+    await conv.ok(["click", ref_for(first, "link", "Second view")])
+    second = await conv.ok(["snapshot", "-i"])
+    slot = ref_for(second, "button", "Second item")
+    await conv.ok(["back"])
+    third = await conv.ok(["snapshot", "-i"])
+    assert ref_for(third, "button", "Shuffle") == shuffle
+    assert ref_for(third, "textbox", "Note") == note
+    assert ref_for(third, "button", "First item") != slot
+
+    await _events(conv)
+    await conv.ok(["click", shuffle])
+    await conv.ok(["fill", note, "kept"])
+    events = await _events(conv)
+    assert events[0] == ["shuffle", "click"] and events[1:]  # `fill` may input twice
+    assert all(event == ["note", "input"] for event in events[1:])
+    assert_stale_ref(await conv.call(["click", slot]))
+    assert await _events(conv) == []
+
+    await conv.ok(["reload"])  # a new document that reads exactly the same
+    again = await conv.ok(["snapshot", "-i"])
+    assert ref_for(again, "button", "Shuffle") != shuffle
+    assert_stale_ref(await conv.call(["click", shuffle]))

@@ -63,3 +63,22 @@ def test_an_absurdly_nested_answer_proves_nothing_and_raises_nothing() -> None:
     said = BatchRow(("eval", "..."), True, {"result": deep}, None)
     got = BatchRow(("get", "box", "@e3"), True, BOX, None)
     assert pw.proven(EPOCH, [SAVE], [got, said]) is None
+
+
+def test_each_ref_is_proven_on_its_own_for_ids_kept_across_a_page_change() -> None:
+    """`proven_each` (ids kept after `back` within one document): the proven ones pass,
+    the changed one alone stays out; another document's answer proves none."""
+    note = pw.Question("e4", RefInfo(role="textbox", name="Note"))
+    boxes = [
+        BatchRow(("get", "box", "@e3"), True, BOX, None),
+        BatchRow(("get", "box", "@e4"), True, {"x": 10, "y": 60, "width": 30, "height": 12}, None),
+    ]
+    refs = [
+        {"c": [[10, 20, 30, 12, 0, False]], "rm": False},
+        {"c": [[10, 60, 30, 12, 1, False]], "rm": False},  # changed since the epoch
+    ]
+    for token, expected in (("t1", {"e3"}), ("t2", set())):
+        answer = {"token": token, "seq": 9, "refs": refs}
+        said = BatchRow(("eval", "..."), True, {"result": json.dumps(answer)}, None)
+        assert pw.proven_each(EPOCH, [SAVE, note], [*boxes, said]) == expected
+        assert pw.proven(EPOCH, [SAVE, note], [*boxes, said]) is None  # all or nothing

@@ -213,3 +213,23 @@ def test_a_renumbered_answer_builds_its_table_under_the_shown_ids() -> None:
     data = refmap.data_to_model(_snapshot(("e1", B), ("e2", A)), refmap.Shown(table, high=2))
     kept = refs_from_snapshot(data, data["snapshot"])
     assert set(kept) == {"e3", "e4"} and kept == _built_afresh(data)
+
+
+def test_a_dropped_ref_is_a_candidate_only_where_one_element_reads_as_it_on_each_side() -> None:
+    """After `back` within one document the engine numbers every element anew: an element
+    that reads exactly as a dropped ref did is a candidate for its id (the page must still
+    prove it the same node); one that changed, or reads like another, is none."""
+    save = RefInfo(role="button", name="Save")
+    left = {"e3": A, "e4": B, "e7": save, "e8": save}
+    fresh = {"e44": A, "e45": C, "e46": save, "e47": B, "e48": B}
+    assert refmap.left_candidates(left, fresh) == {"e44": "e3"}
+
+
+def test_proven_ids_come_back_unless_still_shown_or_after_a_launch() -> None:
+    kept = {"e44": "e3", "e45": "e4"}
+    shown = refmap.Shown({"e4": C}, high=20, kept=kept)
+    data = refmap.data_to_model(_snapshot(("e44", A), ("e45", B), ("e4", C)), shown)
+    assert list(data["refs"]) == ["e3", "e45", "e4"]  # e4 is still shown: e45 keeps its own
+    assert shown.reverse() == {"e3": "e44"}
+    relaunched = refmap.Shown({}, high=20, restarted=True, kept={"e1": "e3"})
+    assert list(refmap.data_to_model(_snapshot(("e1", A)), relaunched)["refs"]) == ["e21"]
