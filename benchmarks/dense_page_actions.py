@@ -50,6 +50,7 @@ from tests.support.fixture_server import start_fixture_server  # noqa: E402
 from tests.support.real_engine import close_socket_dir  # noqa: E402
 
 from agent_browser_tools import BrowserTools  # noqa: E402
+from agent_browser_tools.tools.agent_browser import refmap  # noqa: E402
 
 ACTION_BUDGET_MS = 40.0
 SNAPSHOT_BUDGET = 0.10
@@ -185,12 +186,10 @@ async def _changed_snapshots(
 
 def _engine_ref(tools: BrowserTools, shown: str) -> str:
     """The engine's id for a shown ref (the same, unless the wrapper renumbered it)."""
-    for entry in tools.runtime.log.state.sessions.values():
-        snapshot = entry.ref_snapshot
-        info = snapshot.refs.get(shown.lstrip("@")) if snapshot is not None else None
-        if info is not None:
-            return info.engine or shown.lstrip("@")
-    return shown.lstrip("@")
+    snapshots = [e.ref_snapshot for e in tools.runtime.log.state.sessions.values()]
+    tables = [s.refs for s in snapshots if s is not None]
+    table = next((t for t in tables if shown.lstrip("@") in t), {})
+    return refmap.engine_id(shown.lstrip("@"), table)
 
 
 def _engine_prefix(effective: Sequence[str]) -> list[str]:
