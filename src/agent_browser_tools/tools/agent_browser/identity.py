@@ -24,7 +24,7 @@ from agent_browser_tools.engine.envelope import BatchRow, OutputMode
 from agent_browser_tools.planning.plan import ExecutionPlan
 from agent_browser_tools.state.effects import refs_from_snapshot
 from agent_browser_tools.state.journal import scrub_effect
-from agent_browser_tools.state.models import RefInfo, RefSnapshot, RefsRecorded, SessionPageState
+from agent_browser_tools.state.models import RefInfo, RefsRecorded, SessionPageState
 from agent_browser_tools.state.snapshot_payload import snapshot_payload
 from agent_browser_tools.state.stale_refs import (
     StaleRef,
@@ -194,15 +194,6 @@ async def begin_epoch(call: DirectCall) -> None:
     epoch = page_watch.epoch_of(await helper_data(call.rt, plan, page_watch.begin_args()))
     if epoch is not None:
         call.epoch.append(epoch)
-
-
-def same_document_left(call: DirectCall) -> RefSnapshot | None:
-    """The last refs of a document the session's page left, when the change log read just
-    before this snapshot (`begin_epoch`) is that document's: the same document again (a
-    `back` between two views of one page, a restored page), which the engine numbers anew."""
-    if call.key is None or not call.epoch:
-        return None
-    return call.rt.log.state.session(call.key).left.get(call.epoch[0].token)
 
 
 async def reread(call: DirectCall, entry: SessionPageState) -> object:

@@ -6,7 +6,7 @@ same document, but the engine numbers every element anew after it, and the wrapp
 refs a page change leaves. A model that remembers a ref from before (the field it saw first)
 was refused although the element never changed. So the dropped refs are kept aside
 (`SessionPageState.left`), and when the change log read just before this snapshot has their
-document's token (`identity.same_document_left`):
+document's token (`left_of_this_document`):
 
 1. each element that reads exactly as one dropped ref did, and is the only one on each side
    that reads so, is a candidate (`refmap.left_candidates`);
@@ -24,8 +24,9 @@ from __future__ import annotations
 
 from agent_browser_tools.engine.envelope import Envelope
 from agent_browser_tools.state.effects import refs_from_snapshot
+from agent_browser_tools.state.models import RefSnapshot
 from agent_browser_tools.state.snapshot_payload import snapshot_payload
-from agent_browser_tools.tools.agent_browser import identity, page_watch, refmap
+from agent_browser_tools.tools.agent_browser import page_watch, refmap
 from agent_browser_tools.tools.agent_browser.call import DirectCall
 from agent_browser_tools.tools.agent_browser.helpers import helper_batch
 
@@ -34,7 +35,7 @@ MAX_KEPT = 200
 
 async def kept_ids(call: DirectCall, envelope: Envelope) -> dict[str, str]:
     """Engine id -> old shown id of each element proven to be a dropped ref's node."""
-    left = identity.same_document_left(call)
+    left = left_of_this_document(call)
     payload = snapshot_payload(envelope.data) if left is not None else None
     if left is None or left.epoch is None or payload is None or payload.refs is None:
         return {}
@@ -51,3 +52,11 @@ async def kept_ids(call: DirectCall, envelope: Envelope) -> dict[str, str]:
         return {}
     proven = page_watch.proven_each(left.epoch, questions, answer.rows)
     return {engine: found[engine] for engine in engines if engine in proven}
+
+
+def left_of_this_document(call: DirectCall) -> RefSnapshot | None:
+    """The last refs of a document the session's page left, when the change log read just
+    before this snapshot (`identity.begin_epoch`) is that document's."""
+    if call.key is None or not call.epoch:
+        return None
+    return call.rt.log.state.session(call.key).left.get(call.epoch[0].token)
