@@ -120,8 +120,8 @@ FULL_GUIDANCE = """# Browser tools: full guidance
 - The wrapper refuses a ref whose element is gone (`element-gone`) or now shows something else
   (`element-changed`, with what it was and is), and every ref after a navigation or in a new
   browser (failureCategory `stale-ref`), before the engine can act on a different element:
-  take a new snapshot then. After `back` between two views of one page, that snapshot shows
-  the elements the page did not touch under their old refs.
+  take a new snapshot then. After `back` between two views of one page, refs of elements the
+  page did not touch act again without one; so does a ref whose element reads as before again.
 - In a batch, a step that can replace the page (open, click, press, eval, tab ...) blocks later
   ref steps until a `snapshot` step; fills and same-snapshot checkbox/radio/select steps do not.
 - `snapshot --compact` for a denser tree; full `snapshot` only when you need everything.

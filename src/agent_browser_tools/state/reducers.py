@@ -151,15 +151,21 @@ def retired_refs(
     previous: RefSnapshot | None, refs: Mapping[str, RefInfo]
 ) -> dict[str, RetiredRef]:
     """Refs the page's earlier snapshots showed that `refs` does not, with what became of
-    their element: the engine keeps a node's id, so an engine id still present names the
-    same node, now shown under another ref because it shows something else.
+    their element as of this snapshot: the engine keeps a node's id, so an engine id still
+    present names the same node, now shown under another ref because it shows something
+    else.
 
     A snapshot after an invalidation (navigation, a new browser) starts a new page: nothing
     is carried over."""
     if previous is None:
         return {}
-    out = {ref: old for ref, old in previous.retired.items() if ref not in refs}
     by_engine = {info.engine or ref: info for ref, info in refs.items()}
+    out: dict[str, RetiredRef] = {}
+    for ref, old in previous.retired.items():
+        if ref in refs:
+            continue  # shown again (its node reads as it did: `refmap.Shown`)
+        now = by_engine.get(old.was.engine or ref) if old.now is not None else None
+        out[ref] = old if now == old.now else RetiredRef.model_construct(was=old.was, now=now)
     for ref, info in previous.refs.items():
         if ref not in refs:
             out[ref] = RetiredRef(was=info, now=by_engine.get(info.engine or ref))

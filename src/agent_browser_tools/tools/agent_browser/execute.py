@@ -145,8 +145,10 @@ def _rejected(params: Mapping[str, Any] | AgentBrowserInput, refused: Refused) -
 async def _guard(call: DirectCall) -> ToolResult | None:
     """Stale refs, unknown targets, aliased output destinations, a browser's own debug ports,
     a launched desktop app that is gone, and refs whose element changed since the model's
-    snapshot (one re-read) fail before dispatch. The host's `before_execute` veto comes first,
-    once the URLs passed policy: nothing has touched the engine, the disk or the journal yet.
+    snapshot (one re-read) fail before dispatch; refs dropped by a page change within one
+    document get a snapshot first (`same_document.snapshot_first`). The host's
+    `before_execute` veto comes first, once the URLs passed policy: nothing has touched the
+    engine, the disk or the journal yet.
     The managed browser is owned from here on: the checks below may already start it."""
     record.own_at_spawn(call)
     try:
@@ -160,6 +162,10 @@ async def _guard(call: DirectCall) -> ToolResult | None:
     except PolicyBlocked as exc:
         raise Refused(str(exc), exc) from None
     await drift_guard.check(call)
+    with host_hook.internal():  # the wrapper's own snapshot is not the host's to veto
+        gone = await same_document.snapshot_first(call, partial(_nested, call))
+    if gone is not None:
+        return await finish.refused(call, guards.stale_refusal(call.plan, gone))
     blocked = guards.refusal(call.plan, call.rt.log.state)
     if blocked is not None:
         return await finish.refused(call, blocked)
@@ -211,7 +217,9 @@ async def _spawn(call: DirectCall) -> Spawned | ToolResult:
         return Spawned(call_id, raw, envelope)
     restarted = refmap.launched(envelope)
     kept = {} if restarted else await same_document.kept_ids(call, envelope)
-    shown = refmap.Shown(call.ref_table, rt.log.state.ref_high, restarted, kept=kept)
+    retired = same_document.retired_refs(call)
+    high = rt.log.state.ref_high
+    shown = refmap.Shown(call.ref_table, high, restarted, kept=kept, retired=retired)
     return Spawned(call_id, raw, refmap.envelope_to_model(envelope, shown), shown, restarted)
 
 
@@ -246,8 +254,13 @@ async def _follow_up(call: DirectCall, obs: Observation) -> None:
     """Recovery snapshots (a selector miss, a covering dialog), then the final change summary."""
     await _recover_selector_miss(call, obs)
     with host_hook.internal():  # the wrapper's own snapshot is not the host's to veto
-        await overlay_probe.run(call, obs, lambda params: run(call.rt, params, lock_held=True))
+        await overlay_probe.run(call, obs, partial(_nested, call))
     page_change.settle(call.plan, obs)
+
+
+async def _nested(call: DirectCall, params: Mapping[str, Any]) -> ToolResult:
+    """One more journaled call of the wrapper's own under the lock this call holds."""
+    return await run(call.rt, params, lock_held=True)
 
 
 async def _recover_selector_miss(call: DirectCall, obs: Observation) -> None:

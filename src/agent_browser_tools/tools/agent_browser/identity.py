@@ -56,12 +56,12 @@ def refs_to_verify(plan: ExecutionPlan, entry: SessionPageState) -> tuple[str, .
         ids = ref_ids(plan.match) if plan.match is not None else ()
         return tuple(i for i in ids if i in snapshot.refs)
     found: list[str] = []
-    for _step, match in _batch_matches(plan):
+    for _step, match in batch_matches(plan):
         found += [i for i in ref_ids(match) if i in snapshot.refs and i not in found]
     return tuple(found)
 
 
-def _batch_matches(plan: ExecutionPlan) -> list[tuple[int, CommandMatch]]:
+def batch_matches(plan: ExecutionPlan) -> list[tuple[int, CommandMatch]]:
     """(1-based step, match) of each batch row the taxonomy knows."""
     rows = plan.checked.batch.rows if plan.checked.batch is not None else ()
     out: list[tuple[int, CommandMatch]] = []
@@ -76,7 +76,7 @@ def at_step(plan: ExecutionPlan, stale: StaleRef) -> StaleRef:
     """In a batch, the refusal names the first step that uses the refused ref."""
     if not plan.is_batch or not stale.refs:
         return stale
-    step = next((n for n, m in _batch_matches(plan) if stale.refs[0] in ref_ids(m)), None)
+    step = next((n for n, m in batch_matches(plan) if stale.refs[0] in ref_ids(m)), None)
     if step is None:
         return stale
     return replace(stale, step=step, reason=f"step {step}: {stale.reason}")

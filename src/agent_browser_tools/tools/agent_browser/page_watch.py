@@ -8,15 +8,17 @@ node the engine will act on is the element the snapshot named, unchanged.
 How: right before each snapshot the wrapper installs (or finds) a `MutationObserver` in the
 page that numbers every DOM change and remembers, per node, the last change to its
 attributes, to anything inside it, and when it was inserted (`begin`). The snapshot records
-that number (`PageEpoch`). Before a ref call one batch asks the engine where each used ref's
-node is (`get box @ref`, which resolves the ref exactly as the action will) and then asks the
-page, for each ref, which elements could be it (the role's elements whose accessible name,
-as the page computes it, is the recorded one) with their boxes and whether anything about
-them changed since the epoch. A ref is proven unchanged when exactly one such element sits at
-the engine's box and neither it, its ancestors (attributes, insertion), its content, its
-labels, nor, for a twin, the rest of its row (up to its nearest look-alikes) changed, and
-(for a ref the engine could re-resolve by role and name) no element with its role and name
-was removed. Anything else
+that number (`PageEpoch`). Before a ref call one batch asks the page, for each ref, which
+elements could be it (the role's elements whose accessible name, as the page computes it, is
+the recorded one), whether anything about them changed since the epoch, and numbers them with
+a marker attribute; then asks the engine which marker each used ref's node carries (`get attr
+@ref`, resolved exactly as the action will resolve it), and removes the markers. A ref is
+proven unchanged when its node is one of those candidates and neither it, its ancestors
+(attributes, insertion), its content, its labels, nor, for a twin, the rest of its row (up to
+its nearest look-alikes) changed, and (for a ref the engine could re-resolve by role and name)
+no element with its role and name was removed. A marker rather than the node's box: a box
+match had to rule out every other element of the role at that place (reading 1,500 boxes
+cost 10 ms on a page of 1,500 rows) and proved no element without a box. Anything else
 (another document, a page that hides the log, shadow DOM, frames, a name the page computes
 differently, a change near the element) is not a refusal: the full re-read decides, as before.
 
@@ -26,6 +28,7 @@ Pure: the JavaScript and the reading of its answer; `identity` runs the batch.
 from __future__ import annotations
 
 import json
+import secrets
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -35,19 +38,21 @@ from agent_browser_tools.input_limits import loads_json_text
 from agent_browser_tools.state.models import PageEpoch, RefInfo
 
 KEY = "__abtPageWatch1"
+MARK = "data-abt-ref-check"
+"""The attribute that numbers the candidates of one check, read back through the engine."""
 IGNORED_ATTRIBUTES = (
     "data-abt-click-probe",
+    MARK,
     "aria-expanded",
     "aria-selected",
     "aria-checked",
     "aria-current",
     "aria-busy",
 )
-"""The wrapper's own click marker, and state attributes that never change a role or name
+"""The wrapper's own markers, and state attributes that never change a role or name
 (so is a text field's `value` attribute, which frameworks copy from what was typed)."""
 REMOVED_KEPT = 400
 """Removed subtrees the log keeps; older ones only say that something was removed."""
-EPSILON = 0.01
 NEAR_TWINS = 3
 """A twin is looked for among this many look-alikes either side of its recorded place: a
 list of a thousand "Edit" buttons answers in a few rects, not a thousand."""
@@ -77,7 +82,7 @@ ROLE_SELECTORS: dict[str, str] = {
 """Elements that can carry each role (generously: a wrong guess only costs a re-read)."""
 
 _JS = """(() => {
-const cfg = %s, w = window, K = "%s";
+const cfg = %s, w = window, K = "%s", MARK = "%s";
 const IGNORED = new Set(%s);
 let s = w[K];
 if (!s || !s.observer || s.version !== 1) {
@@ -120,12 +125,24 @@ const labelled = (el) => {
   const by = el.getAttribute("aria-labelledby");
   return by ? by.split(/\\s+/).map((id) => document.getElementById(id)).filter(Boolean) : [];
 };
+let labelMap = null;
+const labelsOf = (el) => {
+  if (!el.isConnected) return el.labels ? Array.from(el.labels) : [];
+  if (!labelMap) {
+    labelMap = new Map();
+    for (const l of document.getElementsByTagName("label")) {
+      const c = l.control;
+      if (c) labelMap.set(c, [...(labelMap.get(c) || []), l]);
+    }
+  }
+  return labelMap.get(el) || [];
+};
 const nameOf = (el) => {
   const by = labelled(el);
   if (by.length) return norm(by.map((n) => n.textContent).join(" "));
   const aria = el.getAttribute("aria-label");
   if (aria && norm(aria)) return norm(aria);
-  const labels = el.labels ? Array.from(el.labels, (l) => l.textContent) : [];
+  const labels = labelsOf(el).map((l) => l.textContent);
   if (labels.length) return norm(labels.join(" "));
   if (el instanceof HTMLInputElement) {
     if (["button", "submit", "reset"].includes(el.type)) return norm(el.value);
@@ -136,10 +153,6 @@ const nameOf = (el) => {
   return norm(el.textContent) || norm(el.title);
 };
 const later = (map, n) => (map.get(n) || 0) > g;
-const box = (el) => {
-  const r = el.getBoundingClientRect();
-  return [r.x, r.y, r.width, r.height];
-};
 const custom = (el) => el.localName.includes("-") || !!el.shadowRoot;
 const status = (el, twins) => {
   if (!el.isConnected || el.getRootNode() !== document) return 2;
@@ -148,7 +161,7 @@ const status = (el, twins) => {
   for (let a = el; a; a = a.parentNode) {
     if (later(s.ins, a) || (a !== el && later(s.attr, a))) return 1;
   }
-  for (const l of [...labelled(el), ...(el.labels || [])]) {
+  for (const l of [...labelled(el), ...labelsOf(el)]) {
     if (later(s.under, l) || later(s.ins, l)) return 1;
   }
   for (const twin of twins) {
@@ -158,32 +171,35 @@ const status = (el, twins) => {
   }
   return 0;
 };
-const out = {token: s.token, seq: s.seq, refs: []};
+const out = {token: s.token, seq: s.seq, nonce: cfg.nonce || null, refs: []};
+const lists = new Map(), marks = new Map();
+if (cfg.nonce) s.marked = [];
+const mark = (el) => {
+  if (!cfg.nonce) return null;
+  if (!marks.has(el)) {
+    marks.set(el, marks.size);
+    el.setAttribute(MARK, cfg.nonce + "." + (marks.size - 1));
+    s.marked.push(el);
+  }
+  return marks.get(el);
+};
 for (const ref of cfg.refs) {
   const sel = cfg.selectors[ref.role];
   if (!sel) { out.refs.push(null); continue; }
   const from = ref.nth === null ? 0 : Math.max(0, ref.nth - %d);
   const stop = ref.nth === null ? Infinity : ref.nth + %d + 2;
+  if (!lists.has(sel)) lists.set(sel, document.querySelectorAll(sel));
   const found = [];
-  for (const el of document.querySelectorAll(sel)) {
+  for (const el of lists.get(sel)) {
     if (nameOf(el) === ref.name && found.push(el) >= stop) break;
   }
   const to = ref.nth === null ? found.length : stop - 1;
-  const picked = found.slice(from, to);
-  const mine = picked.map(box);
-  const sharing = mine.map(() => 0);
-  for (const el of document.querySelectorAll(sel)) {
-    const at = box(el);
-    mine.forEach((b, k) => { if (b.every((v, q) => Math.abs(v - at[q]) < 0.05)) sharing[k]++; });
-  }
-  const rects = picked.map((el, j) => {
-    const r = el.getBoundingClientRect();
+  const rects = found.slice(from, to).map((el, j) => {
     const i = from + j;
     const near = ref.twin ? [found[i - 1], found[i + 1]].filter(Boolean) : [];
     const on = el instanceof HTMLInputElement && ["checkbox", "radio"].includes(el.type)
       ? el.checked : el.getAttribute("aria-checked") === "true";
-    const shared = sharing[j] > 1;  // another element of the role at (nearly) its box
-    return [r.x, r.y, r.width, r.height, shared ? 1 : status(el, near), on];
+    return [mark(el), status(el, near), on];
   });
   let removed = s.dropped > g;
   if (!removed) {
@@ -194,6 +210,15 @@ for (const ref of cfg.refs) {
 }
 return JSON.stringify(out);
 })()"""
+
+
+UNMARK_JS = f"""(() => {{
+const s = window["{KEY}"];
+for (const el of (s && s.marked) || []) el.removeAttribute("{MARK}");
+if (s) s.marked = [];
+return true;
+}})()"""
+"""Removes the check's markers (the last row of its batch, before anything else runs)."""
 
 
 def begin_args() -> list[str]:
@@ -229,8 +254,10 @@ def askable(info: RefInfo) -> bool:
 
 
 def check_rows(epoch: PageEpoch, questions: Sequence[Question]) -> list[list[str]] | None:
-    """`get box` for each ref (resolved as the action will resolve it), then the page's
-    answer; None when a recorded role has no known elements (the re-read decides)."""
+    """The page's answer (it numbers each ref's candidates with a marker), the marker each
+    ref's node carries (`get attr @ref`, resolved as the action will resolve it), then the
+    markers' removal; None when a recorded role has no known elements (the re-read
+    decides)."""
     selectors = {q.info.role: ROLE_SELECTORS.get(q.info.role or "") for q in questions}
     if not questions or any(v is None for v in selectors.values()):
         return None
@@ -244,19 +271,19 @@ def check_rows(epoch: PageEpoch, questions: Sequence[Question]) -> list[list[str
         for q in questions
     ]
     cfg = {"begin": False, "token": epoch.token, "seq": epoch.seq, "refs": refs}
-    cfg["selectors"] = selectors
-    boxes = [["get", "box", "@" + q.engine] for q in questions]
-    return [*boxes, ["eval", _script(cfg)]]
+    cfg |= {"selectors": selectors, "nonce": secrets.token_hex(6)}
+    reads = [["get", "attr", "@" + q.engine, MARK] for q in questions]
+    return [["eval", _script(cfg)], *reads, ["eval", UNMARK_JS]]
 
 
 def proven(epoch: PageEpoch, questions: Sequence[Question], rows: Sequence[BatchRow]) -> Checked:
     """Engine id -> whether it shows checked, when the answers to `check_rows` prove every
     ref unchanged; None otherwise."""
-    rects = _rects(epoch, questions, rows)
-    if rects is None or any(rect is None for rect in rects):
+    found = _found(epoch, questions, rows)
+    if found is None or any(one is None for one in found):
         return None
-    pairs = zip(questions, rects, strict=True)
-    return {q.engine: rect is not None and rect[5] is True for q, rect in pairs}
+    pairs = zip(questions, found, strict=True)
+    return {q.engine: one is not None and one[2] is True for q, one in pairs}
 
 
 def proven_each(
@@ -264,42 +291,49 @@ def proven_each(
 ) -> set[str]:
     """The engine ids among `questions` that the answers to `check_rows` prove unchanged
     since `epoch`, each on its own."""
-    rects = _rects(epoch, questions, rows) or []
-    return {q.engine for q, rect in zip(questions, rects, strict=False) if rect is not None}
+    found = _found(epoch, questions, rows) or []
+    return {q.engine for q, one in zip(questions, found, strict=False) if one is not None}
 
 
-def _rects(
+def _found(
     epoch: PageEpoch, questions: Sequence[Question], rows: Sequence[BatchRow]
 ) -> list[list[Any] | None] | None:
-    """Per question, the one unchanged element at the engine's box (`_one`), or None for the
-    whole answer when it is not the page's answer for this document."""
+    """Per question, the one unchanged candidate the engine's node is (`_one`), or None for
+    the whole answer when it is not the page's answer for this document."""
     count = len(questions)
-    if len(rows) != count + 1:
+    if len(rows) < count + 1:
         return None
-    answer = _answer(rows[count])
-    found = answer.get("refs")
+    answer = _answer(rows[0])
+    found, nonce = answer.get("refs"), answer.get("nonce")
     if answer.get("token") != epoch.token or not isinstance(found, list) or len(found) != count:
         return None
-    return [_one(_box(row), seen) for row, seen in zip(rows[:count], found, strict=True)]
-
-
-def _one(box: tuple[float, float, float, float] | None, seen: Any) -> list[Any] | None:
-    """The one element with the ref's role and name at the engine's box, when it is
-    unchanged and none like it was removed."""
-    if box is None or not isinstance(seen, Mapping) or seen.get("rm") is not False:
+    if not isinstance(nonce, str) or not nonce:
         return None
-    rects = seen.get("c")
-    if not isinstance(rects, list):
+    reads = rows[1 : count + 1]
+    return [_one(_marked(row, nonce), seen) for row, seen in zip(reads, found, strict=True)]
+
+
+def _one(number: int | None, seen: Any) -> list[Any] | None:
+    """The candidate the engine's node is, when it is unchanged and none like it was
+    removed."""
+    if number is None or not isinstance(seen, Mapping) or seen.get("rm") is not False:
         return None
-    at = [r for r in rects if isinstance(r, list) and len(r) == 6 and _same_box(box, r)]
-    return at[0] if len(at) == 1 and at[0][4] == 0 else None
+    candidates = seen.get("c")
+    if not isinstance(candidates, list):
+        return None
+    at = [c for c in candidates if isinstance(c, list) and len(c) == 3 and c[0] == number]
+    return at[0] if len(at) == 1 and at[0][1] == 0 else None
 
 
-def _same_box(box: tuple[float, float, float, float], rect: list[Any]) -> bool:
-    try:
-        return all(abs(float(a) - float(b)) < EPSILON for a, b in zip(box, rect[:4], strict=True))
-    except (TypeError, ValueError, OverflowError):
-        return False
+def _marked(row: BatchRow, nonce: str) -> int | None:
+    """The candidate number the engine's node carries for this check (another check's
+    marker, or none, proves nothing)."""
+    result = row.result if row.success and isinstance(row.result, Mapping) else None
+    value = result.get("value") if result is not None else None
+    if not isinstance(value, str) or not value.startswith(nonce + "."):
+        return None
+    number = value[len(nonce) + 1 :]
+    return int(number) if number.isascii() and number.isdigit() and len(number) < 6 else None
 
 
 def toggle_row(info: RefInfo) -> list[str] | None:
@@ -320,22 +354,8 @@ def toggle_state(result: Any) -> bool | None:
     rects = seen.get("c") if isinstance(seen, Mapping) else None
     if not isinstance(rects, list) or len(rects) != 1 or not isinstance(rects[0], list):
         return None
-    state = rects[0][5] if len(rects[0]) == 6 else None
+    state = rects[0][2] if len(rects[0]) == 3 else None
     return state if isinstance(state, bool) else None
-
-
-def _box(row: BatchRow) -> tuple[float, float, float, float] | None:
-    result = row.result if row.success and isinstance(row.result, Mapping) else None
-    if result is None:
-        return None
-    values = [result.get(k) for k in ("x", "y", "width", "height")]
-    if not all(isinstance(v, int | float) for v in values):
-        return None
-    try:
-        x, y, width, height = (float(v) for v in values)  # type: ignore[arg-type]
-    except OverflowError:  # an integer no float holds: no box
-        return None
-    return (x, y, width, height) if width > 0 and height > 0 else None
 
 
 def _answer(row: BatchRow | None) -> Mapping[str, Any]:
@@ -353,4 +373,4 @@ def _parsed(result: Any) -> Mapping[str, Any]:
 
 def _script(cfg: Mapping[str, Any]) -> str:
     ignored = json.dumps(list(IGNORED_ATTRIBUTES))
-    return _JS % (json.dumps(cfg), KEY, ignored, REMOVED_KEPT, NEAR_TWINS, NEAR_TWINS)
+    return _JS % (json.dumps(cfg), KEY, MARK, ignored, REMOVED_KEPT, NEAR_TWINS, NEAR_TWINS)

@@ -28,7 +28,7 @@ from agent_browser_tools.last_made import LastMade
 from agent_browser_tools.planning.plan import ExecutionPlan
 from agent_browser_tools.planning.script_guard import ScriptGuard
 from agent_browser_tools.state.effects import refs_from_snapshot, remember_refs
-from agent_browser_tools.state.models import RefInfo
+from agent_browser_tools.state.models import RefInfo, RetiredRef
 from agent_browser_tools.state.ref_identity import same_element
 from agent_browser_tools.taxonomy import (
     FlagValue,
@@ -187,6 +187,9 @@ class Shown:
     kept: Mapping[str, str] = field(default_factory=dict)
     """Engine id -> the shown id it had before a page change within the same document, for
     elements proven to be the very nodes those refs named (`same_document`)."""
+    retired: Mapping[str, RetiredRef] = field(default_factory=dict)
+    """The page's retired refs: a node that showed something else for a while and now reads
+    exactly as one of its retired refs did gets that ref back (`_changed_back`)."""
 
     def __post_init__(self) -> None:
         self.fresh: Mapping[str, RefInfo] = {}
@@ -254,8 +257,27 @@ class Shown:
                     self.assigned[engine] = shown
                     taken.add(shown)
             rest = {engine: info for engine, info in rest.items() if engine not in self.assigned}
+        if self.retired and not self.restarted:
+            rest = self._changed_back(rest)
         for engine in sorted(rest, key=_number):
             self.ref(engine, rest[engine])
+
+    def _changed_back(self, rest: Mapping[str, RefInfo]) -> dict[str, RefInfo]:
+        """Give a node its retired ref back when it reads exactly as that ref did (a label
+        that rotated away and back): the engine keeps a node's id, so it is the very element
+        a model that remembers the ref means. Returns the refs still without a shown id."""
+        back: dict[str, list[tuple[str, RefInfo]]] = {}
+        for shown, old in self.retired.items():
+            if old.now is not None:
+                back.setdefault(old.was.engine or shown, []).append((shown, old.was))
+        taken = set(self.table) | set(self.assigned.values())
+        for engine, info in rest.items():
+            for shown, was in reversed(back.get(engine, ())):
+                if shown not in taken and same_element(was, info, self._anchor_now):
+                    self.assigned[engine] = shown
+                    taken.add(shown)
+                    break
+        return {engine: info for engine, info in rest.items() if engine not in self.assigned}
 
     def reverse(self) -> dict[str, str]:
         """Shown id -> engine id, for ids this answer assigned that differ."""

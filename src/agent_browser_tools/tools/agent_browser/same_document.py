@@ -18,17 +18,33 @@ document's token (`left_of_this_document`):
 
 Cost: nothing unless the snapshot follows such a page change; then one batch for at most
 `MAX_KEPT` candidates (a page of thousands keeps the first ones in document order).
+
+A ref call right after such a change, with no snapshot in between, gets that snapshot from
+the wrapper before its guard runs (`snapshot_first`: one journaled `snapshot -i`, after one
+small `eval` that checks the page still shows that document): refs the model saw before the
+change act when their elements are proven the same; the others are refused as no longer the
+element that snapshot named (`not_kept`). So does a call with a ref the page retired because
+its element showed something else: a node that reads exactly as the ref did again (a label
+that rotated away and back) gets the ref back (`refmap.Shown.retired`). Without this such a
+call was refused although its element was, at that moment, what the model saw.
 """
 
 from __future__ import annotations
 
-from agent_browser_tools.engine.envelope import Envelope
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any
+
+from agent_browser_tools.engine.envelope import Envelope, OutputMode
+from agent_browser_tools.planning.plan import ExecutionPlan
+from agent_browser_tools.results import next_actions as na
 from agent_browser_tools.state.effects import refs_from_snapshot
-from agent_browser_tools.state.models import RefSnapshot
+from agent_browser_tools.state.models import RefSnapshot, RetiredRef, SessionPageState
 from agent_browser_tools.state.snapshot_payload import snapshot_payload
-from agent_browser_tools.tools.agent_browser import page_watch, refmap
+from agent_browser_tools.state.stale_refs import StaleRef, describe_ref, ref_ids
+from agent_browser_tools.tools.agent_browser import identity, page_watch, refmap
 from agent_browser_tools.tools.agent_browser.call import DirectCall
-from agent_browser_tools.tools.agent_browser.helpers import helper_batch
+from agent_browser_tools.tools.agent_browser.confirm_gate import confirmation_gated
+from agent_browser_tools.tools.agent_browser.helpers import helper_batch, helper_data
 
 MAX_KEPT = 200
 
@@ -60,3 +76,96 @@ def left_of_this_document(call: DirectCall) -> RefSnapshot | None:
     if call.key is None or not call.epoch:
         return None
     return call.rt.log.state.session(call.key).left.get(call.epoch[0].token)
+
+
+Nested = Callable[[Mapping[str, Any]], Awaitable[object]]
+"""Runs one journaled call under the lock already held (the executor's `run`)."""
+
+
+def used_ids(plan: ExecutionPlan) -> tuple[str, ...]:
+    """Every ref id the call uses, in its direct command or any of its batch rows (pure)."""
+    if plan.checked.batch is None:
+        return ref_ids(plan.match) if plan.match is not None else ()
+    found: list[str] = []
+    for _step, match in identity.batch_matches(plan):
+        found += [i for i in ref_ids(match) if i not in found]
+    return tuple(found)
+
+
+def left_refs(plan: ExecutionPlan, entry: SessionPageState) -> dict[str, str] | None:
+    """Each used id and what it named, when a snapshot now may show a used ref again: the
+    session's refs were dropped by a page change and every used id is among the refs kept
+    aside of the documents left, or a used ref was retired because its element showed
+    something else (it may read as before again); else None (pure)."""
+    if entry.closed or entry.target_unknown:
+        return None
+    if plan.output_mode is OutputMode.TEXT and plan.checked.inspection:
+        return None  # the guard lets such a read through as it is
+    ids = used_ids(plan)
+    snapshot = entry.ref_snapshot
+    if snapshot is not None:
+        changed = [i for i in ids if i not in snapshot.refs and _changed(snapshot, i)]
+        return {i: describe_ref(snapshot.retired[i].was) for i in changed} or None
+    invalidation = entry.ref_invalidation
+    if invalidation is None or invalidation.reason != "page-transition" or not entry.left:
+        return None
+    named: dict[str, str] = {}
+    for ref in ids:
+        info = next((kept.refs[ref] for kept in entry.left.values() if ref in kept.refs), None)
+        if info is None:
+            return None
+        named[ref] = describe_ref(info)
+    return named or None
+
+
+def _changed(snapshot: RefSnapshot, ref: str) -> bool:
+    """A ref the page retired because its element shows something else (not gone)."""
+    old = snapshot.retired.get(ref)
+    return old is not None and old.now is not None
+
+
+def retired_refs(call: DirectCall) -> Mapping[str, RetiredRef]:
+    """The session's retired refs, for an answer that may give one back (`refmap.Shown`)."""
+    entry = call.rt.log.state.session(call.key) if call.key is not None else None
+    snapshot = entry.ref_snapshot if entry is not None else None
+    return snapshot.retired if snapshot is not None else {}
+
+
+async def snapshot_first(call: DirectCall, nested: Nested) -> StaleRef | None:
+    """Before the guard: the snapshot a ref call needs when it may show a used ref again (see
+    `left_refs`), so refs proven the same act; the refusal for the ones that are not."""
+    if call.key is None:
+        return None
+    entry = call.rt.log.state.session(call.key)
+    named = left_refs(call.plan, entry)
+    if named is None or confirmation_gated(call):
+        return None
+    if entry.ref_snapshot is None and not await _left_document_is_here(call, entry):
+        return None  # another document: the guard refuses the refs as invalidated
+    prefix = na.session_prefix(call.key, not call.plan.session.used_implicit_session)
+    await nested({"args": [*prefix, "snapshot", "-i"]})
+    return not_kept(named, call.rt.log.state.session(call.key))
+
+
+async def _left_document_is_here(call: DirectCall, entry: SessionPageState) -> bool:
+    """Whether the page shows one of the documents whose refs were kept aside (its change
+    log's token; one small `eval`), not a new document the snapshot would read in vain."""
+    epoch = page_watch.epoch_of(await helper_data(call.rt, call.plan, page_watch.begin_args()))
+    return epoch is not None and epoch.token in entry.left
+
+
+def not_kept(named: Mapping[str, str], entry: SessionPageState) -> StaleRef | None:
+    """The refusal for used refs the snapshot after the page change did not show under their
+    old ids (pure); None when each did (the guard and identity check then run as always)."""
+    snapshot = entry.ref_snapshot
+    if snapshot is None:
+        return None  # the snapshot failed: the guard says why the refs are stale
+    missing = [ref for ref in named if ref not in snapshot.refs and ref not in snapshot.retired]
+    if not missing:
+        return None
+    said = "; ".join(f"@{ref} was {named[ref]}" for ref in missing)
+    reason = (
+        f"{said}. The page changed within the same document since that snapshot, and a fresh "
+        "snapshot no longer shows that element as it was (it changed or is gone)."
+    )
+    return StaleRef(refs=tuple(missing), reason=reason, code="element-changed")

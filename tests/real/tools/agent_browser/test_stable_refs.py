@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -120,6 +121,30 @@ async def test_a_toggle_relabelled_button_is_still_refused_as_element_changed(
 
 
 @real_engine
+async def test_a_button_relabelled_and_back_acts_under_its_first_ref_again(
+    conv: Conversation, fixture_site: FixtureServer
+) -> None:
+    """ "Show details" becomes "Hide details" (a snapshot shows it under a new ref), then
+    "Show details" again: the same node reads as the first ref did, so that ref acts again,
+    and the next snapshot shows the button under it."""
+    first = await _page(conv, fixture_site)
+    show = ref_for(first, "button", "Show details")
+    await conv.ok(["click", show])
+    hide = ref_for(await conv.ok(["snapshot", "-i"]), "button", "Hide details")
+    assert hide != show
+    await conv.ok(["click", hide])
+    await _events(conv)
+
+    await conv.ok(["click", show])
+
+    assert await _events(conv) == [["toggle", "click"]]
+    third = await conv.ok(["snapshot", "-i"])
+    assert ref_for(third, "button", "Hide details") == hide
+    assert_stale_ref(await conv.call(["click", show]))  # it reads "Hide details" again
+    assert await _events(conv) == []
+
+
+@real_engine
 async def test_a_tabs_refs_act_again_after_a_visit_to_another_tab(
     conv: Conversation, fixture_site: FixtureServer
 ) -> None:
@@ -163,6 +188,44 @@ async def test_an_element_relabelled_while_its_tab_was_away_is_refused(
 async def _twins(conv: Conversation, site: FixtureServer) -> ToolResult:
     await conv.ok(["open", site.url("twin-rows.html")])
     return await conv.ok(["snapshot", "-i"])
+
+
+def _spawned(conv: Conversation) -> list[list[str]]:
+    """Every engine argv the conversation spawns from now on."""
+    rt = conv.tools.runtime
+    spawn, seen = rt.spawn, []
+
+    async def recorded(args: Sequence[str], *rest: Any, **kw: Any) -> Any:
+        seen.append(list(args))
+        return await spawn(args, *rest, **kw)
+
+    rt.spawn = recorded  # type: ignore[method-assign]
+    return seen
+
+
+@real_engine
+async def test_unchanged_refs_are_proven_in_the_page_without_reading_it_again(
+    conv: Conversation, fixture_site: FixtureServer
+) -> None:
+    """A twin "Edit" and a unique "Save": the page proves each is the engine's node, unchanged,
+    in one helper batch; no snapshot runs and no marker stays on the page. After an in-place
+    change next to the twin, the proof fails and the full re-read decides."""
+    first = await _twins(conv, fixture_site)
+    edits, save = _refs(first, "button", "Edit"), ref_for(first, "button", "Save")
+    await _events(conv)
+    seen = _spawned(conv)
+
+    await conv.ok(["click", edits[2]])
+    await conv.ok(["click", save])
+
+    assert not [argv for argv in seen if "snapshot" in argv]
+    assert await _events(conv) == [["edit-c", "click"], ["save", "click"]]
+    marked = await conv.ok(["eval", "document.querySelectorAll('[data-abt-ref-check]').length"])
+    assert marked.details["data"]["result"] == 0
+    await conv.ok(["eval", "document.getElementById('row-b').append(' (new)')"])
+    seen.clear()
+    await conv.ok(["click", edits[1]])
+    assert [argv for argv in seen if "snapshot" in argv]
 
 
 @real_engine
@@ -238,3 +301,27 @@ async def test_refs_from_before_a_back_within_one_document_act_again(
     again = await conv.ok(["snapshot", "-i"])
     assert ref_for(again, "button", "Shuffle") != shuffle
     assert_stale_ref(await conv.call(["click", shuffle]))
+
+
+@real_engine
+async def test_a_ref_used_right_after_a_back_within_one_document_needs_no_snapshot(
+    conv: Conversation, fixture_site: FixtureServer
+) -> None:
+    """The model acts right after `back` between two views of one document, with refs of the
+    snapshot before it: the wrapper snapshots first. The slot, which reads another label
+    now, is refused as changed; the untouched button acts under the ref the model saw."""
+    first = await _page(conv, fixture_site)
+    await conv.ok(["click", ref_for(first, "link", "Second view")])
+    second = await conv.ok(["snapshot", "-i"])
+    shuffle, slot = ref_for(second, "button", "Shuffle"), ref_for(second, "button", "Second item")
+    await conv.ok(["back"])
+    await _events(conv)
+
+    blocked = await conv.call(["click", slot])
+
+    assert_stale_ref(blocked)
+    assert blocked.details["staleRef"]["reason"] == "element-changed"
+    assert 'was button "Second item"' in blocked.text
+    assert await _events(conv) == []
+    await conv.ok(["click", shuffle])
+    assert await _events(conv) == [["shuffle", "click"]]

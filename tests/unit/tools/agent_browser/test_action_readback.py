@@ -209,7 +209,7 @@ def test_the_rows_each_action_reads_in_engine_ids() -> None:
 def test_a_toggle_read_in_the_page_gives_its_state() -> None:
     call = _call("check", "@e9")
     rows(call)
-    answer = {"result": '{"refs": [{"c": [[1, 2, 3, 4, 0, true]], "rm": false}]}'}
+    answer = {"result": '{"refs": [{"c": [[null, 0, true]], "rm": false}]}'}
     take(call, [BatchRow(command=("eval",), success=True, result=answer, error=None)])
     assert call.readback["read"] == {"checked": True}
 

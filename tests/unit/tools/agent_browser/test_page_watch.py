@@ -11,40 +11,75 @@ from agent_browser_tools.tools.agent_browser import page_watch as pw
 
 EPOCH = PageEpoch(token="t1", seq=5)
 SAVE = pw.Question("e3", RefInfo(role="button", name="Save"))
-BOX = {"x": 10, "y": 20, "width": 30, "height": 12}
+NONCE = "n1"
 
 
-def _rows(answer: dict[str, Any], box: dict[str, Any] | None = BOX) -> list[BatchRow]:
-    got = BatchRow(("get", "box", "@e3"), box is not None, box, None)
-    said = BatchRow(("eval", "..."), True, {"result": json.dumps(answer)}, None)
-    return [got, said]
+def _said(answer: dict[str, Any]) -> BatchRow:
+    return BatchRow(("eval", "..."), True, {"result": json.dumps(answer)}, None)
 
 
-def _answer(*rects: list[Any], removed: bool = False, token: str = "t1") -> dict[str, Any]:
-    return {"token": token, "seq": 9, "refs": [{"c": list(rects), "rm": removed}]}
+def _read(value: object, ok: bool = True, ref: str = "@e3") -> BatchRow:
+    return BatchRow(("get", "attr", ref, pw.MARK), ok, {"value": value} if ok else None, None)
 
 
-def test_one_unchanged_element_at_the_engines_box_proves_the_ref() -> None:
-    rows = _rows(_answer([10, 20, 30, 12, 0, True], [10, 60, 30, 12, 1, False]))
+def _rows(answer: dict[str, Any], read: BatchRow | None = None) -> list[BatchRow]:
+    unmark = BatchRow(("eval", pw.UNMARK_JS), True, {"result": True}, None)
+    return [_said(answer), read or _read(f"{NONCE}.0"), unmark]
+
+
+def _answer(
+    *candidates: list[Any], removed: bool = False, token: str = "t1", nonce: str = NONCE
+) -> dict[str, Any]:
+    refs = [{"c": list(candidates), "rm": removed}]
+    return {"token": token, "seq": 9, "nonce": nonce, "refs": refs}
+
+
+def test_the_unchanged_candidate_the_engines_node_carries_proves_the_ref() -> None:
+    rows = _rows(_answer([0, 0, True], [1, 1, False]))
     assert pw.proven(EPOCH, [SAVE], rows) == {"e3": True}
+    second = _rows(_answer([0, 1, True], [1, 0, False]), _read(f"{NONCE}.1"))
+    assert pw.proven(EPOCH, [SAVE], second) == {"e3": False}
 
 
 def test_anything_short_of_proof_leaves_it_to_the_full_re_read() -> None:
-    changed = _rows(_answer([10, 20, 30, 12, 1, False]))
-    elsewhere = _rows(_answer([10, 60, 30, 12, 0, False]))
-    twice = _rows(_answer([10, 20, 30, 12, 0, False], [10, 20, 30, 12, 0, False]))
-    removed = _rows(_answer([10, 20, 30, 12, 0, False], removed=True))
-    other_page = _rows(_answer([10, 20, 30, 12, 0, False], token="t2"))
-    unresolved = _rows(_answer([10, 20, 30, 12, 0, False]), box=None)
-    for rows in (changed, elsewhere, twice, removed, other_page, unresolved):
-        assert pw.proven(EPOCH, [SAVE], rows) is None
+    """A changed candidate, a node that is no candidate, a marker of another check (a stale
+    one left on the page), a look-alike removed, another document, an unresolved ref."""
+    one = [0, 0, False]
+    cases = {
+        "changed": _rows(_answer([0, 1, False])),
+        "not a candidate": _rows(_answer(one), _read(f"{NONCE}.4")),
+        "no marker": _rows(_answer(one), _read(None)),
+        "another check": _rows(_answer(one), _read("old.0")),
+        "prefix only": _rows(_answer(one), _read(f"{NONCE}0.0")),
+        "not a number": _rows(_answer(one), _read(f"{NONCE}.0x")),
+        "other digits": _rows(_answer(one), _read(f"{NONCE}.\u0660")),
+        "no nonce": _rows(_answer(one, nonce="")),
+        "twice": _rows(_answer(one, one)),
+        "removed": _rows(_answer(one, removed=True)),
+        "other page": _rows(_answer(one, token="t2")),
+        "unresolved": _rows(_answer(one), _read(None, ok=False)),
+    }
+    for name, rows in cases.items():
+        assert pw.proven(EPOCH, [SAVE], rows) is None, name
 
 
 def test_a_role_the_page_cannot_find_is_not_asked() -> None:
     odd = pw.Question("e4", RefInfo(role="clickable", name="Go"))
     assert pw.check_rows(EPOCH, [odd]) is None
     rows = pw.check_rows(EPOCH, [SAVE])
-    assert rows is not None and rows[0] == ["get", "box", "@e3"] and rows[1][0] == "eval"
+    assert rows is not None and [r[0] for r in rows] == ["eval", "get", "eval"]
+    assert rows[1] == ["get", "attr", "@e3", pw.MARK] and rows[2] == ["eval", pw.UNMARK_JS]
+
+
+def test_each_check_marks_with_its_own_nonce() -> None:
+    """A marker another check left behind (its removal never ran) must not prove this one."""
+    nonces = set()
+    for _ in range(3):
+        rows = pw.check_rows(EPOCH, [SAVE])
+        assert rows is not None
+        cfg = json.loads(rows[0][1].split("const cfg = ", 1)[1].split(", w = window", 1)[0])
+        nonces.add(cfg["nonce"])
+    assert len(nonces) == 3
 
 
 def test_the_epoch_is_read_from_the_begin_answer() -> None:
@@ -61,24 +96,19 @@ def test_an_absurdly_nested_answer_proves_nothing_and_raises_nothing() -> None:
     deep = "[" * 100_000 + "]" * 100_000
     assert pw.epoch_of({"result": deep}) is None
     said = BatchRow(("eval", "..."), True, {"result": deep}, None)
-    got = BatchRow(("get", "box", "@e3"), True, BOX, None)
-    assert pw.proven(EPOCH, [SAVE], [got, said]) is None
+    assert pw.proven(EPOCH, [SAVE], [said, _read(f"{NONCE}.0")]) is None
 
 
 def test_each_ref_is_proven_on_its_own_for_ids_kept_across_a_page_change() -> None:
     """`proven_each` (ids kept after `back` within one document): the proven ones pass,
     the changed one alone stays out; another document's answer proves none."""
     note = pw.Question("e4", RefInfo(role="textbox", name="Note"))
-    boxes = [
-        BatchRow(("get", "box", "@e3"), True, BOX, None),
-        BatchRow(("get", "box", "@e4"), True, {"x": 10, "y": 60, "width": 30, "height": 12}, None),
-    ]
+    reads = [_read(f"{NONCE}.0"), _read(f"{NONCE}.1", ref="@e4")]
     refs = [
-        {"c": [[10, 20, 30, 12, 0, False]], "rm": False},
-        {"c": [[10, 60, 30, 12, 1, False]], "rm": False},  # changed since the epoch
+        {"c": [[0, 0, False]], "rm": False},
+        {"c": [[1, 1, False]], "rm": False},  # changed since the epoch
     ]
     for token, expected in (("t1", {"e3"}), ("t2", set())):
-        answer = {"token": token, "seq": 9, "refs": refs}
-        said = BatchRow(("eval", "..."), True, {"result": json.dumps(answer)}, None)
-        assert pw.proven_each(EPOCH, [SAVE, note], [*boxes, said]) == expected
-        assert pw.proven(EPOCH, [SAVE, note], [*boxes, said]) is None  # all or nothing
+        said = _said({"token": token, "seq": 9, "nonce": NONCE, "refs": refs})
+        assert pw.proven_each(EPOCH, [SAVE, note], [said, *reads]) == expected
+        assert pw.proven(EPOCH, [SAVE, note], [said, *reads]) is None  # all or nothing

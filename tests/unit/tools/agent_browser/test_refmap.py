@@ -13,6 +13,7 @@ from agent_browser_tools.state.models import (
     NamespaceClosed,
     RefInfo,
     RefsRecorded,
+    RetiredRef,
     SessionKey,
 )
 from agent_browser_tools.state.reducers import apply_event
@@ -233,3 +234,27 @@ def test_proven_ids_come_back_unless_still_shown_or_after_a_launch() -> None:
     assert shown.reverse() == {"e3": "e44"}
     relaunched = refmap.Shown({}, high=20, restarted=True, kept={"e1": "e3"})
     assert list(refmap.data_to_model(_snapshot(("e1", A)), relaunched)["refs"]) == ["e21"]
+
+
+def test_a_node_that_reads_as_a_retired_ref_again_gets_that_ref_back() -> None:
+    """Engine e3 showed A as e3, then C as e5 (e3 retired); it reads A again: e3 comes back
+    (e5 is retired in turn). A node reading as no retired ref of its own gets a new id, and
+    after a launch nothing comes back."""
+    c_on_e3 = RefInfo(role="button", name="Details C", engine="e3")
+    d = RefInfo(role="button", name="Details D")
+    retired = {"e3": RetiredRef(was=A, now=c_on_e3)}
+    table = {"e5": c_on_e3, "e4": B}
+    shown = refmap.Shown(table, high=5, retired=retired)
+    data = refmap.data_to_model(_snapshot(("e3", A), ("e4", B)), shown)
+    assert list(data["refs"]) == ["e3", "e4"]
+    other = refmap.Shown(table, high=5, retired=retired)
+    assert list(refmap.data_to_model(_snapshot(("e3", d), ("e4", B)), other)["refs"]) == [
+        "e6",
+        "e4",
+    ]
+    gone = {"e3": RetiredRef(was=A, now=None)}  # retired as gone: never given back
+    assert list(
+        refmap.data_to_model(_snapshot(("e3", A)), refmap.Shown({}, 5, retired=gone))["refs"]
+    ) == ["e6"]
+    relaunched = refmap.Shown(table, high=5, restarted=True, retired=retired)
+    assert list(refmap.data_to_model(_snapshot(("e3", A)), relaunched)["refs"]) == ["e6"]
