@@ -37,6 +37,7 @@ from agent_browser_tools.tools.agent_browser import (
 )
 from agent_browser_tools.tools.agent_browser import snapshot as snapshot_flow
 from agent_browser_tools.tools.agent_browser.call import DirectCall, Spawned
+from agent_browser_tools.tools.agent_browser.confirm_gate import confirmation_gated
 from agent_browser_tools.tools.agent_browser.helpers import helper_batch
 
 
@@ -94,20 +95,24 @@ def wants_probe(plan: ExecutionPlan, envelope: Envelope) -> bool:
 
 
 async def run_probe(call: DirectCall, obs: Observation) -> Probe | None:
-    """One extra engine call: the settle wait when the action may have navigated (see
-    `nav_settle`), then `get url` and `get title` in a single fail-fast batch (and the click
-    probe's collection, see `click_probe`, the element read-back, see `action_readback`, and
-    the focused field after typing into it, see `focused_field`)."""
-    lead = nav_settle.rows(call, obs)
+    """One extra engine call: the settle check when the action may have navigated (see
+    `nav_settle`; a second call only while a navigation is still on its way), `get url` and
+    the title in a single fail-fast batch (and the click probe's collection, see
+    `click_probe`, the element read-back, see `action_readback`, and the focused field after
+    typing into it, see `focused_field`)."""
+    lead = nav_settle.rows(call, obs, quick=True)
     envelope = await _probe_batch(call, lead)
+    if lead and envelope is not None and nav_settle.pending(call, envelope.rows or ()):
+        _take_click_probe(call, (envelope.rows or ())[len(lead) :])  # collected: it is gone
+        lead = nav_settle.rows(call, obs)
+        envelope = await _probe_batch(call, lead)
     if lead and envelope is not None and not nav_settle.take(call, envelope.rows or ()):
         lead = []  # the wait failed (the page went away mid-check): read the page once more
         envelope = await _probe_batch(call, lead)
     if envelope is None:
         return None
     rows = (envelope.rows or ())[len(lead) :]
-    collected = 1 if click_probe.collect_row(call) else 0
-    click_probe.take(call, rows[2 : 2 + collected])
+    collected = _take_click_probe(call, rows)
     readback = 2 + collected + len(call.readback.get("kinds") or ())
     action_readback.take(call, rows[2 + collected : readback])
     focused = readback + len(focused_field.post_rows(call))
@@ -118,10 +123,24 @@ async def run_probe(call: DirectCall, obs: Observation) -> Probe | None:
     for row in rows[:2]:
         if row.success and isinstance(row.result, Mapping):
             url = url or _str(row.result.get("url"))
-            title = title or _str(row.result.get("title"))
+            said = row.result.get("result") if row.command[:1] == ("eval",) else None
+            title = title or _str(row.result.get("title")) or _str(said)
     if not url:
         return None
     return Probe(url=redact_url(url), title=redact_text(title) if title else None)
+
+
+def _take_click_probe(call: DirectCall, rows: Sequence[BatchRow]) -> int:
+    """Keep the click probe's counts from the probe batch's `rows` (after the lead); how
+    many rows its collection took."""
+    collected = 1 if click_probe.collect_row(call) else 0
+    click_probe.take(call, rows[2 : 2 + collected])
+    return collected
+
+
+TITLE_JS = "document.title"
+"""The title read as one more page script (what the engine's `get title` reads, without a
+batch row of its own); `get title` where page scripts may be gated (`confirm_gate`)."""
 
 
 async def _probe_batch(call: DirectCall, lead: list[list[str]]) -> Envelope | None:
@@ -131,7 +150,8 @@ async def _probe_batch(call: DirectCall, lead: list[list[str]]) -> Envelope | No
     collect = click_probe.collect_row(call)
     readback = action_readback.rows(call)
     dialog = overlay_probe.dialog_row(call)
-    rows = [*lead, ["get", "url"], ["get", "title"], *([collect] if collect else []), *readback]
+    title = ["get", "title"] if confirmation_gated(call) else ["eval", TITLE_JS]
+    rows = [*lead, ["get", "url"], title, *([collect] if collect else []), *readback]
     rows += focused_field.post_rows(call)
     rows += [dialog] if dialog is not None else []
     order = _order(rows, lead)

@@ -24,6 +24,11 @@ How, within the one post-action helper batch (`followups.run_probe`), as its fir
   fresh watcher on the page it ends on and leaves its outcome there;
 - an `eval` reads the outcome back; `get url` / `get title` then name the settled page.
 
+The check is first evaluated once, as one more page script of that batch (`rows(quick=True)`):
+when the page is settled then (a click that started no navigation, nearly every one), its
+outcome comes back with the other reads and no wait runs; otherwise (`pending`) the batch is
+sent again led by the polling wait. So a same-page action pays no extra batch row for it.
+
 A probe batch after an action that cannot navigate carries only the arming row. A document
 the watcher never saw (opened by `open`, no probe since) is the action's new page when its
 navigation started after the action did (`performance.timeOrigin`); an older one ends the
@@ -165,6 +170,11 @@ return done({navigated: q.young, settled: false, reason: complete ? "dom-busy" :
 
 OUTCOME_JS = "JSON.stringify((window.__abtSettle && window.__abtSettle.outcome) || null)"
 
+PENDING = '{"pending": true}'
+_QUICK = "(() => {\nconst settled = %s;\nreturn settled === true ? %s : '%s';\n})()"
+"""The check once, as a page script beside the probe batch's others: its outcome when the
+page is settled now (nearly every action), else `PENDING` (the wait runs in a second batch)."""
+
 SETTLING_EFFECTS = frozenset({PageEffect.MAY_NAVIGATE, PageEffect.HISTORY})
 
 
@@ -185,14 +195,25 @@ def arm_rows(call: DirectCall) -> list[list[str]]:
     return [["eval", ARM_JS]] if budget_ms(call) > 0 else []
 
 
-def rows(call: DirectCall, obs: Observation) -> list[list[str]]:
+def rows(call: DirectCall, obs: Observation, *, quick: bool = False) -> list[list[str]]:
     """The rows that lead the probe batch: the settle wait and its outcome after an action
-    that may have navigated, else only the arming row (so a later `press Enter` finds the
-    watcher armed); none when settling is off or not allowed here."""
+    that may have navigated (`quick`: one evaluation of the check, see `_QUICK`), else only
+    the arming row (so a later `press Enter` finds the watcher armed); none when settling is
+    off or not allowed here."""
     if not _allowed(call):
         return []
     if not (obs.success and _may_navigate(call)):
         return arm_rows(call)
+    check, timeout = _check(call)
+    if quick:
+        call.settle["quick"] = True
+        return [["eval", _QUICK % (check, OUTCOME_JS, PENDING)]]
+    call.settle["quick"] = False
+    return [["wait", "--fn", check, "--timeout", timeout], ["eval", OUTCOME_JS]]
+
+
+def _check(call: DirectCall) -> tuple[str, str]:
+    """The page check for this action and the engine's own timeout for a wait on it."""
     budget = budget_ms(call)
     start = int(time.time() * 1000)
     cfg = {
@@ -205,9 +226,7 @@ def rows(call: DirectCall, obs: Observation) -> list[list[str]]:
         "hold": HOLD_MS if _holds(call) else 0,
     }
     call.settle["waiting"] = True
-    check = _CHECK % (json.dumps(cfg), _ARM)
-    timeout = str(budget + BACKSTOP_MS)
-    return [["wait", "--fn", check, "--timeout", timeout], ["eval", OUTCOME_JS]]
+    return _CHECK % (json.dumps(cfg), _ARM), str(budget + BACKSTOP_MS)
 
 
 def _allowed(call: DirectCall) -> bool:
@@ -239,6 +258,16 @@ def _holds(call: DirectCall) -> bool:
     return match.spec.name in HOLD_COMMANDS
 
 
+def pending(call: DirectCall, answered: Sequence[BatchRow]) -> bool:
+    """Whether the quick check found the page not settled yet (or could not run): the wait
+    must poll in a batch of its own."""
+    if not call.settle.get("waiting") or not call.settle.get("quick"):
+        return False
+    first = answered[0] if answered else None
+    result = first.result if first is not None and first.success else None
+    return not isinstance(result, Mapping) or result.get("result") in (PENDING, None)
+
+
 def take(call: DirectCall, answered: Sequence[BatchRow]) -> bool:
     """Keep the outcome the settle rows left (`answered`: the batch's rows from the first);
     False when the wait itself failed, so the rows after it never ran."""
@@ -247,7 +276,8 @@ def take(call: DirectCall, answered: Sequence[BatchRow]) -> bool:
     if not answered or not answered[0].success:
         call.settle["outcome"] = {"settled": False, "reason": "wait-failed"}
         return False
-    second = answered[1].result if len(answered) > 1 else None
+    told = answered[0] if call.settle.get("quick") else answered[1] if len(answered) > 1 else None
+    second = told.result if told is not None else None
     raw = second.get("result") if isinstance(second, Mapping) else None
     try:
         seen = loads_json_text(raw) if isinstance(raw, str) else None

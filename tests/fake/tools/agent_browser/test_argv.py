@@ -19,6 +19,7 @@ from agent_browser_tools.engine.discovery import clear_engine_cache
 from agent_browser_tools.planning.sessions import managed_base_name
 from agent_browser_tools.results.tool_result import ToolResult
 from agent_browser_tools.settings import Settings
+from agent_browser_tools.tools.agent_browser.followups import TITLE_JS
 from tests.support.fake import FakeEngine, fake_settings
 
 CONVERSATION = "conv-argv-1"
@@ -64,9 +65,12 @@ def _open_rule(fake: FakeEngine, url: str = PAGE, title: str = "Page A") -> None
 
 
 def _probe_rows(url: str, title: str) -> list[dict[str, Any]]:
+    """`get url`, then the page scripts sent as one `eval`: the title and the click probe's
+    counts (none: the fake page ran no probe)."""
+    scripts = json.dumps([{"v": title}, {"v": None}])
     return [
         {"command": ["get", "url"], "success": True, "result": {"url": url}, "error": None},
-        {"command": ["get", "title"], "success": True, "result": {"title": title}, "error": None},
+        {"command": ["eval"], "success": True, "result": {"result": scripts}, "error": None},
     ]
 
 
@@ -165,7 +169,8 @@ async def test_click_is_followed_by_one_url_title_probe(
     tools: BrowserTools, fake_engine: FakeEngine
 ) -> None:
     """Two helper batches in all: the click probe's install before (a CSS target has no
-    marker to read back) and url + title + the probe's collection after."""
+    marker to read back) and, after, `get url` and one page script reading the title and
+    collecting the probe."""
     _open_rule(fake_engine)
     fake_engine.on({"command": ["click"]}, envelope={"data": {"clicked": True}})
     fake_engine.on({"command": ["batch"]}, json=_probe_rows(PAGE + "next", "Next page"))
@@ -185,7 +190,8 @@ async def test_click_is_followed_by_one_url_title_probe(
     budget = result.details["timeoutMs"] + tools.runtime.settings.process_timeout_ms
     assert config["ttl"] == budget + 2_000 and "xpath" not in config and "role" not in config
     after = json.loads(str(calls[3]["stdin"]))
-    assert after[:2] == [["get", "url"], ["get", "title"]] and after[2][0] == "eval"
+    assert after[0] == ["get", "url"] and len(after) == 2 and after[1][0] == "eval"
+    assert f"() => ({TITLE_JS})" in after[1][1] and "__abtClickProbe" in after[1][1]
     assert result.details["navigationSummary"] == {
         "url": PAGE + "next",
         "title": "Next page",

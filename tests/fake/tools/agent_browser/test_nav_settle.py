@@ -13,7 +13,8 @@ from typing import Any
 
 from agent_browser_tools.api import BrowserTools
 from agent_browser_tools.results.tool_result import ToolResult
-from agent_browser_tools.tools.agent_browser.nav_settle import ARM_JS, OUTCOME_JS
+from agent_browser_tools.tools.agent_browser.followups import TITLE_JS
+from agent_browser_tools.tools.agent_browser.nav_settle import ARM_JS, OUTCOME_JS, PENDING
 from tests.support.fake import FakeEngine, fake_settings
 
 PAGE = "https://a.test/"
@@ -26,6 +27,7 @@ def _row(command: list[str], result: dict[str, Any] | None, error: str | None = 
 
 
 def _page_rows(url: str, title: str) -> list[Any]:
+    """What a probe batch without page scripts answers (a confirmation policy)."""
     return [_row(["get", "url"], {"url": url}), _row(["get", "title"], {"title": title})]
 
 
@@ -34,13 +36,20 @@ def _merged(*values: Any) -> Any:
     return _row(["eval"], {"result": json.dumps([{"v": value} for value in values])})
 
 
+def _quick_rows(first: Any, url: str, title: str) -> list[Any]:
+    """The first probe batch: `get url`, then the scripts: the quick settle check (`first`:
+    an outcome, or `PENDING`), the title and the click probe's counts (none: the fake page
+    ran no probe)."""
+    return [_row(["get", "url"], {"url": url}), _merged(first, title, None)]
+
+
 def _settled_rows(outcome: dict[str, Any], url: str, title: str) -> list[Any]:
-    """The wait, the page reads, then the scripts: the settle outcome and the click probe's
-    counts (none: the fake page ran no probe)."""
+    """The second probe batch, after a pending check: the wait, `get url`, then the scripts:
+    the settle outcome, the title and the click probe's counts."""
     return [
         _row(["wait", "--fn"], {"waited": "function"}),
-        *_page_rows(url, title),
-        _merged(json.dumps(outcome), None),
+        _row(["get", "url"], {"url": url}),
+        _merged(json.dumps(outcome), title, None),
     ]
 
 
@@ -66,15 +75,15 @@ def _batches(fake: FakeEngine, head: list[str]) -> list[list[list[str]]]:
     ]
 
 
-async def test_the_probe_batch_starts_with_the_wait_and_reads_the_settled_page(
+async def test_a_click_that_started_no_navigation_waits_for_nothing(
     fake_engine: FakeEngine, tmp_path: Path
 ) -> None:
-    """The click probe's install arms the watcher (its scripts run as one `eval`); the
-    probe batch waits, reads url and title (of the page the wait ended on), then the
-    outcome. A wait that stopped at the budget says so in details and in one warning."""
-    outcome = {"navigated": True, "settled": False, "reason": "loading", "waitedMs": 2004}
-    rows = _settled_rows({**outcome, "readyState": "interactive"}, NEXT, "Next")
-    fake_engine.on({"command": PROBE}, json=rows)
+    """The click probe's install arms the watcher (its scripts run as one `eval`); the one
+    probe batch reads the url and runs the settle check once beside the title read: settled
+    at once, no wait row is sent and no settle warning is added (the fake page changed
+    nothing, which the result says)."""
+    outcome = {"navigated": False, "settled": True, "reason": "no-navigation", "waitedMs": 2}
+    fake_engine.on({"command": PROBE}, json=_quick_rows(json.dumps(outcome), PAGE, "A"))
     tools = _tools(fake_engine, tmp_path)
     clicked = await _click(tools)
     await tools.aclose()
@@ -82,13 +91,37 @@ async def test_the_probe_batch_starts_with_the_wait_and_reads_the_settled_page(
     (install,) = _batches(fake_engine, ["batch"])
     assert install[-1][0] == "eval" and ARM_JS in install[-1][1]
     (probe,) = _batches(fake_engine, PROBE)
-    wait, url, title, scripts = probe
+    url, scripts = probe
+    assert url == ["get", "url"] and scripts[0] == "eval"
+    assert "__abtSettle" in scripts[1] and PENDING in scripts[1] and TITLE_JS in scripts[1]
+    assert clicked.details["navigationSettle"] == {**outcome, "budgetMs": 2000}
+    assert clicked.details["warnings"] == ["Action dispatched; application change unverified."]
+
+
+async def test_a_pending_navigation_is_waited_for_and_the_settled_page_read(
+    fake_engine: FakeEngine, tmp_path: Path
+) -> None:
+    """The quick check finds a navigation on its way: the probe batch runs again led by
+    the polling wait and reads url and title of the page the wait ended on, then the
+    outcome. A wait that stopped at the budget says so in details and in one warning."""
+    outcome = {"navigated": True, "settled": False, "reason": "loading", "waitedMs": 2004}
+    fake_engine.on({"command": PROBE}, times=1, json=_quick_rows(PENDING, PAGE, "A"))
+    rows = _settled_rows({**outcome, "readyState": "interactive"}, NEXT, "Next")
+    fake_engine.on({"command": PROBE}, json=rows)
+    tools = _tools(fake_engine, tmp_path)
+    clicked = await _click(tools)
+    await tools.aclose()
+    assert not clicked.is_error, clicked.text
+    quick, probe = _batches(fake_engine, PROBE)
+    assert quick[0] == ["get", "url"] and PENDING in quick[1][1]
+    wait, url, scripts = probe
     assert wait[:2] == ["wait", "--fn"] and wait[3:] == ["--timeout", "5000"]
-    assert [url, title] == [["get", "url"], ["get", "title"]]
-    assert scripts[0] == "eval" and OUTCOME_JS in scripts[1]
+    assert url == ["get", "url"]
+    assert scripts[0] == "eval" and OUTCOME_JS in scripts[1] and TITLE_JS in scripts[1]
     settle = clicked.details["navigationSettle"]
     assert settle == {**outcome, "readyState": "interactive", "budgetMs": 2000}
     assert clicked.details["navigationSummary"]["url"] == NEXT
+    assert clicked.details["navigationSummary"]["title"] == "Next"
     warning = "Page still loading after 2004 ms; snapshot again before acting."
     assert warning in clicked.details["warnings"] and warning in clicked.text
 
@@ -97,6 +130,7 @@ async def test_a_settled_navigation_adds_no_warning(
     fake_engine: FakeEngine, tmp_path: Path
 ) -> None:
     outcome = {"navigated": True, "settled": True, "reason": "loaded", "waitedMs": 612}
+    fake_engine.on({"command": PROBE}, times=1, json=_quick_rows(PENDING, PAGE, "A"))
     fake_engine.on({"command": PROBE}, json=_settled_rows(outcome, NEXT, "Next"))
     tools = _tools(fake_engine, tmp_path)
     clicked = await _click(tools)
@@ -111,14 +145,15 @@ async def test_a_wait_that_failed_mid_navigation_reads_the_page_once_more(
     """The fail-fast batch stopped at the wait (the page went away under the check): one
     more batch without it reads url and title."""
     failed = [_row(["wait", "--fn"], None, "Execution context was destroyed")]
+    fake_engine.on({"command": PROBE}, times=1, json=_quick_rows(PENDING, PAGE, "A"))
     fake_engine.on({"command": PROBE}, times=1, json=failed)
-    fake_engine.on({"command": PROBE}, json=_page_rows(NEXT, "Next"))
+    fake_engine.on({"command": PROBE}, json=[_row(["get", "url"], {"url": NEXT}), _merged("Next")])
     tools = _tools(fake_engine, tmp_path)
     clicked = await _click(tools)
     await tools.aclose()
-    first, second = _batches(fake_engine, PROBE)
-    assert first[0][:2] == ["wait", "--fn"]
-    assert second[:2] == [["get", "url"], ["get", "title"]]
+    _quick, waited, last = _batches(fake_engine, PROBE)
+    assert waited[0][:2] == ["wait", "--fn"]
+    assert last[0] == ["get", "url"] and TITLE_JS in last[1][1]
     assert clicked.details["navigationSettle"] == {
         "settled": False,
         "reason": "wait-failed",
@@ -134,14 +169,17 @@ async def test_a_probe_after_a_failed_action_only_arms_the_watcher(
 ) -> None:
     """A failed `back` is probed (where is the page now?) but waits for nothing."""
     fake_engine.on({"command": ["back"]}, exit=1, stderr="no history")
-    fake_engine.on({"command": PROBE}, json=[*_page_rows(PAGE, "A"), _row(["eval"], {})])
+    fake_engine.on(
+        {"command": PROBE}, json=[_row(["get", "url"], {"url": PAGE}), _merged("A", True)]
+    )
     tools = _tools(fake_engine, tmp_path)
     await tools.call("agent_browser", {"args": ["open", PAGE]})
     back = await tools.call("agent_browser", {"args": ["back"]})
     await tools.aclose()
     assert back.is_error
     (probe,) = _batches(fake_engine, PROBE)
-    assert probe == [["get", "url"], ["get", "title"], ["eval", ARM_JS]]
+    url, scripts = probe
+    assert url == ["get", "url"] and TITLE_JS in scripts[1] and ARM_JS in scripts[1]
     assert "navigationSettle" not in back.details
 
 

@@ -119,3 +119,31 @@ def test_an_arming_row_alone_has_nothing_to_take() -> None:
 def test_settling_off_arms_nothing() -> None:
     assert nav_settle.arm_rows(_call("click", "@e1", settle_ms=0)) == []
     assert nav_settle.arm_rows(_call("click", "@e1")) == [["eval", nav_settle.ARM_JS]]
+
+
+def _may_navigate_call() -> DirectCall:
+    call = _call("click", "@e1")
+    cast(Any, call).key = "s"
+    cast(Any, call).plan.is_batch = False
+    return call
+
+
+def test_the_quick_check_is_one_page_script_and_its_outcome_needs_no_wait(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Settled at once (nearly every click): the outcome comes back with the probe batch's
+    other page scripts; not yet (or unreadable): the polling wait runs in a batch of its own."""
+    monkeypatch.setattr(nav_settle, "confirmation_gated", lambda call: False)
+    call = _may_navigate_call()
+    (quick,) = nav_settle.rows(call, Observation(success=True), quick=True)
+    assert quick[0] == "eval" and "__abtSettle" in quick[1]
+    page = '{"navigated": false, "settled": true, "reason": "no-navigation", "waitedMs": 3}'
+    settled = _rows({"result": page})
+    assert not nav_settle.pending(call, settled)
+    assert nav_settle.take(call, settled)
+    assert call.settle["outcome"]["reason"] == "no-navigation"
+    for answer in (_rows({"result": nav_settle.PENDING}), _rows(None, ok=False), []):
+        assert nav_settle.pending(call, answer)
+    wait, outcome = nav_settle.rows(call, Observation(success=True))
+    assert wait[:2] == ["wait", "--fn"] and outcome == ["eval", nav_settle.OUTCOME_JS]
+    assert not nav_settle.pending(call, _rows({"waited": "function"}, {"result": page}))
