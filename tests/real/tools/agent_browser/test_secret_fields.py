@@ -80,7 +80,10 @@ async def test_an_ordinary_field_pressed_key_by_key_is_left_alone(
         pressed = await ab(browser_tools, "press", key)
         assert not pressed.is_error and "redacted" not in pressed.details, pressed.details
         per_press.append([argv[argv.index("--session") + 2 :][:2] for argv in spawned])
-    assert per_press[0] == [["batch"], ["press", "h"], ["batch", "--bail"]], per_press
+    # The first press reads the field once; its probe batch may run twice: a page opened
+    # under 200 ms ago counts as the press's own new page, so the settle wait runs (`nav_settle`).
+    assert per_press[0][:3] == [["batch"], ["press", "h"], ["batch", "--bail"]], per_press
+    assert per_press[0][3:] in ([], [["batch", "--bail"]]), per_press
     assert per_press[1:] == [[["press", key], ["batch", "--bail"]] for key in "ello"], per_press
     shown = await ab(browser_tools, "get", "text", "#plain-echo")
     assert shown.text.strip() == "value: hello", shown.text
