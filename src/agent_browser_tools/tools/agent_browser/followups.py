@@ -143,24 +143,49 @@ TITLE_JS = "document.title"
 batch row of its own); `get title` where page scripts may be gated (`confirm_gate`)."""
 
 
-async def _probe_batch(call: DirectCall, lead: list[list[str]]) -> Envelope | None:
+async def _probe_batch(
+    call: DirectCall, lead: list[list[str]], *, ask_url: bool | None = None
+) -> Envelope | None:
     """The probe batch; its answer has one row per row below, in this order (what the
     readers index), but the engine runs the page scripts last, side by side (one `eval`:
-    `eval_merge`), after the settle wait and the url and title reads."""
+    `eval_merge`), after the settle wait and the url read. Without a wait the url comes
+    with the scripts' answer (`_scripts_only`); `ask_url` sends its row all the same."""
     collect = click_probe.collect_row(call)
     readback = action_readback.rows(call)
     dialog = overlay_probe.dialog_row(call)
-    title = ["get", "title"] if confirmation_gated(call) else ["eval", TITLE_JS]
+    gated = confirmation_gated(call)
+    title = ["get", "title"] if gated else ["eval", TITLE_JS]
     rows = [*lead, ["get", "url"], title, *([collect] if collect else []), *readback]
     rows += focused_field.post_rows(call)
     rows += [dialog] if dialog is not None else []
-    order = _order(rows, lead)
+    url_at = len(lead)
+    scripted = ask_url is None and not gated and _scripts_only(lead)
+    order = [i for i in _order(rows, lead) if not (scripted and i == url_at)]
     envelope = await helper_batch(call.rt, call.plan, [rows[i] for i in order], bail=True)
     if envelope is None or envelope.rows is None:
         return envelope
     at = {sent: answered for sent, answered in zip(order, envelope.rows, strict=False)}
+    if scripted:
+        origin = _origin(at.get(url_at + 1))
+        if origin is None:  # the scripts did not run: read the url as a row of its own
+            return await _probe_batch(call, lead, ask_url=True)
+        at[url_at] = BatchRow(("get", "url"), True, {"url": origin}, None)
     kept = [at.get(i) or BatchRow(tuple(row), False, None, NOT_RUN) for i, row in enumerate(rows)]
     return replace(envelope, rows=tuple(kept))
+
+
+def _scripts_only(lead: Sequence[Sequence[str]]) -> bool:
+    """No wait leads the batch: the page scripts run right after the action, and the
+    engine's answer to them names the page they ran on (`origin`), so `get url` needs no
+    row of its own (after a wait the url is read where the wait ended)."""
+    return all(row[0] == "eval" for row in lead)
+
+
+def _origin(row: BatchRow | None) -> str | None:
+    """The page url the engine gives with a page script's answer (the merged title read)."""
+    if row is None or not row.success or not isinstance(row.result, Mapping):
+        return None
+    return _str(row.result.get("origin"))
 
 
 NOT_RUN = "not run: the probe batch stopped at an earlier failure"

@@ -65,13 +65,11 @@ def _open_rule(fake: FakeEngine, url: str = PAGE, title: str = "Page A") -> None
 
 
 def _probe_rows(url: str, title: str) -> list[dict[str, Any]]:
-    """`get url`, then the page scripts sent as one `eval`: the title and the click probe's
-    counts (none: the fake page ran no probe)."""
+    """The page scripts sent as one `eval`: the title and the click probe's counts (none:
+    the fake page ran no probe), the answer naming the page's url."""
     scripts = json.dumps([{"v": title}, {"v": None}])
-    return [
-        {"command": ["get", "url"], "success": True, "result": {"url": url}, "error": None},
-        {"command": ["eval"], "success": True, "result": {"result": scripts}, "error": None},
-    ]
+    said = {"result": scripts, "origin": url}  # the engine names the page with every answer
+    return [{"command": ["eval"], "success": True, "result": said, "error": None}]
 
 
 # --- exact argv of ordinary calls -------------------------------------------------------------
@@ -169,8 +167,8 @@ async def test_click_is_followed_by_one_url_title_probe(
     tools: BrowserTools, fake_engine: FakeEngine
 ) -> None:
     """Two helper batches in all: the click probe's install before (a CSS target has no
-    marker to read back) and, after, `get url` and one page script reading the title and
-    collecting the probe."""
+    marker to read back) and, after, one page script reading the title and collecting the
+    probe, whose answer names the page's url."""
     _open_rule(fake_engine)
     fake_engine.on({"command": ["click"]}, envelope={"data": {"clicked": True}})
     fake_engine.on({"command": ["batch"]}, json=_probe_rows(PAGE + "next", "Next page"))
@@ -190,8 +188,9 @@ async def test_click_is_followed_by_one_url_title_probe(
     budget = result.details["timeoutMs"] + tools.runtime.settings.process_timeout_ms
     assert config["ttl"] == budget + 2_000 and "xpath" not in config and "role" not in config
     after = json.loads(str(calls[3]["stdin"]))
-    assert after[0] == ["get", "url"] and len(after) == 2 and after[1][0] == "eval"
-    assert f"() => ({TITLE_JS})" in after[1][1] and "__abtClickProbe" in after[1][1]
+    (scripts,) = after
+    assert scripts[0] == "eval" and f"() => ({TITLE_JS})" in scripts[1]
+    assert "__abtClickProbe" in scripts[1]
     assert result.details["navigationSummary"] == {
         "url": PAGE + "next",
         "title": "Next page",

@@ -31,16 +31,18 @@ def _page_rows(url: str, title: str) -> list[Any]:
     return [_row(["get", "url"], {"url": url}), _row(["get", "title"], {"title": title})]
 
 
-def _merged(*values: Any) -> Any:
-    """The answer of the wrapper's page scripts sent as one `eval` (`eval_merge`)."""
-    return _row(["eval"], {"result": json.dumps([{"v": value} for value in values])})
+def _merged(*values: Any, origin: str | None = None) -> Any:
+    """The answer of the wrapper's page scripts sent as one `eval` (`eval_merge`), with the
+    page url the engine gives with every script's answer."""
+    said = {"result": json.dumps([{"v": value} for value in values])}
+    return _row(["eval"], {**said, "origin": origin} if origin else said)
 
 
 def _quick_rows(first: Any, url: str, title: str) -> list[Any]:
-    """The first probe batch: `get url`, then the scripts: the quick settle check (`first`:
-    an outcome, or `PENDING`), the title and the click probe's counts (none: the fake page
-    ran no probe)."""
-    return [_row(["get", "url"], {"url": url}), _merged(first, title, None)]
+    """The first probe batch: the scripts alone (the quick settle check, `first`: an
+    outcome, or `PENDING`; the title; the click probe's counts, none: the fake page ran no
+    probe), their answer naming the page's url."""
+    return [_merged(first, title, None, origin=url)]
 
 
 def _settled_rows(outcome: dict[str, Any], url: str, title: str) -> list[Any]:
@@ -91,8 +93,8 @@ async def test_a_click_that_started_no_navigation_waits_for_nothing(
     (install,) = _batches(fake_engine, ["batch"])
     assert install[-1][0] == "eval" and ARM_JS in install[-1][1]
     (probe,) = _batches(fake_engine, PROBE)
-    url, scripts = probe
-    assert url == ["get", "url"] and scripts[0] == "eval"
+    (scripts,) = probe  # the url comes with the scripts' answer: no `get url` row
+    assert scripts[0] == "eval"
     assert "__abtSettle" in scripts[1] and PENDING in scripts[1] and TITLE_JS in scripts[1]
     assert clicked.details["navigationSettle"] == {**outcome, "budgetMs": 2000}
     assert clicked.details["warnings"] == ["Action dispatched; application change unverified."]
@@ -113,7 +115,7 @@ async def test_a_pending_navigation_is_waited_for_and_the_settled_page_read(
     await tools.aclose()
     assert not clicked.is_error, clicked.text
     quick, probe = _batches(fake_engine, PROBE)
-    assert quick[0] == ["get", "url"] and PENDING in quick[1][1]
+    assert len(quick) == 1 and PENDING in quick[0][1]
     wait, url, scripts = probe
     assert wait[:2] == ["wait", "--fn"] and wait[3:] == ["--timeout", "5000"]
     assert url == ["get", "url"]
@@ -147,13 +149,13 @@ async def test_a_wait_that_failed_mid_navigation_reads_the_page_once_more(
     failed = [_row(["wait", "--fn"], None, "Execution context was destroyed")]
     fake_engine.on({"command": PROBE}, times=1, json=_quick_rows(PENDING, PAGE, "A"))
     fake_engine.on({"command": PROBE}, times=1, json=failed)
-    fake_engine.on({"command": PROBE}, json=[_row(["get", "url"], {"url": NEXT}), _merged("Next")])
+    fake_engine.on({"command": PROBE}, json=[_merged("Next", None, origin=NEXT)])
     tools = _tools(fake_engine, tmp_path)
     clicked = await _click(tools)
     await tools.aclose()
     _quick, waited, last = _batches(fake_engine, PROBE)
     assert waited[0][:2] == ["wait", "--fn"]
-    assert last[0] == ["get", "url"] and TITLE_JS in last[1][1]
+    assert len(last) == 1 and TITLE_JS in last[0][1]
     assert clicked.details["navigationSettle"] == {
         "settled": False,
         "reason": "wait-failed",
@@ -169,17 +171,15 @@ async def test_a_probe_after_a_failed_action_only_arms_the_watcher(
 ) -> None:
     """A failed `back` is probed (where is the page now?) but waits for nothing."""
     fake_engine.on({"command": ["back"]}, exit=1, stderr="no history")
-    fake_engine.on(
-        {"command": PROBE}, json=[_row(["get", "url"], {"url": PAGE}), _merged("A", True)]
-    )
+    fake_engine.on({"command": PROBE}, json=[_merged(True, "A", origin=PAGE)])
     tools = _tools(fake_engine, tmp_path)
     await tools.call("agent_browser", {"args": ["open", PAGE]})
     back = await tools.call("agent_browser", {"args": ["back"]})
     await tools.aclose()
     assert back.is_error
     (probe,) = _batches(fake_engine, PROBE)
-    url, scripts = probe
-    assert url == ["get", "url"] and TITLE_JS in scripts[1] and ARM_JS in scripts[1]
+    (scripts,) = probe
+    assert TITLE_JS in scripts[1] and ARM_JS in scripts[1]
     assert "navigationSettle" not in back.details
 
 
@@ -195,3 +195,24 @@ async def test_no_settle_script_runs_under_a_confirmation_policy(
     (probe,) = _batches(fake_engine, PROBE)
     assert probe == [["get", "url"], ["get", "title"]]
     assert "navigationSettle" not in clicked.details
+
+
+async def test_scripts_that_did_not_run_leave_the_url_to_a_row_of_its_own(
+    fake_engine: FakeEngine, tmp_path: Path
+) -> None:
+    """The url comes with the page scripts' answer; when they fail (the page went away),
+    the probe batch runs once more with `get url` as a row of its own."""
+    fake_engine.on({"command": ["back"]}, exit=1, stderr="no history")
+    failed = [_row(["eval"], None, "Execution context was destroyed")]
+    fake_engine.on({"command": PROBE}, times=1, json=failed)
+    fake_engine.on(
+        {"command": PROBE}, json=[_row(["get", "url"], {"url": NEXT}), _merged(True, "Next")]
+    )
+    tools = _tools(fake_engine, tmp_path)
+    await tools.call("agent_browser", {"args": ["open", PAGE]})
+    back = await tools.call("agent_browser", {"args": ["back"]})
+    await tools.aclose()
+    first, second = _batches(fake_engine, PROBE)
+    assert len(first) == 1 and first[0][0] == "eval"
+    assert second[0] == ["get", "url"] and TITLE_JS in second[1][1]
+    assert back.details["sessionTabTarget"]["url"] == NEXT

@@ -22,11 +22,11 @@ UPDATE = {
 
 
 def _probe_with_update() -> list[dict[str, Any]]:
-    url = {"url": PAGE, "webmcp": UPDATE}
-    return [
-        {"command": ["get", "url"], "success": True, "result": url, "error": None},
-        {"command": ["get", "title"], "success": True, "result": {"title": "A"}, "error": None},
-    ]
+    """The probe's page scripts as one `eval` (the title, the click probe's counts), the
+    answer naming the page and carrying a catalog update."""
+    scripts = json.dumps([{"v": "A"}, {"v": None}])
+    said = {"result": scripts, "origin": PAGE, "webmcp": UPDATE}
+    return [{"command": ["eval"], "success": True, "result": said, "error": None}]
 
 
 async def test_a_catalog_update_seen_by_the_url_probe_belongs_to_the_call(
