@@ -102,7 +102,7 @@ def _listening_inodes(proc: Path) -> dict[str, int]:
     found: dict[str, int] = {}
     for table in ("tcp", "tcp6"):
         try:
-            lines = _read_whole(proc / "net" / table).splitlines()[1:]
+            lines = (proc / "net" / table).read_text().splitlines()[1:]
         except OSError:
             continue
         for line in lines:
@@ -110,23 +110,6 @@ def _listening_inodes(proc: Path) -> dict[str, int]:
             if len(fields) > 9 and fields[3] == LISTEN:
                 found[fields[9]] = int(fields[1].rsplit(":", 1)[1], 16)
     return found
-
-
-def _read_whole(path: Path) -> str:
-    """A `/proc` table in one read call where it fits: the kernel walks the table again for
-    every read call (2 ms each here), and a seq file fills the buffer it is given, so a
-    read shorter than the buffer was the whole table; only a full one reads on."""
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        chunks = [os.read(fd, PROC_READ)]
-        while len(chunks[-1]) == PROC_READ:
-            chunks.append(os.read(fd, PROC_READ))
-    finally:
-        os.close(fd)
-    return b"".join(chunks).decode(errors="replace")
-
-
-PROC_READ = 1 << 20
 
 
 def _pids(proc: Path) -> list[Path]:

@@ -5,8 +5,6 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-import pytest
-
 from agent_browser_tools.engine.browser_ports import browser_held, browser_ports, listeners
 
 HEADER = "sl local_address rem_address st tx_queue tr retrnsmt uid timeout inode\n"
@@ -99,17 +97,3 @@ def test_asked_ports_are_judged_per_socket_and_a_new_socket_is_looked_at_again(
     _process(proc, 20, "/usr/lib/chromium/chromium", [9_900_017])
     assert browser_held({3001}, proc) == {3001}
     assert browser_held(set(), proc) == frozenset()
-
-
-def test_a_table_longer_than_one_read_is_read_whole(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """One read call where the table fits; a read that fills the buffer reads on, so a long
-    table (thousands of sockets) loses no line, also when it ends on a buffer boundary."""
-    from agent_browser_tools.engine import browser_ports
-
-    monkeypatch.setattr(browser_ports, "PROC_READ", 8)
-    for text in ("short", "exactly8", "sixteen bytes!!!", "x" * 37):
-        table = tmp_path / "tcp"
-        table.write_text(text)
-        assert browser_ports._read_whole(table) == text

@@ -168,6 +168,11 @@ async def _probe_batch(
     if scripted:
         origin = _origin(at.get(url_at + 1))
         if origin is None:  # the scripts did not run: read the url as a row of its own
+            ran = [
+                at.get(i) or BatchRow(tuple(row), False, None, NOT_RUN)
+                for i, row in enumerate(rows)
+            ]
+            _take_click_probe(call, ran[len(lead) :])  # a collected probe is gone for the next
             return await _probe_batch(call, lead, ask_url=True)
         at[url_at] = BatchRow(("get", "url"), True, {"url": origin}, None)
     kept = [at.get(i) or BatchRow(tuple(row), False, None, NOT_RUN) for i, row in enumerate(rows)]
@@ -192,9 +197,10 @@ NOT_RUN = "not run: the probe batch stopped at an earlier failure"
 
 
 def _order(rows: Sequence[Sequence[str]], lead: Sequence[Sequence[str]]) -> list[int]:
-    """The order the engine runs the probe rows in: the settle wait, url and title first,
-    then every page script (side by side, as one `eval`), then the element reads, which may
-    fail (a field that went away) and so stop the batch without costing the others."""
+    """The order the engine runs the probe rows in: the settle wait and `get url` first
+    (and `get title` where scripts may be gated), then every page script (side by side, as
+    one `eval`), then the element reads, which may fail (a field that went away) and so stop
+    the batch without costing the others."""
     head = len(lead) + 2
     first = [i for i in range(head) if rows[i][0] != "eval"]
     scripts = [i for i, row in enumerate(rows) if row[0] == "eval"]

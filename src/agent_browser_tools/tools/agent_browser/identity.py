@@ -170,15 +170,15 @@ async def _proven(
     questions = [
         page_watch.Question(refmap.engine_id(i, snapshot.refs), snapshot.refs[i]) for i in ids
     ]
-    rows = page_watch.check_rows(snapshot.epoch, questions)
-    if rows is None:
+    check = page_watch.check_rows(snapshot.epoch, questions)
+    if check is None:
         return None
     if run is not None:
-        return page_watch.proven(snapshot.epoch, questions, await run(rows))
-    envelope = await helper_call(call.rt, call.plan, ["batch"], stdin=json.dumps(rows))
+        return page_watch.proven(snapshot.epoch, check, questions, await run(check.rows))
+    envelope = await helper_call(call.rt, call.plan, ["batch"], stdin=json.dumps(check.rows))
     if envelope is None or envelope.rows is None:
         return None
-    return page_watch.proven(snapshot.epoch, questions, envelope.rows)
+    return page_watch.proven(snapshot.epoch, check, questions, envelope.rows)
 
 
 async def begin_epoch(call: DirectCall) -> None:

@@ -22,7 +22,8 @@ How, within the one post-action helper batch (`followups.run_probe`), as its fir
   new document waits for `load` plus a short quiet spell without DOM mutations. It always
   ends true by the settle budget (an engine timeout would stop the fail-fast batch), arms a
   fresh watcher on the page it ends on and leaves its outcome there;
-- an `eval` reads the outcome back; `get url` / `get title` then name the settled page.
+- an `eval` reads the outcome back; `get url` and the title script then name the settled
+  page.
 
 The check is first evaluated once, as one more page script of that batch (`rows(quick=True)`):
 when the page is settled then (a click that started no navigation, nearly every one), its
@@ -215,7 +216,7 @@ def rows(call: DirectCall, obs: Observation, *, quick: bool = False) -> list[lis
 def _check(call: DirectCall) -> tuple[str, str]:
     """The page check for this action and the engine's own timeout for a wait on it."""
     budget = budget_ms(call)
-    start = int(time.time() * 1000)
+    start = call.settle.setdefault("start", int(time.time() * 1000))  # a second batch: the same
     cfg = {
         "token": secrets.token_hex(6),
         "start": start,

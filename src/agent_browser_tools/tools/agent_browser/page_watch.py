@@ -55,7 +55,7 @@ REMOVED_KEPT = 400
 """Removed subtrees the log keeps; older ones only say that something was removed."""
 NEAR_TWINS = 3
 """A twin is looked for among this many look-alikes either side of its recorded place: a
-list of a thousand "Edit" buttons answers in a few rects, not a thousand."""
+list of a thousand "Edit" buttons answers with a few candidates, not a thousand."""
 
 ROLE_SELECTORS: dict[str, str] = {
     "button": "button,[role=button],input[type=button],input[type=submit],input[type=reset],"
@@ -156,6 +156,7 @@ const later = (map, n) => (map.get(n) || 0) > g;
 const custom = (el) => el.localName.includes("-") || !!el.shadowRoot;
 const status = (el, twins) => {
   if (!el.isConnected || el.getRootNode() !== document) return 2;
+  if (!el.getClientRects().length) return 2;  // no box: a pointer action finds another one
   if (custom(el) || Array.from(el.getElementsByTagName("*")).some(custom)) return 2;
   if (later(s.under, el)) return 1;
   for (let a = el; a; a = a.parentNode) {
@@ -173,7 +174,10 @@ const status = (el, twins) => {
 };
 const out = {token: s.token, seq: s.seq, nonce: cfg.nonce || null, refs: []};
 const lists = new Map(), marks = new Map();
-if (cfg.nonce) s.marked = [];
+if (cfg.nonce) {
+  for (const el of s.marked || []) el.removeAttribute(MARK);  // a check whose removal never ran
+  s.marked = [];
+}
 const mark = (el) => {
   if (!cfg.nonce) return null;
   if (!marks.has(el)) {
@@ -194,7 +198,7 @@ for (const ref of cfg.refs) {
     if (nameOf(el) === ref.name && found.push(el) >= stop) break;
   }
   const to = ref.nth === null ? found.length : stop - 1;
-  const rects = found.slice(from, to).map((el, j) => {
+  const candidates = found.slice(from, to).map((el, j) => {
     const i = from + j;
     const near = ref.twin ? [found[i - 1], found[i + 1]].filter(Boolean) : [];
     const on = el instanceof HTMLInputElement && ["checkbox", "radio"].includes(el.type)
@@ -206,7 +210,7 @@ for (const ref of cfg.refs) {
     removed = s.removed.some(([seq, n]) => seq > g
       && [n, ...n.querySelectorAll(sel)].some((el) => el.matches(sel) && nameOf(el) === ref.name));
   }
-  out.refs.push({c: rects, rm: removed});
+  out.refs.push({c: candidates, rm: removed});
 }
 return JSON.stringify(out);
 })()"""
@@ -253,7 +257,15 @@ def askable(info: RefInfo) -> bool:
     return ROLE_SELECTORS.get(info.role or "") is not None
 
 
-def check_rows(epoch: PageEpoch, questions: Sequence[Question]) -> list[list[str]] | None:
+@dataclass(frozen=True)
+class Check:
+    """The rows of one identity check and the nonce its markers carry."""
+
+    rows: list[list[str]]
+    nonce: str
+
+
+def check_rows(epoch: PageEpoch, questions: Sequence[Question]) -> Check | None:
     """The page's answer (it numbers each ref's candidates with a marker), the marker each
     ref's node carries (`get attr @ref`, resolved as the action will resolve it), then the
     markers' removal; None when a recorded role has no known elements (the re-read
@@ -270,16 +282,19 @@ def check_rows(epoch: PageEpoch, questions: Sequence[Question]) -> list[list[str
         }
         for q in questions
     ]
+    nonce = secrets.token_hex(6)
     cfg = {"begin": False, "token": epoch.token, "seq": epoch.seq, "refs": refs}
-    cfg |= {"selectors": selectors, "nonce": secrets.token_hex(6)}
+    cfg |= {"selectors": selectors, "nonce": nonce}
     reads = [["get", "attr", "@" + q.engine, MARK] for q in questions]
-    return [["eval", _script(cfg)], *reads, ["eval", UNMARK_JS]]
+    return Check([["eval", _script(cfg)], *reads, ["eval", UNMARK_JS]], nonce)
 
 
-def proven(epoch: PageEpoch, questions: Sequence[Question], rows: Sequence[BatchRow]) -> Checked:
-    """Engine id -> whether it shows checked, when the answers to `check_rows` prove every
-    ref unchanged; None otherwise."""
-    found = _found(epoch, questions, rows)
+def proven(
+    epoch: PageEpoch, check: Check, questions: Sequence[Question], rows: Sequence[BatchRow]
+) -> Checked:
+    """Engine id -> whether it shows checked, when the answers to `check` prove every ref
+    unchanged; None otherwise."""
+    found = _found(epoch, check, questions, rows)
     if found is None or any(one is None for one in found):
         return None
     pairs = zip(questions, found, strict=True)
@@ -287,30 +302,30 @@ def proven(epoch: PageEpoch, questions: Sequence[Question], rows: Sequence[Batch
 
 
 def proven_each(
-    epoch: PageEpoch, questions: Sequence[Question], rows: Sequence[BatchRow]
+    epoch: PageEpoch, check: Check, questions: Sequence[Question], rows: Sequence[BatchRow]
 ) -> set[str]:
-    """The engine ids among `questions` that the answers to `check_rows` prove unchanged
-    since `epoch`, each on its own."""
-    found = _found(epoch, questions, rows) or []
+    """The engine ids among `questions` that the answers to `check` prove unchanged since
+    `epoch`, each on its own."""
+    found = _found(epoch, check, questions, rows) or []
     return {q.engine for q, one in zip(questions, found, strict=False) if one is not None}
 
 
 def _found(
-    epoch: PageEpoch, questions: Sequence[Question], rows: Sequence[BatchRow]
+    epoch: PageEpoch, check: Check, questions: Sequence[Question], rows: Sequence[BatchRow]
 ) -> list[list[Any] | None] | None:
     """Per question, the one unchanged candidate the engine's node is (`_one`), or None for
-    the whole answer when it is not the page's answer for this document."""
+    the whole answer when it is not the page's answer to this check on this document."""
     count = len(questions)
     if len(rows) < count + 1:
         return None
     answer = _answer(rows[0])
-    found, nonce = answer.get("refs"), answer.get("nonce")
+    found = answer.get("refs")
     if answer.get("token") != epoch.token or not isinstance(found, list) or len(found) != count:
         return None
-    if not isinstance(nonce, str) or not nonce:
+    if answer.get("nonce") != check.nonce:
         return None
     reads = rows[1 : count + 1]
-    return [_one(_marked(row, nonce), seen) for row, seen in zip(reads, found, strict=True)]
+    return [_one(_marked(row, check.nonce), seen) for row, seen in zip(reads, found, strict=True)]
 
 
 def _one(number: int | None, seen: Any) -> list[Any] | None:
@@ -351,10 +366,14 @@ def toggle_state(result: Any) -> bool | None:
     """What `toggle_row` read: the state of the one such element, else None."""
     found = _parsed(result).get("refs")
     seen = found[0] if isinstance(found, list) and len(found) == 1 else None
-    rects = seen.get("c") if isinstance(seen, Mapping) else None
-    if not isinstance(rects, list) or len(rects) != 1 or not isinstance(rects[0], list):
+    candidates = seen.get("c") if isinstance(seen, Mapping) else None
+    if (
+        not isinstance(candidates, list)
+        or len(candidates) != 1
+        or not isinstance(candidates[0], list)
+    ):
         return None
-    state = rects[0][2] if len(rects[0]) == 3 else None
+    state = candidates[0][2] if len(candidates[0]) == 3 else None
     return state if isinstance(state, bool) else None
 
 

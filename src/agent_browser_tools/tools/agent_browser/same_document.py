@@ -60,13 +60,13 @@ async def kept_ids(call: DirectCall, envelope: Envelope) -> dict[str, str]:
     askable = [engine for engine in found if page_watch.askable(left.refs[found[engine]])]
     engines = sorted(askable, key=refmap.ref_number)[:MAX_KEPT]
     questions = [page_watch.Question(engine, left.refs[found[engine]]) for engine in engines]
-    rows = page_watch.check_rows(left.epoch, questions)
-    if rows is None:
+    check = page_watch.check_rows(left.epoch, questions)
+    if check is None:
         return {}
-    answer = await helper_batch(call.rt, call.plan, rows)
+    answer = await helper_batch(call.rt, call.plan, check.rows)
     if answer is None or answer.rows is None:
         return {}
-    proven = page_watch.proven_each(left.epoch, questions, answer.rows)
+    proven = page_watch.proven_each(left.epoch, check, questions, answer.rows)
     return {engine: found[engine] for engine in engines if engine in proven}
 
 
@@ -133,25 +133,29 @@ def retired_refs(call: DirectCall) -> Mapping[str, RetiredRef]:
 
 async def snapshot_first(call: DirectCall, nested: Nested) -> StaleRef | None:
     """Before the guard: the snapshot a ref call needs when it may show a used ref again (see
-    `left_refs`), so refs proven the same act; the refusal for the ones that are not."""
+    `left_refs`), read with the scope of the snapshot those refs came from, so refs proven
+    the same act; the refusal for the ones that are not."""
     if call.key is None:
         return None
     entry = call.rt.log.state.session(call.key)
     named = left_refs(call.plan, entry)
     if named is None or confirmation_gated(call):
         return None
-    if entry.ref_snapshot is None and not await _left_document_is_here(call, entry):
+    came_from = entry.ref_snapshot or await _left_document_here(call, entry)
+    if came_from is None:
         return None  # another document: the guard refuses the refs as invalidated
     prefix = na.session_prefix(call.key, not call.plan.session.used_implicit_session)
-    await nested({"args": [*prefix, "snapshot", "-i"]})
-    return not_kept(named, call.rt.log.state.session(call.key))
+    await nested({"args": [*prefix, *(came_from.read_args or identity.DEFAULT_READ)]})
+    stale = not_kept(named, call.rt.log.state.session(call.key))
+    return identity.at_step(call.plan, stale) if stale is not None else None
 
 
-async def _left_document_is_here(call: DirectCall, entry: SessionPageState) -> bool:
-    """Whether the page shows one of the documents whose refs were kept aside (its change
-    log's token; one small `eval`), not a new document the snapshot would read in vain."""
+async def _left_document_here(call: DirectCall, entry: SessionPageState) -> RefSnapshot | None:
+    """The refs kept aside of the document the page shows, when it is one of those left
+    (its change log's token; one small `eval`), not a new document a snapshot would read in
+    vain."""
     epoch = page_watch.epoch_of(await helper_data(call.rt, call.plan, page_watch.begin_args()))
-    return epoch is not None and epoch.token in entry.left
+    return entry.left.get(epoch.token) if epoch is not None else None
 
 
 def not_kept(named: Mapping[str, str], entry: SessionPageState) -> StaleRef | None:

@@ -325,3 +325,22 @@ async def test_a_ref_used_right_after_a_back_within_one_document_needs_no_snapsh
     assert await _events(conv) == []
     await conv.ok(["click", shuffle])
     assert await _events(conv) == [["shuffle", "click"]]
+
+
+@real_engine
+async def test_a_button_hidden_by_css_alone_is_not_proven_and_never_clicks_its_twin(
+    conv: Conversation, fixture_site: FixtureServer
+) -> None:
+    """Tab A's "Save" is hidden by a stylesheet rule (a radio's checked state: no DOM change
+    the page's change log sees). The engine would click by role and name when the node has
+    no box, reaching tab B's "Save": the proof refuses an element without a box, and the
+    full re-read finds tab A's button gone."""
+    await conv.ok(["open", fixture_site.url("css-tabs.html")])
+    save_a = _refs(await conv.ok(["snapshot", "-i"]), "button", "Save")[0]
+    await conv.ok(["eval", "document.getElementById('tab-b').checked = true"])
+    await _events(conv)
+
+    blocked = await conv.call(["click", save_a])
+
+    assert_stale_ref(blocked)
+    assert await _events(conv) == []

@@ -12,6 +12,7 @@ from agent_browser_tools.tools.agent_browser import page_watch as pw
 EPOCH = PageEpoch(token="t1", seq=5)
 SAVE = pw.Question("e3", RefInfo(role="button", name="Save"))
 NONCE = "n1"
+CHECK = pw.Check(rows=[], nonce=NONCE)
 
 
 def _said(answer: dict[str, Any]) -> BatchRow:
@@ -36,9 +37,9 @@ def _answer(
 
 def test_the_unchanged_candidate_the_engines_node_carries_proves_the_ref() -> None:
     rows = _rows(_answer([0, 0, True], [1, 1, False]))
-    assert pw.proven(EPOCH, [SAVE], rows) == {"e3": True}
+    assert pw.proven(EPOCH, CHECK, [SAVE], rows) == {"e3": True}
     second = _rows(_answer([0, 1, True], [1, 0, False]), _read(f"{NONCE}.1"))
-    assert pw.proven(EPOCH, [SAVE], second) == {"e3": False}
+    assert pw.proven(EPOCH, CHECK, [SAVE], second) == {"e3": False}
 
 
 def test_anything_short_of_proof_leaves_it_to_the_full_re_read() -> None:
@@ -54,20 +55,22 @@ def test_anything_short_of_proof_leaves_it_to_the_full_re_read() -> None:
         "not a number": _rows(_answer(one), _read(f"{NONCE}.0x")),
         "other digits": _rows(_answer(one), _read(f"{NONCE}.\u0660")),
         "no nonce": _rows(_answer(one, nonce="")),
+        "the page says another nonce": _rows(_answer(one, nonce="old"), _read("old.0")),
         "twice": _rows(_answer(one, one)),
         "removed": _rows(_answer(one, removed=True)),
         "other page": _rows(_answer(one, token="t2")),
         "unresolved": _rows(_answer(one), _read(None, ok=False)),
     }
     for name, rows in cases.items():
-        assert pw.proven(EPOCH, [SAVE], rows) is None, name
+        assert pw.proven(EPOCH, CHECK, [SAVE], rows) is None, name
 
 
 def test_a_role_the_page_cannot_find_is_not_asked() -> None:
     odd = pw.Question("e4", RefInfo(role="clickable", name="Go"))
     assert pw.check_rows(EPOCH, [odd]) is None
-    rows = pw.check_rows(EPOCH, [SAVE])
-    assert rows is not None and [r[0] for r in rows] == ["eval", "get", "eval"]
+    check = pw.check_rows(EPOCH, [SAVE])
+    assert check is not None and [r[0] for r in check.rows] == ["eval", "get", "eval"]
+    rows = check.rows
     assert rows[1] == ["get", "attr", "@e3", pw.MARK] and rows[2] == ["eval", pw.UNMARK_JS]
 
 
@@ -75,10 +78,12 @@ def test_each_check_marks_with_its_own_nonce() -> None:
     """A marker another check left behind (its removal never ran) must not prove this one."""
     nonces = set()
     for _ in range(3):
-        rows = pw.check_rows(EPOCH, [SAVE])
-        assert rows is not None
-        cfg = json.loads(rows[0][1].split("const cfg = ", 1)[1].split(", w = window", 1)[0])
-        nonces.add(cfg["nonce"])
+        check = pw.check_rows(EPOCH, [SAVE])
+        assert check is not None
+        script = check.rows[0][1]
+        cfg = json.loads(script.split("const cfg = ", 1)[1].split(", w = window", 1)[0])
+        assert cfg["nonce"] == check.nonce
+        nonces.add(check.nonce)
     assert len(nonces) == 3
 
 
@@ -96,7 +101,7 @@ def test_an_absurdly_nested_answer_proves_nothing_and_raises_nothing() -> None:
     deep = "[" * 100_000 + "]" * 100_000
     assert pw.epoch_of({"result": deep}) is None
     said = BatchRow(("eval", "..."), True, {"result": deep}, None)
-    assert pw.proven(EPOCH, [SAVE], [said, _read(f"{NONCE}.0")]) is None
+    assert pw.proven(EPOCH, CHECK, [SAVE], [said, _read(f"{NONCE}.0")]) is None
 
 
 def test_each_ref_is_proven_on_its_own_for_ids_kept_across_a_page_change() -> None:
@@ -110,5 +115,5 @@ def test_each_ref_is_proven_on_its_own_for_ids_kept_across_a_page_change() -> No
     ]
     for token, expected in (("t1", {"e3"}), ("t2", set())):
         said = _said({"token": token, "seq": 9, "nonce": NONCE, "refs": refs})
-        assert pw.proven_each(EPOCH, [SAVE, note], [said, *reads]) == expected
-        assert pw.proven(EPOCH, [SAVE, note], [said, *reads]) is None  # all or nothing
+        assert pw.proven_each(EPOCH, CHECK, [SAVE, note], [said, *reads]) == expected
+        assert pw.proven(EPOCH, CHECK, [SAVE, note], [said, *reads]) is None  # all or nothing
