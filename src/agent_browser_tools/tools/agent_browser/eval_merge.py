@@ -12,10 +12,15 @@ Each part keeps its own outcome: a part that throws fails alone (its error says 
 a fail-fast (`--bail`) batch the rows after it count as not run, as the engine would have
 stopped there (the engine does run the plain rows after the merged script: the wrapper's
 helper batches only read). Only the wrapper's own synchronous scripts go through here.
+
+A value the page hands over may hold a lone surrogate (`document.title = "\ud800"`): the
+merged answer carries it as a JSON escape, where the engine's own answer would have replaced
+it, so each part's strings get U+FFFD for it (no journal or MCP message can carry one).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -91,6 +96,7 @@ def _parts(row: BatchRow, count: int, *, bail: bool) -> list[Mapping[str, Any]]:
         answer = None
     if not isinstance(answer, list) or not all(isinstance(a, Mapping) for a in answer):
         return [{"e": "the merged page script answered nothing readable"}] * count
+    answer = [well_formed(part) for part in answer]
     if bail:
         return answer[:count]
     missing = [{"e": "the merged page script answered no part for this row"}]
@@ -104,3 +110,17 @@ def _part_row(row: Sequence[str], merged: BatchRow, part: Mapping[str, Any]) -> 
     return BatchRow(
         command=tuple(row), success=True, result={**base, "result": part["v"]}, error=None
     )
+
+
+_LONE = re.compile("[\ud800-\udfff]")
+
+
+def well_formed(value: Any) -> Any:
+    """`value` with every lone surrogate in its strings (keys too) replaced by U+FFFD."""
+    if isinstance(value, str):
+        return _LONE.sub("\ufffd", value) if _LONE.search(value) else value
+    if isinstance(value, Mapping):
+        return {well_formed(k): well_formed(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [well_formed(item) for item in value]
+    return value

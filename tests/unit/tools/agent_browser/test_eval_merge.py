@@ -90,3 +90,17 @@ def test_a_short_merged_answer_fails_the_missing_parts_and_shifts_no_row() -> No
     assert [row.success for row in rows] == [True, True, False, True, True]
     assert "no part" in str(rows[2].error)
     assert rows[3].result == {"url": "http://a.test/"}
+
+
+def test_a_lone_surrogate_the_page_handed_over_becomes_a_replacement_character() -> None:
+    """`document.title = "odd\\ud800"`: the merged answer carries the lone surrogate as a JSON
+    escape; the row holds U+FFFD there (the journal and MCP messages cannot carry one), a
+    well-formed pair stays as it is."""
+    _sent, groups = eval_merge.merge(ROWS, bail=False)
+    odd = '[{"v": "odd\\ud800 \\ud83d\\ude00"}, {"v": {"k\\udc00": ["\\udfff"]}}]'
+    merged = BatchRow(("eval", "merged"), True, {"result": odd}, None)
+    answered = [_ok("get", {}), merged, _ok("get", {"url": "u"}), _ok("eval", {"result": 3})]
+    rows = eval_merge.expand(ROWS, groups, answered, bail=False)
+    assert rows[1].result["result"] == "odd\ufffd \U0001f600"
+    assert rows[2].result["result"] == {"k\ufffd": ["\ufffd"]}
+    json.dumps(rows[1].result, ensure_ascii=False).encode("utf-8")  # no lone surrogate left
