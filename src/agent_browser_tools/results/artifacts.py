@@ -51,6 +51,8 @@ class ArtifactRequest:
     step: int | None = None
     gating_flag: str | None = None
     """The flag that makes the command write a file at all (`wait --download [path]`)."""
+    unwritten_when: tuple[str, object] | None = None
+    """The answer field and value that say no file was written (`ArtifactSlot`)."""
 
 
 def requests_for(match: CommandMatch | None, step: int | None = None) -> list[ArtifactRequest]:
@@ -65,6 +67,7 @@ def requests_for(match: CommandMatch | None, step: int | None = None) -> list[Ar
             command=match.spec.name,
             step=step,
             gating_flag=slot.path_flag if slot.only_with_flag else None,
+            unwritten_when=slot.unwritten_when,
         )
         for slot, path in match.artifact_requests()
     ]
@@ -163,7 +166,7 @@ def verify_entry(
     """Check one artifact after the command ran; None when the command produced none
     (e.g. `screenshot --if-changed` reporting `changed: false`). `identity` is the browser's
     `session` / `namespace`."""
-    if isinstance(data, Mapping) and data.get("changed") is False:
+    if isinstance(data, Mapping) and (data.get("changed") is False or _unwritten(request, data)):
         return None
     reported = _reported_path(data, request.data_fields)
     path = reported or request.requested
@@ -198,6 +201,21 @@ def verify_entry(
             f"{copied}.",
         )
     return entry
+
+
+def unclaimed(request: ArtifactRequest, data: Any) -> Any:
+    """`data` without the paths of a file the answer itself says was not written (a matching
+    `diff screenshot` still names its `--output`): no result claims a file that is not there."""
+    if not isinstance(data, Mapping) or not _unwritten(request, data):
+        return data
+    return {key: None if key in request.data_fields else value for key, value in data.items()}
+
+
+def _unwritten(request: ArtifactRequest, data: Mapping[str, Any]) -> bool:
+    if request.unwritten_when is None:
+        return False
+    field, value = request.unwritten_when
+    return field in data and data[field] is value
 
 
 def _differing_screenshot_report(

@@ -24,6 +24,7 @@ from agent_browser_tools.results.snapshot.delta import (
     snapshot_payload,
 )
 from agent_browser_tools.results.timeout_progress import progress_lines
+from agent_browser_tools.results.visual_diff import diff_lines
 from agent_browser_tools.taxonomy import ArtifactKind, resolve_command
 
 _HIDDEN_KEYS = frozenset({"lifecycle", "targetId", "webmcp"})
@@ -117,6 +118,8 @@ def command_body(path: Sequence[str], data: Any) -> list[str]:
     if not isinstance(data, Mapping):
         return [] if data is None else [_compact(data)]
     head = tuple(path)
+    if head == ("diff", "screenshot") and (verdict := diff_lines(data)) is not None:
+        return verdict
     for shaped in (_page_body, _tab_and_log_body):
         if (lines := shaped(head, data)) is not None:
             return lines
@@ -125,7 +128,9 @@ def command_body(path: Sequence[str], data: Any) -> list[str]:
         return page_data.fenced("Page-provided data", [page_data.quoted(_compact(visible))])
     if "path" in data and isinstance(data["path"], str) and "state" not in data:
         # `state show` (a `state` key) shows its redacted summary below instead.
-        return [f"{'Loaded' if data.get('loaded') is True else 'Saved'}: {data['path']}"]
+        if data.get("loaded") is True:
+            return [f"Loaded saved browser state (cookies and site storage) from {data['path']}."]
+        return [f"Saved: {data['path']}"]
     visible = {k: v for k, v in data.items() if k not in _HIDDEN_KEYS}
     return [_compact(visible)] if visible else []
 

@@ -315,7 +315,8 @@ COMMANDS: tuple[CommandSpec, ...] = (
          files=FileSlots(read_flags=("--baseline",))),
     _cmd("diff screenshot", "Compare current vs baseline image", ro=True,
          flags="--baseline/-b= --output/-o= --threshold/-t= --selector/-s= --full",
-         artifacts=(ArtifactSlot(A.DIFF_IMAGE, path_flag="--output", data_fields=("diffPath",)),),
+         artifacts=(ArtifactSlot(A.DIFF_IMAGE, path_flag="--output", data_fields=("diffPath",),
+                                 unwritten_when=("match", True)),),
          files=FileSlots(read_flags=("--baseline",))),
     _cmd("diff url", "Compare two pages", effect=SWITCH, latch=True, nav=True, args=(2, 2),
          flags="--screenshot --full --wait-until= --selector/-s= --compact/-c --depth/-d=",
@@ -442,7 +443,9 @@ COMMANDS: tuple[CommandSpec, ...] = (
     # Every browser gets an encryption key (`engine.state_key`): saved state is `<path>.enc`.
     _cmd("state save", "Save cookies and storage to a file", args=(1, 1),
          artifacts=(ArtifactSlot(A.STATE, path_operand=0, also_written=(".enc",)),)),
-    _cmd("state load", "Load state from a file", effect=SWITCH, latch=True, probe=True,
+    # Restoring an origin's storage navigates the active tab to that origin (same tab, new
+    # document): the page is read back after the load, so the target stays known.
+    _cmd("state load", "Load state from a file", effect=HIST, latch=True, nav=True, probe=True,
          args=(1, 1), files=FileSlots(reads=(0,)), diagnostic=DG.SAVED_STATE),
     _cmd("state list", "List saved state files", session=LOCAL, ro=True, access=SHARED),
     # `state show <path>` reads any path (relative to the working dir) and prints it.

@@ -159,6 +159,9 @@ async def sample_before(call: DirectCall) -> None:
 async def collect(call: DirectCall, obs: Observation, spawned: Spawned) -> list[ImageBlock]:
     """Verify the call's artifacts on disk, set their categories, return inline images."""
     entries = verify(call.plan, spawned.envelope, spawned.raw, call.rt.cwd)
+    if call.plan.row_matches is None:
+        for request in planned_requests(call.plan):
+            obs.data = art.unclaimed(request, obs.data)
     if call.geometry_samples and obs.success:
         call.geometry_samples.append(await geometry.sample(call))
     inline_max = call.rt.settings.inline_image_max_bytes if call.hooks.model_visible else -1

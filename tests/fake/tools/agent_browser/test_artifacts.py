@@ -152,6 +152,39 @@ async def test_a_diff_image_is_verified_but_not_sent_inline(
     assert result.details["command"] == "diff screenshot"
 
 
+async def test_a_differing_diff_whose_image_is_missing_still_fails_closed(
+    fake_engine: FakeEngine, tmp_path: Path
+) -> None:
+    """Only the engine's own `match: true` excuses the missing file; a difference that names
+    an image it did not write is `artifact-missing`, as every other artifact."""
+    tools = _tools(fake_engine, tmp_path)
+    answer = {"diffPath": str(tmp_path / "diff.png"), "match": False, "differentPixels": 7}
+    fake_engine.on({"command": ["diff", "screenshot"]}, envelope={"data": answer})
+    result = await _call(
+        tools, {"args": ["diff", "screenshot", "--baseline", "base.png", "--output", "diff.png"]}
+    )
+    assert result.details["failureCategory"] == "artifact-missing", result.text
+    assert result.is_error
+
+
+async def test_a_matching_diff_claims_no_image_even_where_a_file_is_there(
+    fake_engine: FakeEngine, tmp_path: Path
+) -> None:
+    """A file at the `--output` path that the engine did not write (left from before) is not
+    evidence of this comparison: a match claims no image."""
+    tools = _tools(fake_engine, tmp_path)
+    (tmp_path / "diff.png").write_bytes(PNG_1X1)
+    answer = {"diffPath": str(tmp_path / "diff.png"), "match": True, "differentPixels": 0}
+    fake_engine.on({"command": ["diff", "screenshot"]}, envelope={"data": answer})
+    result = await _call(
+        tools, {"args": ["diff", "screenshot", "--baseline", "base.png", "--output", "diff.png"]}
+    )
+    assert not result.is_error, result.text
+    assert "artifacts" not in result.details
+    assert result.details["data"]["diffPath"] is None
+    assert "Screenshots match: 0 pixels differ" in result.text
+
+
 WEBM_HEAD = b"\x1a\x45\xdf\xa3\x9f\x42\x86\x81\x01\x42\x82\x84webm" + b"\0" * 16
 
 

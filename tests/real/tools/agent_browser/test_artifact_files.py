@@ -82,13 +82,15 @@ async def test_state_save_is_a_verified_encrypted_artifact(
     assert row["kind"] == "state" and row["retentionState"] == "live"
     await ab(browser_tools, "cookies", "clear")
     loaded = await ab(browser_tools, "state", "load", "states/site.json")
-    assert not loaded.is_error and "Loaded: " in loaded.text, loaded.text
-    await ab(browser_tools, "get", "url")
+    assert not loaded.is_error, loaded.text
+    assert "Loaded saved browser state (cookies and site storage) from states/site.json" in (
+        loaded.text
+    )
     cookies = await ab(browser_tools, "cookies")
     assert "session_id" in {c["name"] for c in cookies.details["data"]["cookies"]}
 
 
-async def test_a_diff_image_is_saved_evidence_and_a_missing_one_fails(
+async def test_a_differing_diff_names_its_verified_image_and_a_match_claims_none(
     browser_tools: BrowserTools, fixture_site: FixtureServer, tmp_path: Path
 ) -> None:
     await ab(browser_tools, "open", fixture_site.url("/page-a.html"))
@@ -97,18 +99,28 @@ async def test_a_diff_image_is_saved_evidence_and_a_missing_one_fails(
     changed = await ab(
         browser_tools, "diff", "screenshot", "--baseline", "base.png", "--output", "d/diff.png"
     )
+    assert changed.text.startswith("Screenshots differ: "), changed.text
+    assert " pixels (" in changed.text.splitlines()[0]
     assert f"Saved diff image: {tmp_path / 'd' / 'diff.png'}" in changed.text
     assert _only(changed)["mediaType"] == "image/png"
     assert not changed.images and "imagePath" not in changed.details
+    assert '{"' not in changed.text, "the engine's counters are said in words, not as JSON"
     await ab(browser_tools, "screenshot", "same.png")
-    # The engine writes no diff image when nothing changed, though it names one.
+    # The engine writes no diff image when the screenshots match, though it names one: the
+    # most common outcome of a visual check is a success that says so, claiming no file.
     same = await ab(
         browser_tools, "diff", "screenshot", "--baseline", "same.png", "--output", "d/same.png"
     )
-    assert same.details["failureCategory"] == "artifact-missing", same.text
-    assert "Diff image reported; file not verified (missing)" in same.text
-    (check,) = [a for a in same.details["nextActions"] if a["id"] == "verify-artifact-path"]
-    assert check["artifactPath"] == str(tmp_path / "d" / "same.png")
+    assert same.details["successCategory"] == "completed", same.text
+    assert not same.is_error
+    assert same.text.startswith("Screenshots match: 0 of "), same.text
+    assert "no diff image was written" in same.text
+    assert "artifacts" not in same.details and "artifactVerification" not in same.details
+    assert same.details["data"]["match"] is True
+    assert same.details["data"]["diffPath"] is None
+    assert not (tmp_path / "d" / "same.png").exists()
+    unasked = await ab(browser_tools, "diff", "screenshot", "--baseline", "base.png")
+    assert "No diff image was asked for: add `--output <file>.png`" in unasked.text
 
 
 async def test_batch_steps_carry_their_own_artifacts_and_saved_files(
