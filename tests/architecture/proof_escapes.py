@@ -3,12 +3,13 @@
 A proof that xfails, or skips in CI, proves nothing there: a regression would show as an
 expected failure or a skip, and the coverage table would still say the row holds. So the
 coverage check follows each proof test into everything it runs that this repository wrote:
-its own decorators, its class's, the module's `pytestmark`, the fixtures it asks for and the
-autouse ones (from its module or a `conftest.py` above it) and the `tests.*` helpers it calls,
-transitively. Any
-`pytest.mark.xfail`/`skip`/`skipif` or `pytest.xfail(`/`pytest.skip(`/`pytest.importorskip(`
-found there is an escape, unless `ACCEPTED_SKIPS` names that very place with the reason it
-cannot trigger in CI. An xfail is never accepted.
+its own decorators, its class's, the module's `pytestmark` and import-time calls, the fixtures
+it asks for and the autouse ones (from its module or a `conftest.py` above it) and the
+`tests.*` helpers it calls, transitively. Any `pytest.mark.xfail`/`skip`/`skipif` or
+`pytest.xfail(`/`pytest.skip(`/`pytest.importorskip(` found there is an escape, unless
+`ACCEPTED_SKIPS` names that very place (`path::function`, `path::pytestmark`, or
+`path::<module>` for a call at import) with the reason it cannot trigger in CI. An xfail is
+never accepted.
 
 CI (`.ci/run`) runs as root on Linux with Chromium, the engine and the React fixture bundle
 installed, and without ffmpeg (`scripts/setup.sh` installs none).
@@ -74,6 +75,7 @@ class Reach:
             return []
         class_name, _, func_name = name.rpartition("::")
         found = list(_marks(module, "pytestmark", _pytestmark(module.tree)))
+        found += _module_level_calls(module)
         function = _find(module.tree, class_name, func_name)
         if function is None:
             return found
@@ -217,6 +219,19 @@ def _find(
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name == name:
             return node
     return None
+
+
+def _module_level_calls(module: _Module) -> list[Escape]:
+    """`pytest.importorskip(...)` or `pytest.skip(..., allow_module_level=True)` at import."""
+    found = []
+    for statement in module.tree.body:
+        if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            continue
+        for node in ast.walk(statement):
+            if isinstance(node, ast.Call) and _pytest_attr(node.func) in ESCAPE_CALLS:
+                what = f"pytest.{_pytest_attr(node.func)}("
+                found.append(Escape(f"{module.path}::<module>", node.lineno, what))
+    return found
 
 
 def _is_autouse(decorator: ast.expr) -> bool:

@@ -164,6 +164,9 @@ PLANTED = {
         "    request.node.add_marker(pytest.mark.xfail(reason='flaky'))\n"
     ),
     "tests/unit/auto/test_auto.py": "def test_any():\n    assert True\n",
+    "tests/unit/test_import_skip.py": (
+        "import pytest\n\nsdk = pytest.importorskip('sdk')\n\ndef test_any():\n    assert sdk\n"
+    ),
     "tests/unit/test_module_mark.py": (
         "import pytest\n\npytestmark = [pytest.mark.skipif(True, reason='x')]\n\n"
         "def test_any():\n    assert True\n"
@@ -192,6 +195,11 @@ P = "tests/unit/test_planted.py"
         (f"{P}::test_deep_hatch", "pytest.xfail(", "tests/helpers.py::hatch"),
         (f"{P}::test_fixture_skip", "pytest.skip(", "tests/conftest.py::engine"),
         (f"{P}::TestSkipped::test_in_class", "@pytest.mark.skip", f"{P}::TestSkipped"),
+        (
+            "tests/unit/test_import_skip.py::test_any",
+            "pytest.importorskip(",
+            "tests/unit/test_import_skip.py::<module>",
+        ),
         (
             "tests/unit/auto/test_auto.py::test_any",
             "@pytest.mark.xfail",
