@@ -108,8 +108,7 @@ async def test_enabling_qa_announces_the_list_change_on_a_listen_stream(
     async with stdio_client(env, mode="auto") as client:
         async with client.listen(tools_list_changed=True) as subscription:
             result = await client.call_tool("agent_browser_tools", {"enable": ["qa"]})
-            if result.is_error and "unavailable" in text_of(result):
-                pytest.xfail("qa not implemented yet")
+            assert not result.is_error, text_of(result)
             with anyio.fail_after(5.0):
                 event = await subscription.__anext__()
             assert isinstance(event, ToolsListChanged)

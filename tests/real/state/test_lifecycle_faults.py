@@ -140,3 +140,71 @@ async def test_a_killed_daemon_or_browser_is_reported_reaped_and_recoverable(
     finally:
         await tools.aclose()
     assert left_after_exit(before, engine_env.socket_dir) == []
+
+
+async def test_a_kept_browser_lets_the_resumed_conversation_use_its_refs(
+    engine_env: EngineEnv, fixture_site: FixtureServer, tmp_path: Path
+) -> None:
+    """`close_on_exit=False` (what every CLI `call` does): the browser outlives the process,
+    so the resumed conversation acts with the refs of its last snapshot on the same page, and
+    its enabled tools are listed again. Closing it then leaves nothing."""
+    before = baseline()
+    settings = tools_settings(engine_env, tmp_path / "state")
+    page = fixture_site.url("/form.html")
+    first = BrowserTools(
+        settings=settings, cwd=tmp_path, conversation_id="kept-1", close_on_exit=False
+    )
+    try:
+        assert not (await ab(first, "open", page)).is_error
+        ref = ref_for(await ab(first, "snapshot", "-i"), "textbox", "Full name")
+        enabled = await first.call("agent_browser_tools", {"enable": ["qa"]})
+        assert enabled.details["enable"] == {"qa": "enabled"}, enabled.text
+    finally:
+        await first.aclose()
+    assert started_here(before, engine_env.socket_dir), "the browser was kept"
+
+    resumed = BrowserTools(settings=settings, cwd=tmp_path, conversation_id="kept-1")
+    try:
+        assert "agent_browser_qa" in [spec.name for spec in resumed.listed_tools()]
+        filled = await ab(resumed, "fill", ref, "Ada")
+        assert not filled.is_error, filled.text
+        url = await ab(resumed, "get", "url")
+        assert url.details["data"]["url"] == page
+    finally:
+        await resumed.aclose()
+    assert left_after_exit(before, engine_env.socket_dir) == []
+
+
+async def test_a_browser_that_idled_out_is_reported_gone_and_reopened(
+    engine_env: EngineEnv, fixture_site: FixtureServer, tmp_path: Path
+) -> None:
+    """The engine stops a browser idle for `AGENT_BROWSER_TOOLS_IDLE_TIMEOUT_MS`; the
+    conversation goes on: its next call sends nothing, says the browser is gone
+    (`no-daemon`), refuses the old ref and offers to reopen the recorded page."""
+    before = baseline()
+    settings = tools_settings(
+        engine_env, tmp_path / "state", AGENT_BROWSER_TOOLS_IDLE_TIMEOUT_MS="2000"
+    )
+    page = fixture_site.url("/form.html")
+    tools = BrowserTools(settings=settings, cwd=tmp_path)
+    try:
+        assert not (await ab(tools, "open", page)).is_error
+        ref = ref_for(await ab(tools, "snapshot", "-i"), "textbox", "Full name")
+        deadline = time.monotonic() + 30
+        while list(engine_env.socket_dir.rglob("abt-*.pid")):
+            assert time.monotonic() < deadline, "the daemon did not idle out"
+            time.sleep(0.2)
+
+        filled = await ab(tools, "fill", ref, "Ada")
+
+        assert filled.details["failureCategory"] == "stale-ref", filled.text
+        assert filled.details["staleRef"]["reason"] == "browser-lost"
+        assert filled.details["browserLost"]["cause"] == "no-daemon"
+        (action,) = filled.details["nextActions"]
+        assert action["id"] == "reopen-recorded-url"
+        assert action["params"]["args"] == ["open", page]
+        reopened = await tools.call("agent_browser", action["params"])
+        assert not reopened.is_error, reopened.text
+    finally:
+        await tools.aclose()
+    assert left_after_exit(before, engine_env.socket_dir) == []

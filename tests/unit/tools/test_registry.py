@@ -62,6 +62,28 @@ async def test_advanced_tools_start_inactive_and_unknown_ones_are_refused(tmp_pa
     assert bad.is_error and bad.details["failureCategory"] == "validation-error"
 
 
+async def test_the_inventory_lists_every_tool_with_its_status_then_the_guide_and_reference(
+    tmp_path: Path,
+) -> None:
+    """`agent_browser_tools {}`: one row per tool (active, inactive or unavailable, with why),
+    then the full guidance and the generated command reference, on demand."""
+    tools = _tools(tmp_path, tools=["agent_browser", "agent_browser_tools", "agent_browser_qa"])
+    result = await tools.call("agent_browser_tools", {})
+    assert not result.is_error, result.text
+    rows = {row["name"]: row for row in result.details["inventory"]}
+    advanced = {"qa", "action", "electron", "source", "network_source"}
+    assert {f"agent_browser_{name}" for name in advanced} <= set(rows)
+    assert rows["agent_browser"]["status"] == "active"
+    assert rows["agent_browser_tools"]["status"] == "active"
+    assert rows["agent_browser_qa"]["status"] == "inactive"
+    assert rows["agent_browser_action"]["status"] == "unavailable (excluded by allowlist)"
+    assert all(row["description"] for row in rows.values())
+    assert rows["agent_browser_qa"]["capability"] == "qa"
+    assert "- agent_browser_qa [inactive]: " in result.text
+    assert playbook.FULL_GUIDANCE in result.text
+    assert playbook.command_reference() in result.text
+
+
 async def test_allowlist_excludes_tools_and_enabling_cannot_bypass_it(tmp_path: Path) -> None:
     tools = _tools(tmp_path, tools=["agent_browser", "agent_browser_tools"])
     assert _names(tools) == ["agent_browser", "agent_browser_tools"]

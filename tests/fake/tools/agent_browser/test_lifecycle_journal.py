@@ -201,3 +201,27 @@ async def test_a_fresh_launch_cut_off_mid_call_is_owned_by_the_resumed_conversat
     assert resumed.runtime.owned_sessions == {key}
     await resumed.aclose()
     assert fake_engine.argvs() == [["--json", "--session", key.session, "close"]]
+
+
+async def test_the_artifact_manifest_is_not_journaled(
+    fake_engine: FakeEngine, tmp_path: Path
+) -> None:
+    """README "What survives a restart": the manifest lives in memory, so a resumed
+    conversation starts with an empty one (the files stay on disk)."""
+    tools = _tools(fake_engine, tmp_path, "lc-manifest")
+    _open_rule(fake_engine)
+    target = tmp_path / "doc.pdf"
+    fake_engine.on(
+        {"command": ["pdf"]}, envelope={"data": {"path": str(target)}}, touch_file=str(target)
+    )
+    assert not (await _call(tools, {"args": ["open", PAGE]})).is_error
+    saved = await _call(tools, {"args": ["pdf", "doc.pdf"]})
+    assert not saved.is_error, saved.text
+    assert saved.details["artifactManifest"]["totalEntries"] == 1
+    assert tools.runtime.artifact_manifest.entries()
+    await tools.aclose()
+
+    resumed = _tools(fake_engine, tmp_path, "lc-manifest")
+    assert resumed.runtime.artifact_manifest.entries() == []
+    assert target.exists()
+    await resumed.aclose()

@@ -125,6 +125,32 @@ async def test_launch_probe_direct_click_status_cleanup_leaves_nothing(
     assert await asyncio.to_thread(left_after_exit, before, engine_env.socket_dir) == []
 
 
+async def test_an_apps_old_ref_is_refused_as_stale_not_warned_about(
+    tools: BrowserTools, tmp_path: Path
+) -> None:
+    """Contract row 137 (deviation): no soft `electronRefFreshness` warning. An app's session
+    has the browser's hard guard: after a reload the old ref is refused before dispatch."""
+    launched = await electron(tools, action="launch", appPath=str(standin_app(tmp_path)))
+    assert not launched.is_error, launched.text
+    launch = launched.details["electron"]["launch"]
+    session = launch["sessionName"]
+    snapshot = await ab(tools, "--session", session, "snapshot", "-i")
+    greet = ref_for(snapshot, "button", "Greet")
+    reloaded = await ab(tools, "--session", session, "reload")
+    assert not reloaded.is_error, reloaded.text
+
+    clicked = await ab(tools, "--session", session, "click", greet)
+
+    assert clicked.details["failureCategory"] == "stale-ref", clicked.text
+    for result in (launched, snapshot, reloaded, clicked):
+        assert "electronRefFreshness" not in result.details
+    text = await ab(tools, "--session", session, "get", "text", "#out")
+    assert text.details["data"]["text"] == "Not clicked yet", "the stale click never ran"
+    cleaned = await electron(tools, action="cleanup", launchId=launch["launchId"])
+    assert not cleaned.is_error, cleaned.text
+    await assert_all_gone(launch)
+
+
 async def test_a_killed_app_fails_the_next_call_as_tab_drift_with_recovery(
     tools: BrowserTools, engine_env: EngineEnv, tmp_path: Path
 ) -> None:

@@ -258,6 +258,38 @@ async def test_shutdown_interrupts_calls_and_refuses_new_conversations(tmp_path:
             await connected.list_tools()
 
 
+async def test_an_idle_conversation_is_closed_and_a_busy_one_is_kept(tmp_path: Path) -> None:
+    """HTTP reaps conversations idle past the session idle timeout: each is closed as at the
+    end of its session (`BrowserTools.aclose`, so its managed browsers close)."""
+    events: Events = {"started": anyio.Event(), "cancelled": False, "messages": []}
+    closed: list[str] = []
+
+    def factory(key: str) -> BrowserTools:
+        tools = _tools(tmp_path, events, conversation_id=key)
+        real_close = tools.aclose
+
+        async def aclose() -> None:
+            closed.append(key)
+            await real_close()
+
+        tools.aclose = aclose  # type: ignore[method-assign]
+        return tools
+
+    registry = ConversationRegistry(factory, idle_timeout_s=60)
+    idle, busy, recent = registry.get("idle"), registry.get("busy"), registry.get("recent")
+    idle.last_used -= 120
+    busy.last_used -= 120
+    call = asyncio.create_task(busy.call("agent_browser", {"seconds": 30}, None))
+    with anyio.fail_after(5):
+        await events["started"].wait()
+    await registry.reap_idle()
+    assert closed == ["idle"]
+    assert len(registry) == 2 and registry.get("recent") is recent
+    assert registry.get("idle") is not idle  # a later request starts a new conversation
+    await registry.close_all()
+    assert events["cancelled"] and call.done()
+
+
 # --- client roots ----------------------------------------------------------------------
 
 
