@@ -56,6 +56,7 @@ from agent_browser_tools.tools.agent_browser import (
     same_document,
     secret_fields,
     segments,
+    stepwise,
     value_spill,
     webmcp,
 )
@@ -232,6 +233,7 @@ async def _run_engine(call: DirectCall) -> tuple[RawOutcome, Envelope]:
     guard = endpoint_guard.script_guard(plan)
     entry = call.rt.log.state.session(call.key) if call.key is not None else None
     parts = segments.split(plan, entry) if entry is not None else None
+    parts = stepwise.expand(plan, parts) if entry is not None else None
     if parts is not None:
         return await segments.run(call, parts, guard)
     args, stdin = refmap.to_engine(plan, call.ref_table, call.checked, guard)
