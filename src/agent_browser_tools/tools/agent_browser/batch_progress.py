@@ -54,6 +54,9 @@ def build(
         **page_reached(answered),
         "remainingRows": [redact_argv(row) for row in planned[start:]],
     }
+    opened = dialog_opened_at(answered)
+    if opened is not None:
+        progress["dialogOpenedAtStep"] = opened
     checks = artifact_checks(plan, steps, cwd)
     if checks:
         progress["artifactChecks"] = checks
@@ -93,6 +96,17 @@ def page_reached(answered: Sequence[BatchRow]) -> dict[str, Any]:
         if title is not None:
             out["pageTitle"] = redact_text(title)
     return out
+
+
+def dialog_opened_at(answered: Sequence[BatchRow]) -> int | None:
+    """The last finished step whose answer says a JavaScript dialog opened (`dialogOpened`):
+    a dialog the engine did not dismiss blocks every later page command, which is the likely
+    reason the next step hung (the engine's own evidence, not a guess from the command)."""
+    found: int | None = None
+    for index, row in enumerate(answered, start=1):
+        if isinstance(row.result, dict) and row.result.get("dialogOpened") is True:
+            found = index
+    return found
 
 
 def artifact_checks(

@@ -56,6 +56,8 @@ from agent_browser_tools.tools.agent_browser import (
     same_document,
     secret_fields,
     segments,
+    stepwise,
+    stopped_page,
     value_spill,
     webmcp,
 )
@@ -232,8 +234,10 @@ async def _run_engine(call: DirectCall) -> tuple[RawOutcome, Envelope]:
     guard = endpoint_guard.script_guard(plan)
     entry = call.rt.log.state.session(call.key) if call.key is not None else None
     parts = segments.split(plan, entry) if entry is not None else None
+    parts = stepwise.expand(plan, parts) if entry is not None else None
     if parts is not None:
-        return await segments.run(call, parts, guard)
+        raw, merged = await segments.run(call, parts, guard)
+        return raw, await stopped_page.add(call, merged)
     args, stdin = refmap.to_engine(plan, call.ref_table, call.checked, guard)
     raw = await call.rt.spawn(
         args,
@@ -247,7 +251,7 @@ async def _run_engine(call: DirectCall) -> tuple[RawOutcome, Envelope]:
     finally:
         raw.discard_stdout()  # raw, unredacted engine output: never kept
     envelope = endpoint_guard.settle(envelope, guard)
-    return raw, batch_progress.whole(plan, envelope, call.rt.cwd)
+    return raw, await stopped_page.add(call, batch_progress.whole(plan, envelope, call.rt.cwd))
 
 
 async def _follow_up(call: DirectCall, obs: Observation) -> None:

@@ -8,7 +8,7 @@ is a read or a wait), and a retry's budget covers what the call asked the engine
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from agent_browser_tools.planning.plan import ExecutionPlan
@@ -16,7 +16,12 @@ from agent_browser_tools.planning.timeouts import requested_total_ms, retry_budg
 from agent_browser_tools.redaction import redact_argv
 from agent_browser_tools.results import next_actions as na
 from agent_browser_tools.results.observation import Observation
-from agent_browser_tools.taxonomy import TimeoutFamily, resolve_command, split_global_flags
+from agent_browser_tools.taxonomy import (
+    CommandMatch,
+    TimeoutFamily,
+    resolve_command,
+    split_global_flags,
+)
 from agent_browser_tools.tools.agent_browser import batch_args
 
 
@@ -57,6 +62,8 @@ def add(
     progress = obs.extra.get("timeoutPartialProgress")
     if progress is not None:
         _retry_remaining_steps(plan, obs, progress, max_timeout_ms)
+        if _dialog_likely(plan, progress) and plan.timeout.source not in DIALOG_SOURCES:
+            obs.next_actions += na.dialog_timeout_actions(prefix)
     elif not target_unknown and _retry_safe(plan):
         _retry_after_timeout(plan, obs, max_timeout_ms)
 
@@ -64,41 +71,84 @@ def add(
 def _retry_remaining_steps(
     plan: ExecutionPlan, obs: Observation, progress: Mapping[str, Any], max_timeout_ms: int
 ) -> None:
-    """A stopped batch: retry from the step the watchdog stopped, never the finished ones,
-    and only when that step is a read or a wait (anything else may already have acted) and
-    no row still to run holds a value redaction would hide (a retry would echo it)."""
+    """A stopped batch: retry what did not run, never the finished steps. A stopped read or
+    wait is retried too; a stopped step that may have acted (a click, an eval) is left to the
+    model, who checks the page first: the retry is the steps after it, which never ran. Steps
+    whose fate is unknown, or rows still to run holding a value redaction would hide (a retry
+    would echo it), get no retry at all."""
     start = int(progress.get("timedOutStep", 1)) - 1
     planned = plan.checked.batch.rows if plan.checked.batch is not None else ()
-    rows = [list(row) for row in planned[start:]]
-    matches = [resolve_command(split_global_flags(row)[1]) if row else None for row in rows]
-    stopped = [s for s in progress.get("steps", ()) if s.get("status") in ("timed-out", "unknown")]
-    unsafe = [
-        m
-        for m in matches[: len(stopped)]
-        if m is None or not (m.spec.read_only or m.spec.timeout_family is TimeoutFamily.WAIT)
-    ]
-    if unsafe or any(redact_argv(row) != row for row in rows):
-        why = "may have acted before the watchdog stopped" if unsafe else ""
-        why = why or "stopped, and the rows still to run hold values that are not echoed"
-        last = start + max(1, len(stopped))
-        label = f"Step {start + 1}" if last == start + 1 else f"Steps {start + 1}-{last}"
+    steps = progress.get("steps", ())
+    stopped = [s for s in steps if s.get("status") in ("timed-out", "unknown")]
+    acted = [m for m in _matches(planned[start : start + len(stopped)]) if not _repeatable(m)]
+    first = start + 1 if acted and len(stopped) == 1 else start
+    rows = [list(row) for row in planned[first:]]
+    last = start + max(1, len(stopped))
+    label = f"Step {start + 1}" if last == start + 1 else f"Steps {start + 1}-{last}"
+    why = ""
+    if acted and len(stopped) > 1:
+        why = "may have acted before the watchdog stopped"
+    elif any(redact_argv(row) != row for row in rows):
+        why = "stopped, and the rows still to run hold values that are not echoed"
+    elif not rows:
+        why = "may have acted before the watchdog stopped, and no step after it is left"
+    if why:
         obs.warnings.append(
             f"{label} {why}, so no retry is offered: check the page first, then run "
             "what is still needed."
         )
         return
+    matches = _matches(planned[first:])
     budget = retry_budget(plan.timeout.timeout_ms, requested_total_ms(matches), max_timeout_ms)
-    params = _remaining_call(plan, rows, start)
+    params = _remaining_call(plan, rows, first)
     if budget is not None:
         params["timeoutMs"] = budget
+    obs.next_actions.append(_retry_action(progress, params, label if first > start else None))
+
+
+DIALOG_SOURCES = ("dialog", "dialog-trigger")
+"""Timeout sources whose dialog actions `observe.add_recovery` adds already."""
+
+
+def _dialog_likely(plan: ExecutionPlan, progress: Mapping[str, Any]) -> bool:
+    """A finished step reported a dialog opening, or the stopped step is one that can open
+    one (not a read or a wait): looking for a dialog is then the first recovery."""
+    if progress.get("dialogOpenedAtStep") is not None:
+        return True
+    start = int(progress.get("timedOutStep", 1)) - 1
+    planned = plan.checked.batch.rows if plan.checked.batch is not None else ()
+    return any(not _repeatable(m) for m in _matches(planned[start : start + 1]))
+
+
+def _matches(rows: Sequence[Sequence[str]]) -> list[CommandMatch | None]:
+    return [resolve_command(split_global_flags(list(row))[1]) if row else None for row in rows]
+
+
+def _repeatable(match: CommandMatch | None) -> bool:
+    """A read or a wait: running it again cannot act twice."""
+    return match is not None and (
+        match.spec.read_only or match.spec.timeout_family is TimeoutFamily.WAIT
+    )
+
+
+def _retry_action(
+    progress: Mapping[str, Any], params: dict[str, Any], skipped: str | None
+) -> na.NextAction:
+    """`retry-remaining-batch-steps`: from the stopped step, or (`skipped`: the stopped step
+    may have acted) from the first step that never ran."""
     done = progress.get("completedSteps", 0)
-    obs.next_actions.append(
-        na.NextAction(
-            id="retry-remaining-batch-steps",
-            reason=f"{done} step(s) finished; run the rest, from the step the watchdog stopped.",
-            safety="The stopped step is a read or a wait; check the page if it matters.",
-            params=params,
+    if skipped is None:
+        reason = f"{done} step(s) finished; run the rest, from the step the watchdog stopped."
+        safety = "The stopped step is a read or a wait; check the page if it matters."
+    else:
+        reason = f"{done} step(s) finished; run the steps that never ran (after {skipped})."
+        safety = (
+            f"{skipped} may have acted before the watchdog stopped: check the page first "
+            "(`get url`, `snapshot -i`; a `dialog status` if a dialog may be open) and run it "
+            "again yourself only if it did not take effect."
         )
+    return na.NextAction(
+        id="retry-remaining-batch-steps", reason=reason, safety=safety, params=params
     )
 
 

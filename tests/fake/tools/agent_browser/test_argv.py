@@ -155,12 +155,14 @@ async def test_batch_url_less_open_row_is_rewritten_in_stdin(
         {"command": ["get", "url"], "success": True, "result": {"url": PAGE}, "error": None},
         {"command": ["get", "title"], "success": True, "result": {"title": "A"}, "error": None},
     ]
-    fake_engine.on({"command": ["batch"]}, json=rows)
+    fake_engine.on({"command": ["batch"]}, json=rows[:1], times=1)  # one call per step
+    fake_engine.on({"command": ["batch"]}, json=rows[1:])
     stdin = json.dumps([["open"], ["get", "title"]])
     result = await _call(tools, {"args": ["batch", "--bail"], "stdin": stdin})
-    call = fake_engine.calls()[0]
-    assert call["argv"] == ["--json", "--session", MANAGED, "batch", "--bail"]
-    assert json.loads(str(call["stdin"])) == [["get", "url"], ["get", "title"]]
+    calls = [c for c in fake_engine.calls() if "batch" in str(c["argv"])]
+    assert calls[0]["argv"] == ["--json", "--session", MANAGED, "batch", "--bail"]
+    sent = [row for c in calls for row in json.loads(str(c["stdin"]))]
+    assert sent == [["get", "url"], ["get", "title"]]
     assert not result.is_error
 
 

@@ -94,7 +94,8 @@ async def test_a_confirm_batch_row_whose_action_failed_fails_the_batch(
         "error": None,
     }
     title = {"command": ["get", "title"], "success": True, "result": {"title": "A"}}
-    fake_engine.on({"command": ["batch"]}, json=[row, {**title, "error": None}])
+    fake_engine.on({"command": ["batch"]}, json=[row], times=1)  # one engine call per step
+    fake_engine.on({"command": ["batch"]}, json=[{**title, "error": None}])
     await _call(tools, {"args": ["open", PAGE]})
     batch = await _call(tools, {"args": ["batch"], "stdin": '[["confirm","r1"],["get","title"]]'})
     assert batch.is_error, batch.text

@@ -85,11 +85,13 @@ async def test_batch_rows_reach_the_engine_absolute(
     fake_engine: FakeEngine, tmp_path: Path
 ) -> None:
     tools = _tools(fake_engine, tmp_path)
-    fake_engine.on({"command": ["batch"]}, echo_stdin=True)
+    answer = [{"command": ["get", "url"], "success": True, "result": {}, "error": None}]
+    fake_engine.on({"command": ["batch"]}, json=answer)  # each step is a call of its own
     rows = [["get", "url"], ["pdf", "out/p.pdf"]]
     await tools.call("agent_browser", {"args": ["batch"], "stdin": json.dumps(rows)})
-    (call,) = [c for c in fake_engine.calls() if c["argv"] != ["--version"]]
-    assert json.loads(str(call["stdin"]))[1] == ["pdf", str(tmp_path / "out/p.pdf")]
+    calls = [c for c in fake_engine.calls() if c["argv"] != ["--version"]]
+    sent = [row for c in calls for row in json.loads(str(c["stdin"]))]  # one call per step
+    assert sent[1] == ["pdf", str(tmp_path / "out/p.pdf")]
 
 
 async def test_operator_roots_and_unrestricted_mode(

@@ -103,9 +103,11 @@ async def test_operator_secret_in_json_stdin_stays_valid_json(
     tools: BrowserTools, fake_engine: FakeEngine
 ) -> None:
     rows = [["fill", "#user", OP], ["fill", "#key", "k={{secret:API}}"]]
+    answer = [{"command": ["fill"], "success": True, "result": {}, "error": None}]
+    fake_engine.on({"command": ["batch"]}, json=answer)  # each step is a call of its own
     await tools.call("agent_browser", {"args": ["batch"], "stdin": json.dumps(rows)})
-    stdins = [str(call["stdin"]) for call in fake_engine.calls()]
-    sent = json.loads(stdins[-1])
+    batches = [call for call in fake_engine.calls() if "batch" in str(call["argv"])]
+    sent = [row for call in batches for row in json.loads(str(call["stdin"]))]  # per step
     assert sent == [["fill", "#user", OP_VALUE], ["fill", "#key", "k=api-key-9999"]]
 
 
@@ -150,12 +152,14 @@ async def test_batch_rows_of_a_typed_password_are_masked(
         {"command": ["fill", "#password", TYPED], "success": True, "result": {}, "error": None},
         {"command": ["focus", "#go"], "success": True, "result": {}, "error": None},
     ]
-    fake_engine.on({"command": ["batch"]}, json=echo)
+    fake_engine.on({"command": ["batch"]}, json=echo[:1], times=1)  # one call per step
+    fake_engine.on({"command": ["batch"]}, json=echo[1:])
     result = await tools.call(
         "agent_browser", {"args": ["batch", f"fill #password {TYPED}", "focus #go"]}
     )
-    assert [argv[-3:] for argv in fake_engine.argvs()] == [
-        ["batch", f"fill #password {TYPED}", "focus #go"]
+    assert [argv[-2:] for argv in fake_engine.argvs()] == [
+        ["batch", f"fill #password {TYPED}"],
+        ["batch", "focus #go"],
     ]
     steps = result.details["batchSteps"]
     assert steps[0]["command"] == ["fill", "#password", TYPED_PLACEHOLDER]

@@ -24,9 +24,10 @@ FIRST_SEGMENT = [
 async def test_a_timed_out_qa_run_reports_its_finished_steps_and_the_rest_to_retry(
     fake_engine: FakeEngine, tmp_path: Path
 ) -> None:
-    """The load wait runs as its own segment: when it hangs, the clears and the `open` before
-    it are known done, and the retry payload starts at the wait."""
-    fake_engine.on({"command": ["batch"]}, json=FIRST_SEGMENT, times=1)
+    """Every step runs as its own engine call: when the load wait hangs, the clears and the
+    `open` before it are known done, and the retry payload starts at the wait."""
+    for row in FIRST_SEGMENT:  # one engine call per step
+        fake_engine.on({"command": ["batch"]}, json=[row], times=1)
     fake_engine.on({"command": ["batch"]}, hang=True)
     tools = BrowserTools(settings=fake_settings(fake_engine, tmp_path), persist=False)
     try:

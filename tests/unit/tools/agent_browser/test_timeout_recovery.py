@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from agent_browser_tools.planning.policy import DEFAULT_MAX_TIMEOUT_MS
@@ -38,12 +39,34 @@ def test_a_stopped_wait_is_retried_from_where_it_stopped() -> None:
     assert '"open"' not in str(retry.params["stdin"]) and retry.params["timeoutMs"] > 3000
 
 
-def test_a_stopped_click_is_never_offered_again() -> None:
-    rows = [["get", "title"], ["click", "@e13"], ["get", "url"]]
+def test_a_stopped_click_is_never_offered_again_only_the_steps_after_it() -> None:
+    """The click may have acted (its dialog opened): the retry holds the steps that never
+    ran, and the safety says to check the page before running the click again."""
+    rows = [["get", "title"], ["click", "@e13"], ["get", "url"], ["get", "title"]]
+    obs = _stopped(rows, 1)
+    timeout_recovery.add(plan(["batch"], STATE, rows=rows), obs, [], False, DEFAULT_MAX_TIMEOUT_MS)
+    (retry,) = [a for a in obs.next_actions if a.id == "retry-remaining-batch-steps"]
+    assert json.loads(retry.params["stdin"]) == rows[2:]
+    assert retry.safety is not None and "Step 2 may have acted" in retry.safety
+
+
+def test_a_stopped_last_step_that_may_have_acted_leaves_nothing_to_retry() -> None:
+    rows = [["get", "title"], ["eval", "new Promise(() => {})"]]
     obs = _stopped(rows, 1)
     timeout_recovery.add(plan(["batch"], STATE, rows=rows), obs, [], False, DEFAULT_MAX_TIMEOUT_MS)
     assert all(a.id != "retry-remaining-batch-steps" for a in obs.next_actions)
-    assert any("may have acted" in w for w in obs.warnings)
+    assert any("no step after it is left" in w for w in obs.warnings)
+
+
+def test_steps_of_unknown_fate_that_may_have_acted_get_no_retry() -> None:
+    """A batch stopped as one engine call: which of its steps ran is unknown."""
+    rows = [["click", "@e13"], ["get", "url"]]
+    obs = _stopped(rows, 0)
+    obs.extra["timeoutPartialProgress"]["steps"][1]["status"] = "unknown"
+    obs.extra["timeoutPartialProgress"]["steps"][0]["status"] = "unknown"
+    timeout_recovery.add(plan(["batch"], STATE, rows=rows), obs, [], False, DEFAULT_MAX_TIMEOUT_MS)
+    assert all(a.id != "retry-remaining-batch-steps" for a in obs.next_actions)
+    assert any("Steps 1-2 may have acted" in w for w in obs.warnings)
 
 
 def test_a_read_only_timeout_offers_a_longer_retry_and_an_action_does_not() -> None:
