@@ -272,6 +272,11 @@ class CommandSpec:
     (`overlayBlockers`). Batch, QA and `find` clicks are the engine's own."""
     confirmation: ConfirmationRole | None = None
     """Its part in the `--confirm-actions` handshake (see `ConfirmationRole`)."""
+    prose: tuple[str, ...] = ()
+    """What its success says, as `str.format` templates over the answer's fields (`Went back
+    to {url}.`): the first whose fields are all present wins. Empty: the presenter's shaped
+    body, an element action sentence or one line per field (`results/answer_prose.py`); never
+    the engine's JSON."""
 
     @property
     def name(self) -> str:
