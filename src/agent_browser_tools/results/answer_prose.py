@@ -77,7 +77,9 @@ def _filled(template: str, data: Mapping[str, Any]) -> str | None:
 
 
 def _plain(value: Any) -> str:
-    """One line of a value, cut to the visible size."""
+    """One line of a value, cut to the visible size: a list of words as `a, b` (`none`)."""
+    if isinstance(value, list) and not any(isinstance(v, Mapping | list) for v in value):
+        value = ", ".join(str(v) for v in value) or "none"
     text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
     text = " ".join(text.split())
     return text if len(text) <= 200 else text[:200] + "..."

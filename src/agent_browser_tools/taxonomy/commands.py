@@ -209,7 +209,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
          args=(1, 1), access=OP),
     _cmd("close", "Close the browser (--all closes every session)",
          aliases=("quit", "exit"), effect=PageEffect.CLOSE, flags="--all",
-         prose=("Closed the browser session.",)),
+         prose=("Closed sessions: {sessions}; failed: {failed}.", "Closed the browser session.")),
     # Reading. Explicit-URL `read` fetches over HTTP without navigating the browser.
     _cmd("read", "Fetch agent-readable text", ro=True, args=(0, 1), files=URL0,
          flags="--raw --require-md --llms= --outline --filter= --timeout=",

@@ -31,3 +31,9 @@ def test_other_answers_are_field_lines_without_bookkeeping() -> None:
         "- name=a; value=1",
     ]
     assert answer_lines(("cookies", "get"), data, None) == ["cookies (1):", "- name=a; value=1"]
+
+
+def test_close_all_names_the_sessions_it_closed_and_failed() -> None:
+    data = {"closed": 2, "failed": [], "sessions": ["s1", "s2"]}
+    assert answer_lines(("close",), data, None) == ["Closed sessions: s1, s2; failed: none."]
+    assert answer_lines(("close",), {"closed": True}, None) == ["Closed the browser session."]
