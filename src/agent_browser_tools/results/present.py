@@ -16,6 +16,7 @@ from agent_browser_tools.results.action_lines import (
     action_headline,
     next_action_lines,
 )
+from agent_browser_tools.results.answer_prose import answer_lines
 from agent_browser_tools.results.categories import SuccessCategory, category_line
 from agent_browser_tools.results.observation import Observation
 from agent_browser_tools.results.snapshot.delta import (
@@ -25,7 +26,13 @@ from agent_browser_tools.results.snapshot.delta import (
 )
 from agent_browser_tools.results.timeout_progress import progress_lines
 from agent_browser_tools.results.visual_diff import diff_lines
-from agent_browser_tools.taxonomy import ArtifactKind, resolve_command
+from agent_browser_tools.taxonomy import (
+    ArtifactKind,
+    CommandMatch,
+    ConfirmationRole,
+    resolve_command,
+)
+from agent_browser_tools.taxonomy import command as command_spec
 
 _HIDDEN_KEYS = frozenset({"lifecycle", "targetId", "webmcp"})
 """`webmcp` is a page-written catalog: shown only fenced (`untrusted_page_data` context)."""
@@ -113,8 +120,27 @@ def _tab_and_log_body(head: tuple[str, ...], data: Mapping[str, Any]) -> list[st
     return None
 
 
-def command_body(path: Sequence[str], data: Any) -> list[str]:
-    """The command's own output, shaped for reading."""
+def _approves(path: Sequence[str]) -> bool:
+    """`confirm`: its answer nests the approved action's own."""
+    spec = command_spec(path)
+    return spec is not None and spec.confirmation is ConfirmationRole.APPROVE
+
+
+def _confirmed_body(data: Mapping[str, Any]) -> list[str] | None:
+    """`Approved `click`; it ran: Clicked #buy.`: the approved action's own answer, shaped
+    as that command's (the engine nests it as `result.data`)."""
+    action, inner = data.get("action"), data.get("result")
+    if not isinstance(inner, Mapping):
+        return None
+    head = f"Approved `{action}`; it ran"
+    own = inner.get("data")
+    body = command_body((str(action),), own) if isinstance(own, Mapping) and action else []
+    return [f"{head}: {body[0]}", *body[1:]] if body else [f"{head}."]
+
+
+def command_body(path: Sequence[str], data: Any, match: CommandMatch | None = None) -> list[str]:
+    """The command's own output, shaped for reading; `match` is the call as written, when
+    known (a `find` names its locator from it)."""
     if not isinstance(data, Mapping):
         return [] if data is None else [_compact(data)]
     head = tuple(path)
@@ -131,8 +157,9 @@ def command_body(path: Sequence[str], data: Any) -> list[str]:
         if data.get("loaded") is True:
             return [f"Loaded saved browser state (cookies and site storage) from {data['path']}."]
         return [f"Saved: {data['path']}"]
-    visible = {k: v for k, v in data.items() if k not in _HIDDEN_KEYS}
-    return [_compact(visible)] if visible else []
+    if _approves(head) and (confirmed := _confirmed_body(data)) is not None:
+        return confirmed
+    return answer_lines(head, data, match)
 
 
 def artifact_lines(entries: Sequence[Any]) -> list[str]:
@@ -170,7 +197,7 @@ def _step_preview(step: Mapping[str, Any]) -> str | None:
     command = [str(t) for t in step.get("command", [])]
     match = resolve_command(command)
     path = match.spec.path if match is not None else tuple(command[:1])
-    body = command_body(path, step.get("result"))
+    body = command_body(path, step.get("result"), match)
     if not body:
         return None
     return _clip(" | ".join(line for line in body if line))
@@ -208,7 +235,9 @@ def _batch_lines(steps: Sequence[Mapping[str, Any]]) -> list[str]:
     return lines
 
 
-def _success_body(observation: Observation, path: Sequence[str]) -> list[str]:
+def _success_body(
+    observation: Observation, path: Sequence[str], match: CommandMatch | None
+) -> list[str]:
     """A successful single command's output (batches and native text are handled first)."""
     if isinstance(text := observation.context.get("snapshot_text"), str):
         return [*_snapshot_header(observation.data, text), text]
@@ -216,13 +245,16 @@ def _success_body(observation: Observation, path: Sequence[str]) -> list[str]:
         return [action_headline(effect, observation.extra.get("navigationSummary"))]
     if isinstance(entries := observation.extra.get("artifacts"), list) and entries:
         # The artifact lines say what is really on disk; a bare "Saved:" would not.
-        own = command_body(path, observation.data)
+        own = command_body(path, observation.data, match)
         return [line for line in own if not line.startswith("Saved: ")] + artifact_lines(entries)
-    return command_body(path, observation.data)
+    return command_body(path, observation.data, match)
 
 
 def _prose_body(
-    observation: Observation, path: Sequence[str], native_text: str | None
+    observation: Observation,
+    path: Sequence[str],
+    native_text: str | None,
+    match: CommandMatch | None,
 ) -> list[str]:
     """The cuttable part: native text, batch steps, the error, or the command output."""
     if native_text is not None:
@@ -234,7 +266,7 @@ def _prose_body(
         # A missing artifact's own line says which file and what kind (`Diff image reported`).
         entries = observation.extra.get("artifacts")
         return [f"Error: {observation.error}", *artifact_lines(entries or [])]
-    return _success_body(observation, path)
+    return _success_body(observation, path, match)
 
 
 def _page_lines(observation: Observation) -> list[str]:
@@ -289,12 +321,17 @@ def _prose_tail(observation: Observation, native_text: str | None) -> list[str]:
 
 
 def render_prose(
-    observation: Observation, path: Sequence[str], *, native_text: str | None = None
+    observation: Observation,
+    path: Sequence[str],
+    *,
+    native_text: str | None = None,
+    match: CommandMatch | None = None,
 ) -> tuple[str, str]:
     """The default model-visible text for one call, as (body, tail).
 
-    The body is the command output and may be cut to fit the visible budget; the tail holds
+    `match` is the call as written (a `find` names its locator from it). The body is the
+    command output and may be cut to fit the visible budget; the tail holds
     warnings, page evidence, exact next actions and the category line, and is never cut.
     """
-    body = _prose_body(observation, path, native_text)
+    body = _prose_body(observation, path, native_text, match)
     return "\n".join(body), "\n".join(_prose_tail(observation, native_text))

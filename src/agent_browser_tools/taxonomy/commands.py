@@ -13,7 +13,7 @@ open are documented next to the row.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 from agent_browser_tools.taxonomy.spec import (
@@ -22,6 +22,7 @@ from agent_browser_tools.taxonomy.spec import (
     FieldValue,
     FileSlots,
     Fulfilment,
+    GroupDefault,
     LocalFlag,
     PageScript,
     RefSlots,
@@ -38,18 +39,6 @@ from agent_browser_tools.taxonomy.vocabulary import (
     TimeoutFamily,
 )
 from agent_browser_tools.taxonomy.vocabulary import Diagnostic as DG
-
-
-@dataclass(frozen=True, slots=True)
-class GroupDefault:
-    """How a group head resolves when no literal subcommand follows it."""
-
-    head: tuple[str, ...]
-    bare: tuple[str, ...] | None = None
-    """Row used when nothing (or only flags) follows: `cookies` is `cookies get`."""
-    operand: tuple[str, ...] | None = None
-    """Row used when an operand follows: `tab t2` selects, `storage local k` gets `k`."""
-
 
 LOCAL = SessionNeed.SESSIONLESS
 NAV = PageEffect.NAVIGATES
@@ -197,15 +186,19 @@ COMMANDS: tuple[CommandSpec, ...] = (
     # Navigation. `open` without a URL only launches; the wrapper runs it as `get url`.
     _cmd("open", "Launch the browser, optionally navigate", aliases=("goto", "navigate"),
          effect=NAV, latch=True, change=True, args=(0, 1), files=URL0),
-    _cmd("back", "Go back", effect=HIST, latch=True, nav=True, probe=True, change=True),
-    _cmd("forward", "Go forward", effect=HIST, latch=True, nav=True, probe=True, change=True),
-    _cmd("reload", "Reload page", effect=HIST, latch=True, nav=True, probe=True, change=True),
+    _cmd("back", "Go back", effect=HIST, latch=True, nav=True, probe=True, change=True,
+         prose=("Went back to {url}.", "Went back.")),
+    _cmd("forward", "Go forward", effect=HIST, latch=True, nav=True, probe=True, change=True,
+         prose=("Went forward to {url}.", "Went forward.")),
+    _cmd("reload", "Reload page", effect=HIST, latch=True, nav=True, probe=True, change=True,
+         prose=("Reloaded {url}.", "Reloaded the page.")),
     _cmd("pushstate", "SPA client-side navigation", effect=NAV, latch=True, change=True,
          args=(1, 1), files=URL0),
     _cmd("connect", "Connect to a browser via CDP", effect=SWITCH, latch=True, probe=True,
          args=(1, 1), access=OP),
     _cmd("close", "Close the browser (--all closes every session)",
-         aliases=("quit", "exit"), effect=PageEffect.CLOSE, flags="--all"),
+         aliases=("quit", "exit"), effect=PageEffect.CLOSE, flags="--all",
+         prose=("Closed sessions: {sessions}; failed: {failed}.", "Closed the browser session.")),
     # Reading. Explicit-URL `read` fetches over HTTP without navigating the browser.
     _cmd("read", "Fetch agent-readable text", ro=True, args=(0, 1), files=URL0,
          flags="--raw --require-md --llms= --outline --filter= --timeout=",
@@ -280,7 +273,8 @@ COMMANDS: tuple[CommandSpec, ...] = (
          ro=True, timeout=TimeoutFamily.WAIT, timeout_flag="--timeout", duration=0, args=(0, 1),
          flags="--url/-u= --load/-l= --fn/-f= --text/-t= --download? --timeout=",
          artifacts=(ArtifactSlot(A.DOWNLOAD, path_flag="--download", only_with_flag=True),),
-         page_script=PageScript(flag="--fn", polled=True)),
+         page_script=PageScript(flag="--fn", polled=True),
+         prose=("Waited {ms} ms.", "Waited for {selector}.", "Waited for {waited}.")),
     _cmd("eval", "Run JavaScript", latch=True, effect=MAY, probe=True, stdin="--stdin",
          args=(0, 1), flags="--base64/-b --stdin", page_script=PageScript(base64_flag="--base64"),
          diagnostic=DG.SCRIPT_RESULT),
@@ -350,9 +344,10 @@ COMMANDS: tuple[CommandSpec, ...] = (
     # Tabs and windows. `tab <id|label|target>` is spelled without a verb upstream.
     _cmd("tab list", "List tabs", ro=True),
     _cmd("tab new", "Open a new tab (and switch to it)", effect=SWITCH, latch=True, args=(0, 1),
-         flags="--label=", files=URL0, confirmation=ConfirmationRole.OPENS_TAB, moves_tab=True),
+         flags="--label=", files=URL0, confirmation=ConfirmationRole.OPENS_TAB, moves_tab=True,
+         prose=("Opened tab {tabId} on {url} ({total} tabs open).", "Opened tab {tabId}.")),
     _cmd("tab close", "Close a tab", effect=SWITCH, latch=True, nav=True, args=(0, 1),
-         moves_tab=True),
+         moves_tab=True, prose=("Closed tab {tabId}.", "Closed the tab.")),
     _cmd("tab select", "Switch to a tab by id, label or target id", synthetic=True,
          effect=SWITCH, latch=True, nav=True, probe=True, args=(1, 1), moves_tab=True),
     _cmd("window new", "Open a new window", effect=SWITCH, latch=True, nav=True, moves_tab=True),
@@ -432,7 +427,8 @@ COMMANDS: tuple[CommandSpec, ...] = (
     # Confirming runs the pending action, which may navigate.
     _cmd("confirm", "Approve a pending action", effect=MAY, latch=True, args=(1, 1),
          confirmation=ConfirmationRole.APPROVE),
-    _cmd("deny", "Deny a pending action", args=(1, 1), confirmation=ConfirmationRole.DENY),
+    _cmd("deny", "Deny a pending action", args=(1, 1), confirmation=ConfirmationRole.DENY,
+         prose=("Denied `{action}`; it did not run.", "Denied the pending action.")),
     _cmd("session", "Show current session name", ro=True),
     _cmd("session id", "Generate a stable session id (local)", session=LOCAL, ro=True,
          flags="--scope= --prefix="),

@@ -275,6 +275,11 @@ class CommandSpec:
     (`overlayBlockers`). Batch, QA and `find` clicks are the engine's own."""
     confirmation: ConfirmationRole | None = None
     """Its part in the `--confirm-actions` handshake (see `ConfirmationRole`)."""
+    prose: tuple[str, ...] = ()
+    """What its success says, as `str.format` templates over the answer's fields (`Went back
+    to {url}.`): the first whose fields are all present wins. Empty: the presenter's shaped
+    body, an element action sentence or one line per field (`results/answer_prose.py`); never
+    the engine's JSON."""
 
     @property
     def name(self) -> str:
@@ -450,3 +455,14 @@ def ambiguous_screenshot_path(token: str) -> bool:
         and not any(ch.isspace() for ch in token)
         and _PATH_SUFFIX.search(token) is not None
     )
+
+
+@dataclass(frozen=True, slots=True)
+class GroupDefault:
+    """How a group head resolves when no literal subcommand follows it."""
+
+    head: tuple[str, ...]
+    bare: tuple[str, ...] | None = None
+    """Row used when nothing (or only flags) follows: `cookies` is `cookies get`."""
+    operand: tuple[str, ...] | None = None
+    """Row used when an operand follows: `tab t2` selects, `storage local k` gets `k`."""

@@ -186,7 +186,7 @@ def _rendered(
         native = (
             obs.data if plan.output_mode is OutputMode.TEXT and isinstance(obs.data, str) else None
         )
-        body, tail = render_prose(obs, plan.path, native_text=native)
+        body, tail = render_prose(obs, plan.path, native_text=native, match=plan.match)
     if output_line and not plan.caller_json:
         tail = "\n".join(part for part in (output_line, tail) if part)
     return rt.secrets.scrub(body), rt.secrets.scrub(tail)
@@ -215,7 +215,7 @@ def _save_output(
         info = {"status": "failed", "path": output_path, "error": str(exc)}
     else:
         artifact_paths = [e["path"] for e in obs.extra.get("artifacts", [])]
-        text = rt.secrets.scrub("\n".join(render_prose(obs, plan.path)))
+        text = rt.secrets.scrub("\n".join(render_prose(obs, plan.path, match=plan.match)))
         data = rt.secrets.scrub_data(recording.receipt(plan, obs) if receipt else obs.data)
         info = save_output(target, data, text, artifact_paths, rt.cwd)
         if receipt and info["status"] == "saved":
