@@ -52,6 +52,12 @@ TIMESTAMP_PLACEHOLDER = 1_700_000_000_000  # epoch milliseconds, like the real v
 EVAL_SCRIPT = (
     "({title: document.title, path: location.pathname, items: [1, 2], nested: {empty: null}})"
 )
+BATCH_ACTIONS = [
+    ["fill", "#email", "a@b.c"],
+    ["find", "label", "Full name", "fill", "Ada"],
+    ["find", "text", "Subscribe", "click"],
+    ["get", "title"],
+]
 
 
 @dataclass(frozen=True)
@@ -87,6 +93,10 @@ SCENARIO: tuple[Step, ...] = (
     _s("snapshot", "-i", "-c", name="snapshot_interactive_compact"),
     _s("snapshot", "-i", name="snapshot_interactive"),
     # Acting on it.
+    # Locators: the engine answers with its own marker selector, which the model never sees.
+    _s("find", "label", "Full name", "fill", "Ada", name="find_label_fill"),
+    _s("find", "text", "Subscribe", "click", name="find_text_click"),
+    _s("batch", name="batch_actions", stdin=json.dumps(BATCH_ACTIONS)),
     _s("fill", "{ref:textbox:Full name}", "Ada Lovelace", name="fill_ref"),
     _s("get", "value", "#full-name", name="get_value"),
     _s("check", "#subscribe", name="check"),

@@ -23,6 +23,10 @@ from agent_browser_tools.engine.runner import RawOutcome
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 ENVELOPES = FIXTURES / "envelopes"
+BY_HAND = ENVELOPES / "by_hand"
+"""Answers the capture scenario cannot reach (a confirmation needs a daemon launched with
+`--confirm-actions`), written in the shape of a real 0.39.4 run. The real-engine tests of
+the same commands (`tests/real/tools/agent_browser/test_answer_prose.py`) keep them honest."""
 ENGINE_ERRORS = FIXTURES / "engine_errors-0.39.4.json"
 
 #: Every capture ran as `--json --session <capture session> <command...>`.
@@ -33,7 +37,10 @@ TMP_PLACEHOLDER = "<TMP>"
 
 def capture(name: str) -> dict[str, Any]:
     """The raw capture record `tests/fixtures/envelopes/<name>.json`."""
-    record = json.loads((ENVELOPES / f"{name}.json").read_text(encoding="utf-8"))
+    path = ENVELOPES / f"{name}.json"
+    if not path.is_file():
+        path = BY_HAND / f"{name}.json"
+    record = json.loads(path.read_text(encoding="utf-8"))
     assert isinstance(record, dict)
     return record
 

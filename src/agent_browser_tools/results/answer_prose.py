@@ -136,9 +136,18 @@ def field_lines(data: Mapping[str, Any]) -> list[str]:
         elif isinstance(value, Mapping) and key != "result":
             lines.append(f"{key}: {_pairs(value)}" if value else f"{key}: (none)")
         else:
-            lines.append(f"{key}: {_plain(value)}")
+            lines.append(f"{key}: {_whole(value)}")
     return lines
 
 
+def _whole(value: Any, *, one_line: bool = False) -> str:
+    """A field's value in full: page data (an `eval` result, a cookie) is never cut or
+    reflowed here; an oversized answer is spilled to a file by the answer budget instead."""
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+    return text.replace("\n", "\\n") if one_line else text
+
+
 def _pairs(record: Mapping[str, Any]) -> str:
-    return "; ".join(f"{k}={_plain(v)}" for k, v in record.items() if k not in QUIET_KEYS)
+    return "; ".join(
+        f"{k}={_whole(v, one_line=True)}" for k, v in record.items() if k not in QUIET_KEYS
+    )

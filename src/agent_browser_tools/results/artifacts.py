@@ -51,8 +51,8 @@ class ArtifactRequest:
     step: int | None = None
     gating_flag: str | None = None
     """The flag that makes the command write a file at all (`wait --download [path]`)."""
-    unwritten_when: tuple[str, object] | None = None
-    """The answer field and value that say no file was written (`ArtifactSlot`)."""
+    unwritten_when: tuple[tuple[str, object], ...] = ()
+    """The answer fields and values that say no file was written (`ArtifactSlot`)."""
 
 
 def requests_for(match: CommandMatch | None, step: int | None = None) -> list[ArtifactRequest]:
@@ -212,10 +212,14 @@ def unclaimed(request: ArtifactRequest, data: Any) -> Any:
 
 
 def _unwritten(request: ArtifactRequest, data: Mapping[str, Any]) -> bool:
-    if request.unwritten_when is None:
+    """Every field the slot names holds its value, of the same type (`1` is not `True`, a
+    missing field is not `None`)."""
+    if not request.unwritten_when:
         return False
-    field, value = request.unwritten_when
-    return field in data and data[field] is value
+    return all(
+        field in data and type(data[field]) is type(value) and data[field] == value
+        for field, value in request.unwritten_when
+    )
 
 
 def _differing_screenshot_report(

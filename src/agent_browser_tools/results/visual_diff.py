@@ -21,8 +21,10 @@ def diff_lines(data: Mapping[str, Any]) -> list[str] | None:
     differing, total = _count(data.get("differentPixels")), _count(data.get("totalPixels"))
     sizes = _sizes(data.get("dimensionMismatch"))
     if match:
+        if differing is None:
+            return ["Screenshots match; no diff image was written (nothing to show)."]
         of = f" of {total:,}" if total is not None else ""
-        line = f"Screenshots match: {differing or 0:,}{of} pixels differ"
+        line = f"Screenshots match: {differing:,}{of} pixels differ"
         return [line + "; no diff image was written (nothing to show)."]
     if sizes is not None:
         line = f"Screenshots differ in size: {sizes}."

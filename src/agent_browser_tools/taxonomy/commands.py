@@ -164,6 +164,7 @@ def _element(path: str, summary: str, **columns: Any) -> CommandSpec:
     return _cmd(path, summary, refs=(0,), ro=True, args=(1, 1), **columns)
 
 
+_DIFF_MATCHED = (("match", True), ("differentPixels", 0), ("dimensionMismatch", None))
 _STOP = ("record", "stop")
 _RECORDING = (
     ArtifactSlot(A.VIDEO, path_operand=0, pending_until=_STOP),
@@ -310,7 +311,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
     _cmd("diff screenshot", "Compare current vs baseline image", ro=True,
          flags="--baseline/-b= --output/-o= --threshold/-t= --selector/-s= --full",
          artifacts=(ArtifactSlot(A.DIFF_IMAGE, path_flag="--output", data_fields=("diffPath",),
-                                 unwritten_when=("match", True)),),
+                                 unwritten_when=_DIFF_MATCHED),),
          files=FileSlots(read_flags=("--baseline",))),
     _cmd("diff url", "Compare two pages", effect=SWITCH, latch=True, nav=True, args=(2, 2),
          flags="--screenshot --full --wait-until= --selector/-s= --compact/-c --depth/-d=",

@@ -73,9 +73,10 @@ class ArtifactSlot:
     """Suffixes the engine may append to the requested path (`state save` encrypts into
     `<path>.enc`): each spelling is judged as a write too. (Reads need no column: every read
     path's `.enc` sibling is judged, since `state load` and `--state` fall back to it.)"""
-    unwritten_when: tuple[str, object] | None = None
-    """A data field and value with which the engine writes no file, though it may still name
-    one (`diff screenshot` whose images match: `match: true`)."""
+    unwritten_when: tuple[tuple[str, object], ...] = ()
+    """Answer fields and values that, all present together, say the engine wrote no file
+    though it may still name one (`diff screenshot` whose images match); any other answer
+    is verified on disk as usual (a contradictory one fails closed)."""
 
 
 @dataclass(frozen=True, slots=True)

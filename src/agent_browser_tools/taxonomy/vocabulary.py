@@ -25,7 +25,8 @@ class PageEffect(StrEnum):
     """What a command can do to the page the session is looking at.
 
     NAVIGATES: explicit URL navigation. MAY_NAVIGATE: an action that can navigate or replace the
-    document (clicks, keys, eval). HISTORY: back/forward/reload (same tab, new document).
+    document (clicks, keys, eval). HISTORY: back/forward/reload and `state load` (same
+    tab, a new document or, for a load without site storage, the same one).
     TARGET_SWITCH: another target becomes active; unless a probe observes it the session's tab
     target is unknown (`sessionTabTargetUnknown`) and old refs are retired. CLOSE: session ends.
     """

@@ -18,6 +18,12 @@ def test_a_match_says_so_and_that_no_image_was_written() -> None:
     ]
 
 
+def test_a_match_without_counts_claims_none() -> None:
+    assert diff_lines({"match": True}) == [
+        "Screenshots match; no diff image was written (nothing to show)."
+    ]
+
+
 def test_a_difference_gives_its_share_and_leaves_the_image_to_the_artifact_line() -> None:
     data = {**SAME, "match": False, "differentPixels": 2496, "mismatchPercentage": 0.308}
     assert diff_lines(data) == ["Screenshots differ: 2,496 of 810,240 pixels (0.31%)."]

@@ -127,6 +127,11 @@ def test_intent_without_completion_leaves_target_unknown_and_refs_invalidated() 
     assert blocked is not None and blocked.target_unknown
     assert guard_unknown_target([match("snapshot", "-i")], entry) == 1
     assert guard_unknown_target([match("get", "url"), match("snapshot", "-i")], entry) is None
+    # Restoring an origin's storage navigates the active tab: not a tab the model has not seen.
+    assert guard_unknown_target([match("state", "load", "s.json")], entry) == 1
+    assert (
+        guard_unknown_target([match("get", "url"), match("state", "load", "s.json")], entry) is None
+    )
 
 
 def test_completed_intent_is_not_treated_as_interrupted() -> None:

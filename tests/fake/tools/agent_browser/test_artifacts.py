@@ -175,6 +175,7 @@ async def test_a_matching_diff_claims_no_image_even_where_a_file_is_there(
     tools = _tools(fake_engine, tmp_path)
     (tmp_path / "diff.png").write_bytes(PNG_1X1)
     answer = {"diffPath": str(tmp_path / "diff.png"), "match": True, "differentPixels": 0}
+    answer["dimensionMismatch"] = None
     fake_engine.on({"command": ["diff", "screenshot"]}, envelope={"data": answer})
     result = await _call(
         tools, {"args": ["diff", "screenshot", "--baseline", "base.png", "--output", "diff.png"]}
@@ -183,6 +184,21 @@ async def test_a_matching_diff_claims_no_image_even_where_a_file_is_there(
     assert "artifacts" not in result.details
     assert result.details["data"]["diffPath"] is None
     assert "Screenshots match: 0 pixels differ" in result.text
+
+
+async def test_a_contradictory_match_is_verified_like_any_other_diff(
+    fake_engine: FakeEngine, tmp_path: Path
+) -> None:
+    """`match: true` with differing pixels is not the engine's matched answer: the image it
+    names is checked on disk, and missing fails closed."""
+    tools = _tools(fake_engine, tmp_path)
+    answer = {"diffPath": str(tmp_path / "diff.png"), "match": True, "differentPixels": 7}
+    answer["dimensionMismatch"] = None
+    fake_engine.on({"command": ["diff", "screenshot"]}, envelope={"data": answer})
+    result = await _call(
+        tools, {"args": ["diff", "screenshot", "--baseline", "base.png", "--output", "diff.png"]}
+    )
+    assert result.details["failureCategory"] == "artifact-missing", result.text
 
 
 WEBM_HEAD = b"\x1a\x45\xdf\xa3\x9f\x42\x86\x81\x01\x42\x82\x84webm" + b"\0" * 16

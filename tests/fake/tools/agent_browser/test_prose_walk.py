@@ -21,7 +21,11 @@ from tests.fake.tools.agent_browser.test_argv import _call, _tools
 from tests.support import envelopes
 from tests.support.fake import FakeEngine
 
-NAMES = sorted(path.stem for path in envelopes.ENVELOPES.glob("*.json"))
+NAMES = sorted(
+    path.stem
+    for folder in (envelopes.ENVELOPES, envelopes.BY_HAND)
+    for path in folder.glob("*.json")
+)
 
 INTERNALS = (
     "launchHash",
