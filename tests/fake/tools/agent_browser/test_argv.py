@@ -14,7 +14,6 @@ from typing import Any
 
 import pytest
 
-from agent_browser_tools import playbook
 from agent_browser_tools.api import BrowserTools
 from agent_browser_tools.engine.discovery import clear_engine_cache
 from agent_browser_tools.planning.sessions import managed_base_name
@@ -458,55 +457,3 @@ async def test_launch_flag_is_rejected_once_the_implicit_session_is_active(
     )
     assert not fresh.is_error
     assert fake_engine.argvs()[len(before)][3:] == ["--headed", "open", "https://b.test/"]
-
-
-# --- snapshot forms (contract row 33) -------------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    "args",
-    [["snapshot", "-i"], ["snapshot", "--compact"], ["snapshot", "-i", "-c"], ["snapshot"]],
-)
-async def test_snapshot_forms_reach_the_engine_as_asked(
-    tools: BrowserTools, fake_engine: FakeEngine, args: list[str]
-) -> None:
-    """Interactive, compact and full snapshots are the engine's own: the wrapper adds
-    `--json` and the session, and keeps the caller's flags as written."""
-    _open_rule(fake_engine)
-    snapshot = {"origin": PAGE, "snapshot": '- button "Go" [ref=e1]'}
-    fake_engine.on(
-        {"command": ["snapshot"]},
-        envelope={"data": {**snapshot, "refs": {"e1": {"role": "button", "name": "Go"}}}},
-    )
-    await _call(tools, {"args": ["open", PAGE]})
-    result = await _call(tools, {"args": args})
-    assert not result.is_error, result.text
-    assert ["--json", "--session", MANAGED, *args] in fake_engine.argvs()
-    assert result.details["args"] == args
-    assert 'button "Go"' in result.text
-
-
-def test_the_instructions_say_to_batch_three_or_more_reads() -> None:
-    assert "Three or more reads on one page: batch them" in playbook.INSTRUCTIONS
-
-
-@pytest.mark.parametrize(
-    "args",
-    [
-        ["webmcp", "list"],
-        ["webmcp", "invoke", "add_note", "--params", '{"text":"hi"}'],
-        ["webmcp", "result", "inv-1"],
-        ["webmcp", "cancel", "inv-1"],
-    ],
-)
-async def test_webmcp_commands_reach_the_engine_as_asked(
-    tools: BrowserTools, fake_engine: FakeEngine, args: list[str]
-) -> None:
-    """Contract row 54: the four WebMCP commands pass through on the managed session."""
-    _open_rule(fake_engine)
-    fake_engine.on({"command": ["webmcp"]}, envelope={"data": {"status": "completed"}})
-    await _call(tools, {"args": ["open", PAGE]})
-    result = await _call(tools, {"args": args})
-    assert not result.is_error, result.text
-    assert ["--json", "--session", MANAGED, *args] in fake_engine.argvs()
-    assert result.details["args"] == args
