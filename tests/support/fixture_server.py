@@ -26,11 +26,18 @@ from typing import Any, ClassVar
 from urllib.parse import parse_qs, urlsplit
 
 FIXTURE_SITE_DIR = Path(__file__).resolve().parent.parent / "fixture_site"
-#: The React fixture app (`tests/fixtures/react_app`), served under ``/react/``; its bundle
-#: ``dist/app.js`` exists only after ``build.sh`` ran.
-REACT_APP_DIR = Path(__file__).resolve().parent.parent / "fixtures" / "react_app"
-REACT_FILES = {"/react/": "index.html", "/react/index.html": "index.html"}
+#: The built fixture apps by URL prefix: the React app (`tests/fixtures/react_app`, ``/react/``)
+#: and the hard widgets (`tests/fixtures/widgets_app`, ``/widgets/``). Each serves its
+#: ``index.html`` and what ``build.sh`` wrote to ``dist/`` (absent until it ran), nothing else.
+FIXTURE_APPS = {
+    "/react/": Path(__file__).resolve().parent.parent / "fixtures" / "react_app",
+    "/widgets/": Path(__file__).resolve().parent.parent / "fixtures" / "widgets_app",
+}
+REACT_APP_DIR = FIXTURE_APPS["/react/"]
 REACT_BUNDLE = "/react/dist/app.js"
+WIDGETS_APP_DIR = FIXTURE_APPS["/widgets/"]
+WIDGETS_BUNDLE = "/widgets/dist/widgets.js"
+_APP_TYPES = {".js": "text/javascript", ".css": "text/css"}
 
 # --- Planted secrets -------------------------------------------------------------------
 # Obviously fake, but shaped like real credentials so redaction rules that look at shape
@@ -110,8 +117,8 @@ class _FixtureHandler(SimpleHTTPRequestHandler):
             self._slow_page(parts.path, parse_qs(parts.query))
         elif route is not None:
             route(self, parse_qs(parts.query))
-        elif parts.path.startswith("/react/"):
-            self._react(parts.path)
+        elif any(parts.path.startswith(prefix) for prefix in FIXTURE_APPS):
+            self._fixture_app(parts.path)
         elif parts.path.endswith(".html") or parts.path in ("", "/"):
             self._send_html_file(parts.path)
         else:
@@ -204,14 +211,21 @@ class _FixtureHandler(SimpleHTTPRequestHandler):
         )
         self._send_body(HTTPStatus.OK, "text/html; charset=utf-8", body.encode())
 
-    def _react(self, path: str) -> None:
-        """The React app's page and its built bundle; nothing else from its folder."""
-        if path in REACT_FILES:
-            body = (REACT_APP_DIR / REACT_FILES[path]).read_bytes()
+    def _fixture_app(self, path: str) -> None:
+        """A built app's page and its `dist/` bundle files; nothing else from its folder."""
+        prefix = next(p for p in FIXTURE_APPS if path.startswith(p))
+        folder, rest = FIXTURE_APPS[prefix], path[len(prefix) :]
+        name = rest.removeprefix("dist/")
+        built = folder / "dist" / name
+        if rest in ("", "index.html"):
+            body = (folder / "index.html").read_bytes()
             self._send_body(HTTPStatus.OK, "text/html; charset=utf-8", body)
-        elif path == REACT_BUNDLE and (REACT_APP_DIR / "dist" / "app.js").is_file():
-            body = (REACT_APP_DIR / "dist" / "app.js").read_bytes()
-            self._send_body(HTTPStatus.OK, "text/javascript; charset=utf-8", body)
+        elif rest.startswith("dist/") and "/" not in name and built.suffix in _APP_TYPES:
+            if not built.is_file():
+                self._missing({})
+                return
+            kind = _APP_TYPES[built.suffix] + "; charset=utf-8"
+            self._send_body(HTTPStatus.OK, kind, built.read_bytes())
         else:
             self._missing({})
 

@@ -97,6 +97,8 @@ def action_headline(effect: Mapping[str, Any], nav: Mapping[str, Any] | None) ->
         line = f"{label} {element}{_state_part(effect)}"
     if effect.get("verified") is None and verb in ("filled", "typed", "selected"):
         line += " (not read back)"
+    if isinstance(how := effect.get("how"), str) and how:
+        line += f" ({how})"
     return line + _page_part(nav)
 
 

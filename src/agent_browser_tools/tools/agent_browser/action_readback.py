@@ -27,6 +27,7 @@ from agent_browser_tools.credentials.store import TYPED_PLACEHOLDER
 from agent_browser_tools.engine.envelope import BatchRow, OutputMode
 from agent_browser_tools.planning.plan import ExecutionPlan
 from agent_browser_tools.redaction import redact_text
+from agent_browser_tools.results import next_actions as na
 from agent_browser_tools.results.observation import Observation
 from agent_browser_tools.state.models import RefInfo
 from agent_browser_tools.state.ref_identity import same_element
@@ -56,6 +57,9 @@ VALUE_LIMIT = 200
 """Longer read-back values are cut: the model typed them, it need not read them again."""
 
 _ROW_KINDS = {"value": ("get", "value"), "text": ("get", "text"), "html": ("get", "html")}
+SLIDER_ROLES = frozenset({"slider"})
+"""A slider's value lives in `aria-valuenow` (an ARIA slider has no `value`); a native range
+input has both."""
 
 
 def applies(plan: ExecutionPlan) -> bool:
@@ -93,7 +97,9 @@ def rows(call: DirectCall) -> list[list[str]]:
     if target is None:
         return []
     kinds: list[str] = []
-    if target.command in ("fill", "type"):
+    if target.command in ("fill", "type") and target.role in SLIDER_ROLES:
+        kinds = ["value", "valuenow"]
+    elif target.command in ("fill", "type"):
         kinds = ["value", "text"]
         if target.role in (None, *DATE_PART_ROLES) and not confirmation_gated(call):
             kinds.append("date")
@@ -120,6 +126,8 @@ def _row(call: DirectCall, kind: str, operand: str) -> list[str]:
         return ["eval", READ_JS]
     if kind == "checked":
         return ["is", "checked", operand]
+    if kind == "valuenow":
+        return ["get", "attr", operand, "aria-valuenow"]
     if kind == "toggle":
         target = asked(call.plan, call.ref_table)
         row = page_watch.toggle_row(target.info) if target and target.info else None
@@ -147,6 +155,8 @@ def take(call: DirectCall, answered: Sequence[BatchRow]) -> None:
             read["checked"] = page_watch.toggle_state(result)
         elif kind == "date":
             read[kind] = parse_field(result.get("result"))
+        elif kind == "valuenow" and isinstance(result.get("value"), str):
+            read[kind] = result["value"]
         elif isinstance(result.get(kind), str):
             read[kind] = result[kind]
     call.readback["read"] = read
@@ -191,12 +201,21 @@ def conclude(call: DirectCall, obs: Observation) -> None:
     """Fail a call whose read-back provably did not take. Run after the page-change summary,
     so a toggle that also navigated still says where the page is now; the generic
     "unverified" warning is dropped (the error says exactly what is wrong)."""
-    failed = call.readback.get("failed")
-    if failed is None or not obs.success:
+    failed, stopped = call.readback.get("failed"), call.readback.get("stopped")
+    if (failed is None and stopped is None) or not obs.success:
         return
     if UNVERIFIED_WARNING in obs.warnings:
         obs.warnings.remove(UNVERIFIED_WARNING)
-    readback_failure.fail(call, obs, *failed)
+    if stopped is not None:
+        readback_failure.stopped(call, obs, *stopped)
+    elif failed is not None:
+        readback_failure.fail(call, obs, *failed)
+
+
+def retry_prefix(call: DirectCall) -> list[str]:
+    """The argv prefix a next action needs to act on the same session."""
+    session = call.plan.session
+    return na.session_prefix(session.key, not session.used_implicit_session)
 
 
 def _fill_effect(
@@ -207,6 +226,10 @@ def _fill_effect(
     # Engine output comes back with registered secrets replaced: compare like with like.
     secrets = call.rt.secrets
     want = secrets.scrub_data(secrets.resolve(target.text or ""))
+    if target.role in SLIDER_ROLES:
+        held = read.get("valuenow") or read.get("value")
+        effect.update(value=held, expected=want, verified=ev.slider_verdict(want, held))
+        return None
     field = read.get("date")
     if field is not None and (target.role in DATE_PART_ROLES or read.get("value") == ""):
         date = ev.date_verdict(field, want)

@@ -65,11 +65,27 @@ def text_verdict(
         return shown, (shown == "") if replaced else None
     if value and _value_took(value, want, replaced=replaced):
         return shown, True
+    if replaced and not value and text:
+        # An editor's text (contenteditable) after `fill` is the asked text and nothing else:
+        # one that kept its old text beside the new (a code editor inserts at its cursor) did
+        # not take the fill.
+        return shown, " ".join(text.split()) == " ".join(want.split())
     if any(got and holds_text(got, want) for got in (value, text)):
         # A field value that merely contains a short text may have held it before the call
-        # (`fill a` on "banana"): unknown, never claimed. Rich-editor text keeps other text.
+        # (`fill a` on "banana"): unknown, never claimed. After `type`, an editor's text
+        # keeps its other text.
         return shown, None if value and not (text and holds_text(text, want)) else True
     return shown, False
+
+
+def slider_verdict(want: str, held: str | None) -> bool | None:
+    """A slider holds the asked number (`37` and `37.0` alike); None when nothing was read."""
+    if held is None or held == "":
+        return None
+    try:
+        return float(held) == float(want)
+    except ValueError:
+        return False
 
 
 def _value_took(value: str, want: str, *, replaced: bool) -> bool:

@@ -34,6 +34,7 @@ from agent_browser_tools.tools.agent_browser import (
     overlay_probe,
     page_change,
     record,
+    widgets,
 )
 from agent_browser_tools.tools.agent_browser import snapshot as snapshot_flow
 from agent_browser_tools.tools.agent_browser.call import DirectCall, Spawned
@@ -57,6 +58,7 @@ async def read_back(call: DirectCall, obs: Observation, spawned: Spawned) -> lis
     mutations = click_probe.judge(call, obs, title_changed=changed)
     if not pending:
         action_readback.judge(call, obs)
+        await widgets.settle(call, obs)
     effects = [] if pending else [scrub_effect(e) for e in record.effects_of(plan, envelope, probe)]
     page_change.annotate(plan, obs, prior, probe, effects, dom_mutations=mutations)
     action_readback.conclude(call, obs)

@@ -24,6 +24,9 @@ from agent_browser_tools.tools.agent_browser.effect_verdict import Asked, DateVe
 
 KEYSTROKE_ROLES = frozenset({None, "textbox", "searchbox", "combobox", "generic"})
 """Roles where real keystrokes are the way to enter text a programmatic fill could not."""
+TEXT_COMMANDS = frozenset({"fill", "type", "select"})
+"""Actions that set a value: after one that did not take, a snapshot alone is no way out."""
+_INSPECT = "inspect-after-no-op"
 PRESS_LIMIT = 64
 """Longer text is not offered as one `press` per character."""
 
@@ -66,10 +69,30 @@ def fail(
         actions = [_inspect(prefix)]
     else:
         error, actions = _toggle(prefix, target, effect)
+    if target.command in TEXT_COMMANDS and [a.id for a in actions] == [_INSPECT]:
+        # A look at the page sets nothing: a value no key press may enter (a credential, a
+        # select the page refuses) gets the error alone, which says what the field holds.
+        actions = []
     obs.success, obs.success_category = False, None
     obs.failure_category = FailureCategory.UPSTREAM_ERROR
     obs.error = error
     obs.next_actions += actions
+
+
+def stopped(
+    call: DirectCall, obs: Observation, target: Asked, why: str, actions: list[na.NextAction]
+) -> None:
+    """The widget's way out (`widgets`) ran and could not reach the value: why, and its next
+    actions (each works when followed literally), a look at the page after them."""
+    prefix = na.session_prefix(call.plan.session.key, not call.plan.session.used_implicit_session)
+    obs.success, obs.success_category = False, None
+    obs.failure_category = FailureCategory.UPSTREAM_ERROR
+    obs.error = f"{target.command} did not set {describe(target)}: {why}"
+    if not actions:
+        # A look at the page alone sets nothing (no `snapshot -i` as the only way out).
+        obs.error += " Look at the widget before trying again."
+        return
+    obs.next_actions += [*actions, _inspect(prefix)]
 
 
 def _date(prefix: list[str], target: Asked, date: DateVerdict) -> tuple[str, list[na.NextAction]]:
@@ -120,20 +143,26 @@ def _text(
         held += f", not {_q(effect.get('expected'))}" if effect.get("expected") else ""
     error = f"{target.command} did not take: {describe(target)} holds {held}."
     actions = [_inspect(prefix)]
-    if target.role in KEYSTROKE_ROLES and not effect.get("valueHidden") and _pressable(target):
-        clear = ["press", "Control+a"] if target.command == "fill" else ["press", "End"]
-        keys = [["press", char] for char in target.text or ""]
-        rows = [["focus", target.operand], clear, *keys]
+    if target.role not in KEYSTROKE_ROLES or effect.get("valueHidden") or not target.text:
+        return error, actions
+    clear = ["press", "Control+a"] if target.command == "fill" else ["press", "End"]
+    if _pressable(target):
+        rows = [["focus", target.operand], clear, *(["press", c] for c in target.text)]
         error += " The field may take only key events; the next action presses the keys."
-        actions.insert(
-            0,
-            na.NextAction(
-                id="retype-with-keystrokes",
-                reason="Enter the text with real key presses instead of a programmatic fill.",
-                params={"args": [*prefix, "batch", "--bail"], "stdin": json.dumps(rows)},
-            ),
+        way = na.NextAction(
+            id="retype-with-keystrokes",
+            reason="Enter the text with real key presses instead of a programmatic fill.",
+            params={"args": [*prefix, "batch", "--bail"], "stdin": json.dumps(rows)},
         )
-    return error, actions
+    else:
+        rows = [["focus", target.operand], clear, ["keyboard", "inserttext", target.text]]
+        error += " The next action inserts the text as typing would (no key events)."
+        way = na.NextAction(
+            id="insert-text-as-typed",
+            reason="Insert the text into the focused field, as an input method would.",
+            params={"args": [*prefix, "batch", "--bail"], "stdin": json.dumps(rows)},
+        )
+    return error, [way, *actions]
 
 
 def _pressable(target: Asked) -> bool:
@@ -157,7 +186,7 @@ def _toggle(
 
 def _inspect(prefix: list[str]) -> na.NextAction:
     return na.NextAction(
-        id="inspect-after-no-op",
+        id=_INSPECT,
         reason="See the control's state now and any message next to it before trying again.",
         params={"args": [*prefix, "snapshot", "-i"]},
     )

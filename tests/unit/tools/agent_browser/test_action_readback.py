@@ -7,6 +7,8 @@ import json
 from types import SimpleNamespace as NS
 from typing import Any
 
+import pytest
+
 from agent_browser_tools.credentials.store import TYPED_PLACEHOLDER, SecretStore
 from agent_browser_tools.engine.envelope import BatchRow
 from agent_browser_tools.results.observation import Observation
@@ -101,10 +103,16 @@ def test_a_fill_that_did_not_take_fails_with_a_key_press_retry() -> None:
     assert inspect.params == {"args": ["snapshot", "-i"]}
 
 
-def test_text_press_cannot_enter_gets_no_retry() -> None:
-    """The engine's `press` drops characters outside printable ASCII silently."""
+def test_text_press_cannot_enter_is_inserted_instead() -> None:
+    """The engine's `press` drops characters outside printable ASCII silently: the way out
+    inserts the text (`keyboard inserttext`) into the focused, selected field instead."""
     obs, _ = _judged("fill", "@e3", "Zoë", read={"value": ""})
-    assert [a.id for a in obs.next_actions] == ["inspect-after-no-op"]
+    assert [a.id for a in obs.next_actions] == ["insert-text-as-typed", "inspect-after-no-op"]
+    assert json.loads(obs.next_actions[0].params["stdin"]) == [
+        ["focus", "@e3"],
+        ["press", "Control+a"],
+        ["keyboard", "inserttext", "Zoë"],
+    ]
 
 
 def test_a_date_part_fill_offers_the_key_presses() -> None:
@@ -146,6 +154,32 @@ def test_a_select_reports_the_selected_label() -> None:
         obs.error
         == 'select did not take: combobox "Flavor" (@e7) shows "Vanilla" now, not "Chocolate".'
     )
+    assert obs.next_actions == [], "a snapshot alone is no way out of a value not set"
+
+
+@pytest.mark.parametrize(
+    ("args", "read"),
+    [
+        (("fill", "@e3", "Ada"), {"value": "", "text": ""}),
+        (("fill", "@e3", "Zoë"), {"value": ""}),
+        (("type", "@e3", "Ada"), {"value": "x"}),
+        (("fill", "@e5", "hunter2"), {"value": ""}),
+        (("fill", "@e3", "x" * 100), {"value": ""}),
+        (("select", "@e7", "Chocolate"), {"value": "v", "html": "<option>v</option>"}),
+        (("fill", "@e29", "2026-05-14"), {"value": "", "date": DateField("date", "")}),
+        (("fill", "@e29", "soon"), {"value": "", "date": DateField("date", "")}),
+    ],
+)
+def test_no_failed_value_action_offers_a_snapshot_alone(
+    args: tuple[str, ...], read: dict[str, Any]
+) -> None:
+    """Issue 30: every next action after a value that did not take can change the outcome;
+    `snapshot -i` comes only after a real way out, never as the only one."""
+    obs, _ = _judged(*args, read=read)
+    assert not obs.success, args
+    ids = [a.id for a in obs.next_actions]
+    assert ids != ["inspect-after-no-op"], (args, ids)
+    assert not ids or ids[0] != "inspect-after-no-op", (args, ids)
 
 
 def test_a_check_and_a_toggle_click_that_changed_nothing_fail() -> None:
@@ -241,7 +275,7 @@ def test_a_credential_date_shows_neither_its_value_nor_its_digits() -> None:
     assert not obs.success and effect["valueHidden"] is True
     assert obs.error is not None and "credential" in obs.error
     assert "2026" not in obs.error and "2025" not in obs.error
-    assert [a.id for a in obs.next_actions] == ["inspect-after-no-op"]
+    assert obs.next_actions == [], "a look at the page sets nothing: no way out is offered"
 
 
 def test_a_page_written_value_cannot_put_lines_of_its_own_in_the_error() -> None:

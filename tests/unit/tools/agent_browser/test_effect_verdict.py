@@ -40,7 +40,11 @@ def test_a_field_that_does_not_hold_it_is_a_provable_no_op() -> None:
 
 
 def test_a_contenteditable_region_is_read_by_its_text() -> None:
-    assert text_verdict("Hello", "", "Hello world", replaced=True) == ("Hello world", True)
+    assert text_verdict("Hello", "", "Hello", replaced=True) == ("Hello", True)
+    assert text_verdict("Hello  world", "", "Hello world\n", replaced=True)[1] is True
+    # A fill replaces: an editor that kept its old text beside the new did not take it.
+    assert text_verdict("Hello", "", "Helloselect * from t", replaced=True)[1] is False
+    assert text_verdict("Hello", "", "old Hello", replaced=False)[1] is True
 
 
 def test_nothing_read_is_unknown_and_an_empty_fill_must_clear() -> None:
