@@ -58,7 +58,9 @@ async def read_back(call: DirectCall, obs: Observation, spawned: Spawned) -> lis
     mutations = click_probe.judge(call, obs, title_changed=changed)
     if not pending:
         action_readback.judge(call, obs)
-        await widgets.settle(call, obs)
+        # A widget's way out that clicked re-reads where the page is: effects and the page
+        # line then say so (an option or calendar control may be a link).
+        probe = await widgets.settle(call, obs) or probe
     effects = [] if pending else [scrub_effect(e) for e in record.effects_of(plan, envelope, probe)]
     page_change.annotate(plan, obs, prior, probe, effects, dom_mutations=mutations)
     action_readback.conclude(call, obs)

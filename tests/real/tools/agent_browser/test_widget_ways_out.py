@@ -177,3 +177,20 @@ async def test_a_date_into_a_plain_field_presses_nothing_else_on_a_dated_page(
     url = await ab(browser_tools, "get", "url")
     assert url.details["data"]["url"].endswith("/dated-entries.html")
     assert filled.details["actionEffect"]["verified"] is True
+
+
+async def test_an_option_that_leaves_the_page_is_reported_and_old_refs_stop(
+    browser_tools: BrowserTools, fixture_site: FixtureServer
+) -> None:
+    """The way out clicks the option named as asked; that option is a link. The result says
+    where the page went (the url is read again after the click), and a ref from the old page
+    is refused instead of acting on the new one."""
+    assert not (await ab(browser_tools, "open", fixture_site.url("jump-combobox.html"))).is_error
+    snap = await ab(browser_tools, "snapshot", "-i")
+    jump, stay = ref_for(snap, "combobox", "Go to"), ref_for(snap, "button", "Stay here")
+    moved = await ab(browser_tools, "fill", jump, "Page B")
+    assert "/page-b.html" in moved.text and "(URL changed)" in moved.text, moved.text
+    url = await ab(browser_tools, "get", "url")
+    assert url.details["data"]["url"].endswith("/page-b.html")
+    old = await ab(browser_tools, "click", stay)
+    assert old.is_error and old.details["failureCategory"] == "stale-ref", old.text

@@ -26,6 +26,7 @@ from typing import Any
 
 from agent_browser_tools.redaction import redact_text
 from agent_browser_tools.results.observation import Observation
+from agent_browser_tools.state.effects import Probe
 from agent_browser_tools.tools.agent_browser import action_readback
 from agent_browser_tools.tools.agent_browser.call import DirectCall
 from agent_browser_tools.tools.agent_browser.confirm_gate import confirmation_gated
@@ -38,15 +39,31 @@ from agent_browser_tools.tools.agent_browser.widgets.slider_keys import number
 __all__ = ["Outcome", "Reached", "Stopped", "settle"]
 
 
-async def settle(call: DirectCall, obs: Observation) -> None:
-    """Run the widget's way out after a judged element action; record what it reached."""
+async def settle(call: DirectCall, obs: Observation) -> Probe | None:
+    """Run the widget's way out after a judged element action; record what it reached.
+
+    A way out that clicked (an option, a calendar's controls or day) may have moved the page:
+    the page's url and title are read once more and returned, so the caller records and
+    reports where the page is now (None: nothing clicked, or the read failed)."""
     target = action_readback.asked(call.plan, call.ref_table)
     effect = obs.extra.get("actionEffect")
     if target is None or target.ref is None or not obs.success or not isinstance(effect, dict):
-        return
+        return None
     if effect.get("valueHidden") or confirmation_gated(call):
-        return  # credentials are never typed by the tool; gated pages get no extra actions
-    outcome = await _way_out(call, target, effect, call.readback.get("read") or {})
+        return None  # credentials are never typed by the tool; gated pages get no extra actions
+    clicks: list[bool] = []
+    outcome = await _way_out(call, target, effect, call.readback.get("read") or {}, clicks)
+    _record(call, obs, target, effect, outcome)
+    return await drivers.page_now(call) if clicks else None
+
+
+def _record(
+    call: DirectCall,
+    obs: Observation,
+    target: Asked,
+    effect: dict[str, Any],
+    outcome: Outcome | None,
+) -> None:
     if isinstance(outcome, Reached):
         effect.update(value=redact_text(outcome.value), verified=True, how=outcome.how)
         call.readback.pop("failed", None)
@@ -59,14 +76,21 @@ async def settle(call: DirectCall, obs: Observation) -> None:
 
 
 async def _way_out(
-    call: DirectCall, target: Asked, effect: Mapping[str, Any], read: Mapping[str, Any]
+    call: DirectCall,
+    target: Asked,
+    effect: Mapping[str, Any],
+    read: Mapping[str, Any],
+    clicks: list[bool],
 ) -> Outcome | None:
+    """The widget's driver, if any; `clicks` gets an entry when the driver may have clicked."""
     verified, prefix = effect.get("verified"), action_readback.retry_prefix(call)
     if target.role == "slider" and target.command == "fill" and verified is not True:
         want = number(target.text)
         return None if want is None else await drivers.slider(call, target.operand, want, prefix)
     if target.role == "combobox" and target.command in ("fill", "select"):
-        return await _combobox(call, target, verified, read, prefix)
+        picked = await _combobox(call, target, verified, read, prefix)
+        clicks += [True] if picked is not None else []
+        return picked
     if target.command != "fill" or not target.text or read.get("date") is not None:
         return None
     day = asked_day(target.text)
@@ -74,6 +98,7 @@ async def _way_out(
         # Text that took needs a calendar only when one is showing (typed, not yet chosen).
         took = verified is True
         picked = await drivers.calendar(call, target.operand, day, opened=took)
+        clicks += [True] if picked is not None or not took else []
         if picked is not None and not (took and isinstance(picked, Stopped)):
             return picked
     if verified is False and read.get("text") and not read.get("value"):

@@ -17,9 +17,10 @@ from typing import Any
 
 from agent_browser_tools.engine.envelope import BatchRow
 from agent_browser_tools.input_limits import loads_json_text
-from agent_browser_tools.redaction import redact_text
+from agent_browser_tools.redaction import redact_text, redact_url
 from agent_browser_tools.results import next_actions as na
 from agent_browser_tools.results.action_lines import quoted_text
+from agent_browser_tools.state.effects import Probe
 from agent_browser_tools.tools.agent_browser import refmap
 from agent_browser_tools.tools.agent_browser.call import DirectCall
 from agent_browser_tools.tools.agent_browser.helpers import helper_batch
@@ -214,8 +215,10 @@ async def _commit(call: DirectCall, operand: str, picked: str, nonce: str) -> Ou
         ["get", "attr", operand, "aria-expanded"],
     ]
     done = await _rows(call, rows)
-    if not _all_ran(done, len(rows)) or done is None:
+    if not done or not done[0].success:
         return Stopped(f"the option {quoted_text(picked)} could not be clicked.")
+    if not _all_ran(done, len(rows)):
+        return Stopped(f"the option {quoted_text(picked)} was clicked; the combobox is gone now.")
     value, text, expanded = (_field(done[i]) for i in (2, 3, 4))
     shows = any(" ".join((v or "").split()).lower() == picked.lower() for v in (value, text))
     if shows and expanded != "true":
@@ -224,6 +227,24 @@ async def _commit(call: DirectCall, operand: str, picked: str, nonce: str) -> Ou
         f"after clicking the option {quoted_text(picked)} the combobox shows "
         f"{quoted_text(value or text or '')}."
     )
+
+
+async def page_now(call: DirectCall) -> Probe | None:
+    """The page's url and title after a way out clicked (not fail-fast: the click may have
+    replaced the document the earlier rows read)."""
+    sent = [["get", "url"], ["get", "title"]]
+    envelope = await helper_batch(call.rt, call.plan, sent)
+    rows = list(envelope.rows or ()) if envelope is not None else []
+    url, title = (_said(row, key) for row, key in zip(rows, ("url", "title"), strict=False))
+    if not url:
+        return None
+    return Probe(url=redact_url(url), title=redact_text(title) if title else None)
+
+
+def _said(row: BatchRow, key: str) -> str | None:
+    result = row.result if row.success and isinstance(row.result, dict) else {}
+    value = result.get(key)
+    return value if isinstance(value, str) and value else None
 
 
 def _field(row: BatchRow) -> str | None:
