@@ -143,6 +143,14 @@ def _text(
         held += f", not {_q(effect.get('expected'))}" if effect.get("expected") else ""
     error = f"{target.command} did not take: {describe(target)} holds {held}."
     actions = [_inspect(prefix)]
+    if target.role == "slider" and target.command != "fill" and target.text:
+        # `fill` on a slider is the tool's own way out (keys, read back): offer exactly that.
+        way = na.NextAction(
+            id="set-slider-with-fill",
+            reason="fill moves a slider with its keys and reads it back.",
+            params={"args": [*prefix, "fill", target.operand, target.text]},
+        )
+        return error, [way, *actions]
     if target.role not in KEYSTROKE_ROLES or effect.get("valueHidden") or not target.text:
         return error, actions
     clear = ["press", "Control+a"] if target.command == "fill" else ["press", "End"]

@@ -194,3 +194,35 @@ async def test_an_option_that_leaves_the_page_is_reported_and_old_refs_stop(
     assert url.details["data"]["url"].endswith("/page-b.html")
     old = await ab(browser_tools, "click", stay)
     assert old.is_error and old.details["failureCategory"] == "stale-ref", old.text
+
+
+async def test_an_option_of_another_list_is_never_picked(
+    browser_tools: BrowserTools, fixture_site: FixtureServer
+) -> None:
+    """ "Page C" is an option only of the page's other, always-shown list (a link away); the
+    combobox's own list (its aria-controls) has none. The typed text stays as typed, the call
+    says no option has that name, and nothing is clicked."""
+    assert not (await ab(browser_tools, "open", fixture_site.url("jump-combobox.html"))).is_error
+    snap = await ab(browser_tools, "snapshot", "-i")
+    typed = await ab(browser_tools, "fill", ref_for(snap, "combobox", "Go to"), "Page C")
+    assert not typed.is_error, typed.text
+    assert 'no option named "Page C"' in " ".join(typed.details["warnings"])
+    url = await ab(browser_tools, "get", "url")
+    assert url.details["data"]["url"].endswith("/jump-combobox.html")
+
+
+async def test_no_way_out_runs_when_the_session_asks_for_confirmations(
+    browser_tools: BrowserTools, fixture_site: FixtureServer
+) -> None:
+    """Under `--confirm-actions` the tool sends no key presses or clicks of its own: the
+    fill fails as not taken and the slider stays where the engine left it."""
+    _require_bundle()
+    page = fixture_site.url(PAGE)
+    assert not (await ab(browser_tools, "--confirm-actions", "click", "open", page)).is_error
+    snap = await ab(browser_tools, "snapshot", "-i")
+    volume = ref_for(snap, "slider", "Volume")
+    refused = await ab(browser_tools, "fill", volume, "37")
+    assert refused.details["failureCategory"] == "upstream-error", refused.text
+    assert "key presses" not in refused.text
+    read = await ab(browser_tools, "eval", "document.getElementById('volume').value")
+    assert read.details["data"]["result"] == "25"

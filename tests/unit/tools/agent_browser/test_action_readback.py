@@ -26,6 +26,7 @@ from tests.support.plans import FORM, managed, page, plan
 
 STATE = managed(page(FORM, refs_from=FORM))
 REFS = {
+    "e25": RefInfo(role="slider", name="Threads"),
     "e3": RefInfo(role="textbox", name="Full name", engine="e30"),
     "e5": RefInfo(role="textbox", name="Password"),
     "e7": RefInfo(role="combobox", name="Flavor"),
@@ -157,9 +158,22 @@ def test_a_select_reports_the_selected_label() -> None:
     assert obs.next_actions == [], "a snapshot alone is no way out of a value not set"
 
 
+def test_a_slider_read_back_is_its_valuenow_and_type_offers_fill() -> None:
+    assert rows(_call("fill", "@e25", "4")) == [
+        ["get", "value", "@e25"],
+        ["get", "attr", "@e25", "aria-valuenow"],
+    ]
+    obs, effect = _judged("fill", "@e25", "4", read={"value": "", "valuenow": "4.0"})
+    assert obs.success and (effect["value"], effect["verified"]) == ("4.0", True)
+    obs, _ = _judged("type", "@e25", "4", read={"value": "", "valuenow": "13"})
+    assert not obs.success
+    assert obs.next_actions[0].params["args"] == ["fill", "@e25", "4"]
+
+
 @pytest.mark.parametrize(
     ("args", "read"),
     [
+        (("type", "@e25", "4"), {"valuenow": "13"}),
         (("fill", "@e3", "Ada"), {"value": "", "text": ""}),
         (("fill", "@e3", "Zoë"), {"value": ""}),
         (("type", "@e3", "Ada"), {"value": "x"}),
