@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent_browser_tools.engine.envelope import Envelope
+from agent_browser_tools.engine.envelope import BatchRow, Envelope
 from agent_browser_tools.engine.runner import RawOutcome
 from agent_browser_tools.planning.inputs import AgentBrowserInput
 from agent_browser_tools.planning.plan import ExecutionPlan
@@ -56,6 +56,8 @@ class DirectCall:
     """An element action's read-back rows and answers (`action_readback`)."""
     settle: dict[str, Any] = field(default_factory=dict)
     """What the post-action settle wait saw (`nav_settle`)."""
+    secret_reads: list[tuple[BatchRow, ...]] = field(default_factory=list)
+    """The credential-field reads answered in the pre-dispatch batch (`secret_fields`)."""
     epoch: list[PageEpoch] = field(default_factory=list)
     """The page-side change log's position read just before a snapshot (`page_watch`)."""
     refs_at_start: object = field(init=False, default=None)

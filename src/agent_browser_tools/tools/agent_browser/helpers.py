@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from agent_browser_tools.engine.envelope import Envelope, OutputMode, parse_outcome
+from agent_browser_tools.engine.envelope import BatchRow, Envelope, OutputMode, parse_outcome
 from agent_browser_tools.planning.plan import ExecutionPlan
 from agent_browser_tools.planning.session_scope import acts_on_whole_dir
 from agent_browser_tools.planning.sessions import flag_tokens
@@ -75,6 +75,15 @@ async def helper_batch(
     if envelope is None or envelope.rows is None:
         return envelope
     return replace(envelope, rows=eval_merge.expand(rows, groups, envelope.rows, bail=bail))
+
+
+async def helper_rows(
+    rt: Runtime, plan: ExecutionPlan, rows: Sequence[Sequence[str]]
+) -> Sequence[BatchRow]:
+    """The answered rows of one plain helper `batch` (not fail-fast); none when it could not
+    run (a sessionless call, an engine failure)."""
+    envelope = await helper_call(rt, plan, ["batch"], stdin=json.dumps(rows))
+    return (envelope.rows or ()) if envelope is not None else ()
 
 
 async def helper_data(

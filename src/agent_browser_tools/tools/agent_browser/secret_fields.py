@@ -50,7 +50,7 @@ from agent_browser_tools.credentials.fields import (
     selector_reason,
 )
 from agent_browser_tools.credentials.typing import Field, candidates, key_edit, play
-from agent_browser_tools.engine.envelope import Envelope, OutputMode
+from agent_browser_tools.engine.envelope import BatchRow, Envelope, OutputMode
 from agent_browser_tools.planning.plan import ExecutionPlan
 from agent_browser_tools.redaction import SECRET_PLACEHOLDER
 from agent_browser_tools.results.observation import Observation
@@ -216,9 +216,15 @@ def probe_rows(
 def read_attributes(
     envelope: Envelope | None, keys: Sequence[str | None]
 ) -> dict[str | None, FieldRead]:
-    """What the probe found per key (pure); a key whose element could not be read is absent."""
-    out: dict[str | None, FieldRead] = {}
+    """What the probe batch found per key (pure); a key whose element could not be read is
+    absent."""
     rows = envelope.rows if envelope is not None and envelope.rows is not None else ()
+    return read_rows(rows, keys)
+
+
+def read_rows(rows: Sequence[BatchRow], keys: Sequence[str | None]) -> dict[str | None, FieldRead]:
+    """`read_attributes` over the answered rows themselves (from any batch they rode in)."""
+    out: dict[str | None, FieldRead] = {}
     for index, row in enumerate(rows[: len(keys)]):
         key = keys[index]
         result = row.result if row.success and isinstance(row.result, Mapping) else None
@@ -329,27 +335,59 @@ def _play(
     return [field.value for field in after or () if field.value]
 
 
+def _planned(call: DirectCall) -> tuple[list[Target], list[list[str]], list[str | None]] | None:
+    """This call's credential-field targets and the read rows for them, or None when there is
+    nothing to read (no session, no target, or a page this conversation does not know)."""
+    if call.key is None:
+        return None
+    found = targets(call.plan, call.ref_table)
+    if not found:
+        return None
+    rows, keys = probe_rows(
+        found, call.ref_table, focused_known=focused_field.remembered(call) is not None
+    )
+    entry = call.rt.log.state.session(call.key)
+    if not rows or (entry.target is None and entry.ref_snapshot is None):
+        return found, [], keys
+    return found, rows, keys
+
+
+def pre_rows(call: DirectCall) -> list[list[str]]:
+    """The field reads `inspect` needs, to ride in the call's pre-dispatch batch (the identity
+    check's) instead of a batch of their own; their answers go to `take_pre`."""
+    planned = _planned(call)
+    return planned[1] if planned is not None else []
+
+
+def take_pre(call: DirectCall, answered: Sequence[BatchRow]) -> None:
+    """Keep what the pre-dispatch batch answered for `pre_rows`."""
+    call.secret_reads.append(tuple(answered))
+
+
 async def inspect(call: DirectCall) -> Findings:
-    """Find this call's credential fields (at most one engine call) and register values.
+    """Find this call's credential fields (at most one engine call, none when the reads rode
+    in the pre-dispatch batch) and register values.
 
     A session with no page this conversation knows of is not read: the read would launch its
     browser behind the call's back (the call's own answer then says nothing was launched), and
     a blank page has no field to read anyway.
     """
-    if call.key is None:
+    planned = _planned(call)
+    if planned is None:
         return Findings()
-    found = targets(call.plan, call.ref_table)
-    if not found:
-        return Findings()
-    focused = focused_field.remembered(call)
-    rows, keys = probe_rows(found, call.ref_table, focused_known=focused is not None)
-    entry = call.rt.log.state.session(call.key)
-    envelope = None
-    if rows and (entry.target is not None or entry.ref_snapshot is not None):
+    found, rows, keys = planned
+    assert call.key is not None  # `_planned` answers only for a session
+    answered: Sequence[BatchRow] = ()
+    if call.secret_reads:
+        answered = call.secret_reads[-1]
+    elif rows:
         envelope = await helper_call(call.rt, call.plan, ["batch"], stdin=json.dumps(rows))
-    read = read_attributes(envelope, keys)
+        answered = (envelope.rows or ()) if envelope is not None else ()
+    read = read_rows(answered, keys)
+    focused = focused_field.remembered(call)
     if focused is not None:
         read[None] = focused
+    entry = call.rt.log.state.session(call.key)
     page = Page(call.key, entry.target.url if entry.target is not None else "")
     return judge(found, read, call.rt.secrets, page)
 
