@@ -11,7 +11,7 @@ re-enters the executor.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from agent_browser_tools.engine.envelope import BatchRow, EngineFailure, Envelope, OutputMode
@@ -40,6 +40,7 @@ from agent_browser_tools.tools.agent_browser import snapshot as snapshot_flow
 from agent_browser_tools.tools.agent_browser.call import DirectCall, Spawned
 from agent_browser_tools.tools.agent_browser.confirm_gate import confirmation_gated
 from agent_browser_tools.tools.agent_browser.helpers import helper_batch
+from agent_browser_tools.tools.agent_browser.named_rows import NamedRows
 
 
 async def read_back(call: DirectCall, obs: Observation, spawned: Spawned) -> list[Effect]:
@@ -103,28 +104,26 @@ async def run_probe(call: DirectCall, obs: Observation) -> Probe | None:
     `nav_settle`; a second call only while a navigation is still on its way), `get url` and
     the title in a single fail-fast batch (and the click probe's collection, see
     `click_probe`, the element read-back, see `action_readback`, and the focused field after
-    typing into it, see `focused_field`)."""
+    typing into it, see `focused_field`). Each reader gets its own named rows' answers."""
     lead = nav_settle.rows(call, obs, quick=True)
-    envelope = await _probe_batch(call, lead)
-    if lead and envelope is not None and nav_settle.pending(call, envelope.rows or ()):
-        _take_click_probe(call, (envelope.rows or ())[len(lead) :])  # collected: it is gone
+    answered = await _probe_batch(call, lead)
+    if lead and answered is not None and nav_settle.pending(call, answered["settle"]):
+        click_probe.take(call, answered["click"])  # collected: it is gone
         lead = nav_settle.rows(call, obs)
-        envelope = await _probe_batch(call, lead)
-    if lead and envelope is not None and not nav_settle.take(call, envelope.rows or ()):
+        answered = await _probe_batch(call, lead)
+    if lead and answered is not None and not nav_settle.take(call, answered["settle"]):
         lead = []  # the wait failed (the page went away mid-check): read the page once more
-        envelope = await _probe_batch(call, lead)
-    if envelope is None:
+        answered = await _probe_batch(call, lead)
+    if answered is None:
         return None
-    rows = (envelope.rows or ())[len(lead) :]
-    collected = _take_click_probe(call, rows)
-    readback = 2 + collected + len(call.readback.get("kinds") or ())
-    action_readback.take(call, rows[2 + collected : readback])
-    focused = readback + len(focused_field.post_rows(call))
-    focused_field.take(call, rows[readback:focused])
-    if overlay_probe.dialog_row(call) is not None and len(rows) > focused:
-        overlay_probe.take_dialog(call, rows[focused].result if rows[focused].success else None)
+    click_probe.take(call, answered["click"])
+    action_readback.take(call, answered["readback"])
+    focused_field.take(call, answered["focused"])
+    if answered["dialog"]:
+        dialog = answered["dialog"][0]
+        overlay_probe.take_dialog(call, dialog.result if dialog.success else None)
     url = title = None
-    for row in rows[:2]:
+    for row in answered["page"]:
         if row.success and isinstance(row.result, Mapping):
             url = url or _str(row.result.get("url"))
             said = row.result.get("result") if row.command[:1] == ("eval",) else None
@@ -134,40 +133,40 @@ async def run_probe(call: DirectCall, obs: Observation) -> Probe | None:
     return Probe(url=redact_url(url), title=redact_text(title) if title else None)
 
 
-def _take_click_probe(call: DirectCall, rows: Sequence[BatchRow]) -> int:
-    """Keep the click probe's counts from the probe batch's `rows` (after the lead); how
-    many rows its collection took."""
-    collected = 1 if click_probe.collect_row(call) else 0
-    click_probe.take(call, rows[2 : 2 + collected])
-    return collected
-
-
 TITLE_JS = "document.title"
 """The title read as one more page script (what the engine's `get title` reads, without a
 batch row of its own); `get title` where page scripts may be gated (`confirm_gate`)."""
 
 
+def _probe_rows(call: DirectCall, lead: list[list[str]]) -> NamedRows:
+    """The probe batch's rows by reader, in the order the answer lists them."""
+    collect = click_probe.collect_row(call)
+    dialog = overlay_probe.dialog_row(call)
+    title = ["get", "title"] if confirmation_gated(call) else ["eval", TITLE_JS]
+    batch = NamedRows()
+    batch.add("settle", lead)
+    batch.add("page", [["get", "url"], title])
+    batch.add("click", [collect] if collect else [])
+    batch.add("readback", action_readback.rows(call))
+    batch.add("focused", focused_field.post_rows(call))
+    batch.add("dialog", [dialog] if dialog is not None else [])
+    return batch
+
+
 async def _probe_batch(
     call: DirectCall, lead: list[list[str]], *, ask_url: bool | None = None
-) -> Envelope | None:
-    """The probe batch; its answer has one row per row below, in this order (what the
-    readers index), but the engine runs the page scripts last, side by side (one `eval`:
-    `eval_merge`), after the settle wait and the url read. Without a wait the url comes
-    with the scripts' answer (`_scripts_only`); `ask_url` sends its row all the same."""
-    collect = click_probe.collect_row(call)
-    readback = action_readback.rows(call)
-    dialog = overlay_probe.dialog_row(call)
-    gated = confirmation_gated(call)
-    title = ["get", "title"] if gated else ["eval", TITLE_JS]
-    rows = [*lead, ["get", "url"], title, *([collect] if collect else []), *readback]
-    rows += focused_field.post_rows(call)
-    rows += [dialog] if dialog is not None else []
-    url_at = len(lead)
-    scripted = ask_url is None and not gated and _scripts_only(lead)
+) -> dict[str, tuple[BatchRow, ...]] | None:
+    """The probe batch, answered per named group (`_probe_rows`). The engine runs the page
+    scripts last, side by side (one `eval`: `eval_merge`), after the settle wait and the url
+    read. Without a wait the url comes with the scripts' answer (`_scripts_only`); `ask_url`
+    sends its row all the same. None when the batch could not run."""
+    batch = _probe_rows(call, lead)
+    rows, url_at = batch.rows, batch.start("page")
+    scripted = ask_url is None and not confirmation_gated(call) and _scripts_only(lead)
     order = [i for i in _order(rows, lead) if not (scripted and i == url_at)]
     envelope = await helper_batch(call.rt, call.plan, [rows[i] for i in order], bail=True)
     if envelope is None or envelope.rows is None:
-        return envelope
+        return None
     at = {sent: answered for sent, answered in zip(order, envelope.rows, strict=False)}
     if scripted:
         origin = _origin(at.get(url_at + 1))
@@ -176,11 +175,11 @@ async def _probe_batch(
                 at.get(i) or BatchRow(tuple(row), False, None, NOT_RUN)
                 for i, row in enumerate(rows)
             ]
-            _take_click_probe(call, ran[len(lead) :])  # a collected probe is gone for the next
+            click_probe.take(call, batch.answers(ran)["click"])  # a collected probe is gone
             return await _probe_batch(call, lead, ask_url=True)
         at[url_at] = BatchRow(("get", "url"), True, {"url": origin}, None)
     kept = [at.get(i) or BatchRow(tuple(row), False, None, NOT_RUN) for i, row in enumerate(rows)]
-    return replace(envelope, rows=tuple(kept))
+    return batch.answers(kept)
 
 
 def _scripts_only(lead: Sequence[Sequence[str]]) -> bool:
