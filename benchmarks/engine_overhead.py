@@ -9,8 +9,9 @@ managed session, then, interleaved so drift hits every variant alike, this measu
   (c) a full `BrowserTools.call("agent_browser", {"args": ["get", "url"]})`;
   (d) `agent_browser` `click` on a same-page button ref (its navigation-summary probe
       included) against a bare engine `click` of the same ref;
-  (e) the ref identity check alone: the bare engine `snapshot -i` it re-reads, and how many
-      engine calls one ref `click` makes through the wrapper (action + re-read + probe);
+  (e) engine processes per call kind through the wrapper (`get url`, `snapshot -i`, a ref
+      `click`: its pre-dispatch batch, the click and the post-action batch), and the bare
+      engine `snapshot -i` the identity check re-reads only when its cheap proof fails;
   (f) the security checks: `fill` by ref (its credential-field read) and `eval` (the page
       check before page script), each against the bare engine and with its engine call count;
   (g) a field typed key by key (`focus`, then `press` one key per call): the engine calls of
@@ -169,6 +170,11 @@ async def run(iterations: int, warmup: int, root: Path) -> None:
             {"bare": bare_click, "tool": tool_click, "reread": bare_reread}, iterations, warmup
         )
         calls = await engine_calls(tools, ["click", ref])
+        kinds = {
+            "get url": await engine_calls(tools, ["get", "url"]),
+            "snapshot -i": await engine_calls(tools, ["snapshot", "-i"]),
+            "ref click": calls,
+        }
         guard_times, guard_calls = await _guarded_calls(
             tools, binary, env, refs, iterations, warmup
         )
@@ -206,9 +212,12 @@ async def run(iterations: int, warmup: int, root: Path) -> None:
     )
     print(f"click overhead incl. identity re-read and navigation probe: {click:.2f} ms median")
     reread = statistics.median(click_times["reread"])
+    said = ", ".join(f"{kind} {count}" for kind, count in kinds.items())
+    print(f"engine processes per call through the wrapper: {said}")
     print(
-        f"identity check: +1 engine call (snapshot -i, {reread:.2f} ms median bare); "
-        f"one ref click makes {calls} engine calls (action, re-read, probe)"
+        f"one ref click makes {calls} engine calls (pre-dispatch batch, click, post-action "
+        f"batch); the identity re-read (snapshot -i, {reread:.2f} ms median bare) runs only "
+        "when its proof fails"
     )
     print(
         "browser liveness check before each call (pid file + /proc): "
