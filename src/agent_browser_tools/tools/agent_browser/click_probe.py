@@ -258,6 +258,12 @@ def collect_row(call: DirectCall) -> list[str] | None:
     return ["eval", _COLLECT_JS % json.dumps(probe.token)] if isinstance(probe, Installed) else None
 
 
+def post_rows(call: DirectCall) -> list[list[str]]:
+    """The collection row for the post-action batch, if a probe was installed."""
+    row = collect_row(call)
+    return [row] if row is not None else []
+
+
 def take(call: DirectCall, rows: Sequence[BatchRow]) -> None:
     """Keep the collected counts (`rows`: the collect row's answer, if it ran)."""
     raw = rows[0].result.get("result") if rows and isinstance(rows[0].result, Mapping) else None

@@ -29,9 +29,7 @@ from agent_browser_tools.tools.agent_browser import (
     action_readback,
     click_probe,
     confirmations,
-    focused_field,
     nav_settle,
-    overlay_probe,
     page_change,
     record,
     widgets,
@@ -40,7 +38,8 @@ from agent_browser_tools.tools.agent_browser import snapshot as snapshot_flow
 from agent_browser_tools.tools.agent_browser.call import DirectCall, Spawned
 from agent_browser_tools.tools.agent_browser.confirm_gate import confirmation_gated
 from agent_browser_tools.tools.agent_browser.helpers import helper_batch
-from agent_browser_tools.tools.agent_browser.named_rows import NamedRows
+from agent_browser_tools.tools.agent_browser.named_rows import Answers, NamedRows
+from agent_browser_tools.tools.agent_browser.participants import POST_READERS
 
 
 async def read_back(call: DirectCall, obs: Observation, spawned: Spawned) -> list[Effect]:
@@ -108,7 +107,7 @@ async def run_probe(call: DirectCall, obs: Observation) -> Probe | None:
     lead = nav_settle.rows(call, obs, quick=True)
     answered = await _probe_batch(call, lead)
     if lead and answered is not None and nav_settle.pending(call, answered["settle"]):
-        click_probe.take(call, answered["click"])  # collected: it is gone
+        _take_consumed(call, answered)
         lead = nav_settle.rows(call, obs)
         answered = await _probe_batch(call, lead)
     if lead and answered is not None and not nav_settle.take(call, answered["settle"]):
@@ -116,12 +115,8 @@ async def run_probe(call: DirectCall, obs: Observation) -> Probe | None:
         answered = await _probe_batch(call, lead)
     if answered is None:
         return None
-    click_probe.take(call, answered["click"])
-    action_readback.take(call, answered["readback"])
-    focused_field.take(call, answered["focused"])
-    if answered["dialog"]:
-        dialog = answered["dialog"][0]
-        overlay_probe.take_dialog(call, dialog.result if dialog.success else None)
+    for reader in POST_READERS:
+        reader.take(call, answered[reader.name])
     url = title = None
     for row in answered["page"]:
         if row.success and isinstance(row.result, Mapping):
@@ -139,18 +134,22 @@ batch row of its own); `get title` where page scripts may be gated (`confirm_gat
 
 
 def _probe_rows(call: DirectCall, lead: list[list[str]]) -> NamedRows:
-    """The probe batch's rows by reader, in the order the answer lists them."""
-    collect = click_probe.collect_row(call)
-    dialog = overlay_probe.dialog_row(call)
+    """The probe batch's rows by reader, in the order the answer lists them: the settle wait,
+    the page's url and title, then each participant's (`participants.POST_READERS`)."""
     title = ["get", "title"] if confirmation_gated(call) else ["eval", TITLE_JS]
     batch = NamedRows()
     batch.add("settle", lead)
     batch.add("page", [["get", "url"], title])
-    batch.add("click", [collect] if collect else [])
-    batch.add("readback", action_readback.rows(call))
-    batch.add("focused", focused_field.post_rows(call))
-    batch.add("dialog", [dialog] if dialog is not None else [])
+    for reader in POST_READERS:
+        batch.add(reader.name, reader.rows(call))
     return batch
+
+
+def _take_consumed(call: DirectCall, answered: Answers) -> None:
+    """Before the batch is sent again: keep what rows that removed themselves answered."""
+    for reader in POST_READERS:
+        if reader.consumes:
+            reader.take(call, answered[reader.name])
 
 
 async def _probe_batch(
@@ -175,7 +174,7 @@ async def _probe_batch(
                 at.get(i) or BatchRow(tuple(row), False, None, NOT_RUN)
                 for i, row in enumerate(rows)
             ]
-            click_probe.take(call, batch.answers(ran)["click"])  # a collected probe is gone
+            _take_consumed(call, batch.answers(ran))
             return await _probe_batch(call, lead, ask_url=True)
         at[url_at] = BatchRow(("get", "url"), True, {"url": origin}, None)
     kept = [at.get(i) or BatchRow(tuple(row), False, None, NOT_RUN) for i, row in enumerate(rows)]

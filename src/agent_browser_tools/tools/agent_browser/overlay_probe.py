@@ -25,10 +25,10 @@ mapping, redaction and host hook, which only a journaled run gives.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
-from agent_browser_tools.engine.envelope import OutputMode
+from agent_browser_tools.engine.envelope import BatchRow, OutputMode
 from agent_browser_tools.results import next_actions as na
 from agent_browser_tools.results import overlays
 from agent_browser_tools.results.observation import Observation
@@ -98,6 +98,18 @@ def dialog_row(call: DirectCall) -> list[str] | None:
     if "priorUrl" not in call.click or match is None or not ref_ids(match):
         return None
     return None if confirmation_gated(call) else ["eval", DIALOG_JS]
+
+
+def post_rows(call: DirectCall) -> list[list[str]]:
+    """The dialog pre-read as the post-action batch's rows (none when not wanted)."""
+    row = dialog_row(call)
+    return [row] if row is not None else []
+
+
+def take_post(call: DirectCall, rows: Sequence[BatchRow]) -> None:
+    """Keep the pre-read's answer from the post-action batch (a failed row says nothing)."""
+    if rows:
+        take_dialog(call, rows[0].result if rows[0].success else None)
 
 
 def take_dialog(call: DirectCall, answered: Any) -> None:
