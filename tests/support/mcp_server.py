@@ -179,12 +179,16 @@ def _alive(pid: int) -> bool:
 
 
 def live_sessions(socket_dir: Path) -> set[str]:
-    """Sessions under `socket_dir` (conversation dirs included) whose daemon is still running."""
+    """Sessions under `socket_dir` (conversation dirs included) whose daemon is still running.
+
+    `os.walk` skips a conversation dir removed while it walks (a conversation that just
+    ended); `Path.rglob` raised FileNotFoundError there, a race seen once in CI."""
     names = set()
-    for pid_file in socket_dir.rglob("*.pid"):
-        with contextlib.suppress(OSError, ValueError):
-            if _alive(int(pid_file.read_text().strip())):
-                names.add(pid_file.stem)
+    for folder, _dirs, files in os.walk(socket_dir):
+        for pid_file in (Path(folder) / f for f in files if f.endswith(".pid")):
+            with contextlib.suppress(OSError, ValueError):
+                if _alive(int(pid_file.read_text().strip())):
+                    names.add(pid_file.stem)
     return names
 
 
