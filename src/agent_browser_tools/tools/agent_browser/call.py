@@ -19,6 +19,7 @@ from agent_browser_tools.results.next_actions import NextAction
 from agent_browser_tools.runtime import Runtime
 from agent_browser_tools.state.models import PageEpoch, RefInfo, SessionKey
 from agent_browser_tools.tools.agent_browser.hooks import Hooks
+from agent_browser_tools.tools.agent_browser.page_watch import Marks
 from agent_browser_tools.tools.agent_browser.refmap import Shown
 
 
@@ -58,6 +59,9 @@ class DirectCall:
     """What the post-action settle wait saw (`nav_settle`)."""
     secret_reads: list[tuple[BatchRow, ...]] = field(default_factory=list)
     """The credential-field reads answered in the pre-dispatch batch (`secret_fields`)."""
+    ref_marks: list[Marks] = field(default_factory=list)
+    """Which identity-check marker each checked ref's node carried (`page_watch`): it binds
+    the click probe's target without a read of its own."""
     epoch: list[PageEpoch] = field(default_factory=list)
     """The page-side change log's position read just before a snapshot (`page_watch`)."""
     refs_at_start: object = field(init=False, default=None)

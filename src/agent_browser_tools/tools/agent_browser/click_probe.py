@@ -13,7 +13,10 @@ daemon settings):
   temporary marker attribute on that element, read back with native
   `get attr <selector> <marker>`. Only when the engine resolves the click's own selector to
   the marked element is the target trusted; trusted pointer/mouse/click events reaching it
-  are then counted. Unproven identity leaves the click unverified, never failed.
+  are then counted. Unproven identity leaves the click unverified, never failed. A ref the
+  identity check reads in the same batch needs no marker of its own: the check's marker on
+  the node the engine resolves binds the target (`install_rows`), and the probe holds the
+  check's markers until it is collected, so that batch is one `eval` and one read.
 
 The counts are read and the probe removed in the post-click url/title batch (no extra call).
 Only mutations after the click's first trusted press count (see `judge` for the rule). A
@@ -44,6 +47,7 @@ from agent_browser_tools.results.observation import Observation
 from agent_browser_tools.state.models import RefInfo
 from agent_browser_tools.state.stale_refs import ref_ids
 from agent_browser_tools.taxonomy import CommandMatch
+from agent_browser_tools.tools.agent_browser import page_watch
 from agent_browser_tools.tools.agent_browser.attached_app import ELECTRON_TOOL, launch_of
 from agent_browser_tools.tools.agent_browser.call import DirectCall
 from agent_browser_tools.tools.agent_browser.confirm_gate import confirmation_gated
@@ -72,6 +76,14 @@ const label = (el) => {
   return el.textContent || el.title;
 };
 let found = [];
+const marked = new Map();  // the identity check's candidates (see `page_watch`) -> number
+if (cfg.marked) {
+  const s = w[cfg.watch];
+  for (const el of (s && s.marked) || []) {
+    const v = el.getAttribute(cfg.mark) || "";
+    if (v.startsWith(cfg.marked + ".")) marked.set(el, v.slice(cfg.marked.length + 1));
+  }
+}
 if (cfg.xpath) {
   const r = document.evaluate(cfg.xpath, document, null, XPathResult.ORDERED_NODE_SNAPSHOT_TYPE);
   for (let i = 0; i < r.snapshotLength; i++) found.push(r.snapshotItem(i));
@@ -82,12 +94,13 @@ if (cfg.xpath) {
 }
 const target = found.length === 1 && found[0] instanceof Element ? found[0] : null;
 if (target) target.setAttribute(cfg.marker, cfg.token);
-const probe = {token: cfg.token, events: 0, mutations: 0, quiet: 0, phase: 0};
+const probe = {token: cfg.token, events: 0, hits: {}, mutations: 0, quiet: 0, phase: 0};
+const ignored = new Set([cfg.marker, cfg.mark]);
 const types = ["pointerdown", "mousedown", "pointerup", "mouseup", "click"];
 const hover = ["pointerover", "pointermove", "mouseover", "mousemove"];
 const count = (records) => {
   for (const r of records) {
-    if (r.attributeName === cfg.marker) continue;
+    if (ignored.has(r.attributeName)) continue;
     if (probe.phase === 2) probe.mutations++; else if (probe.phase === 0) probe.quiet++;
   }
 };
@@ -99,7 +112,9 @@ const hovered = (e) => { if (e.isTrusted) enter(1); };
 const seen = (e) => {
   if (!e.isTrusted) return;
   enter(2);
-  if (target && e.composedPath().includes(target)) probe.events++;
+  const path = e.composedPath();
+  if (target && path.includes(target)) probe.events++;
+  for (const [el, n] of marked) if (path.includes(el)) probe.hits[n] = (probe.hits[n] || 0) + 1;
 };
 observer.observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
 for (const t of types) w.addEventListener(t, seen, true);
@@ -110,18 +125,23 @@ probe.stop = () => {
   for (const t of types) w.removeEventListener(t, seen, true);
   for (const t of hover) w.removeEventListener(t, hovered, true);
   if (target) target.removeAttribute(cfg.marker);
+  for (const [el] of marked) {
+    const v = el.getAttribute(cfg.mark) || "";
+    if (v.startsWith(cfg.marked + ".")) el.removeAttribute(cfg.mark);
+  }
   if (w.__abtClickProbe === probe) delete w.__abtClickProbe;
 };
 timer = setTimeout(probe.stop, cfg.ttl);
 w.__abtClickProbe = probe;
-return found.length;
+return found.length + marked.size;
 })()"""
 
 _COLLECT_JS = """(() => {
-const p = window.__abtClickProbe;
+const p = window.__abtClickProbe, n = %s;
 if (!p || p.token !== %s) return null;
 p.stop();
-return JSON.stringify({events: p.events, mutations: p.mutations, quiet: p.quiet});
+const events = n === null ? p.events : (p.hits[n] || 0);
+return JSON.stringify({events, mutations: p.mutations, quiet: p.quiet});
 })()"""
 
 
@@ -140,6 +160,25 @@ class Installed:
     token: str
     target: Target | None
     """Set only when the native read-back proved the marked element is the click's target."""
+    bound: str | None = None
+    """The engine ref whose identity-check marker names the target (`page_watch.Marks`): the
+    target is proven by the marker that ref's node carried, read in the same batch."""
+
+
+@dataclass(frozen=True)
+class InstallRows:
+    """The probe's part of a helper batch: its page scripts (install, settle arming), then
+    the read of its own marker, unless an identity check's marker binds the target. With a
+    check in the same batch, the probe also holds the check's markers (they stay through the
+    click and go when the probe is collected), so the batch needs no removal row."""
+
+    token: str
+    target: Target | None
+    scripts: list[list[str]]
+    reads: list[list[str]]
+    bound: str | None
+    holds_marks: bool
+    """The probe removes the identity check's markers when it is collected or expires."""
 
 
 def target_of(match: CommandMatch, refs: Mapping[str, RefInfo]) -> Target | None:
@@ -202,46 +241,76 @@ def wanted(call: DirectCall) -> bool:
     return call.hooks.tool != ELECTRON_TOOL and launch_of(call.rt.log.state, key) is None
 
 
-async def install(call: DirectCall, lead: Sequence[list[str]] = ()) -> tuple[BatchRow, ...]:
-    """Install the probe and read its marker back (one helper batch), once per call.
+async def install(call: DirectCall) -> None:
+    """Install the probe and read its marker back (one helper batch), once per call, when the
+    pre-dispatch batch did not already carry it (`install_rows`)."""
+    rows = install_rows(call, None)
+    if rows is None:
+        return
+    envelope = await helper_batch(call.rt, call.plan, [*rows.scripts, *rows.reads])
+    answered = tuple(envelope.rows or ()) if envelope is not None else ()
+    take_install(call, rows, answered[: len(rows.scripts)], answered[len(rows.scripts) :])
 
-    `lead` rows (the identity check's, see `identity`) run first in the same batch, so a ref
-    click pays one helper call before its dispatch, not two; their answers are returned."""
-    if call.click.get("installed"):
-        return ()
+
+def install_rows(call: DirectCall, check: page_watch.Check | None) -> InstallRows | None:
+    """The probe's rows for a batch before the click, once per call; None when the click gets
+    no probe. With the identity `check` of the same batch (its markers are on the page while
+    the scripts run), a ref target is bound by the marker its node carries: no read of its
+    own, and the markers stay until the probe is collected or expires."""
     remember_page(call)
-    if not wanted(call) or call.plan.match is None:
-        return await _lead_only(call, lead)
+    if call.click.get("installed") or not wanted(call) or call.plan.match is None:
+        return None
     call.click["installed"] = True
     target = target_of(call.plan.match, call.ref_table)
     token = secrets.token_hex(8)
     budget = call.plan.timeout.timeout_ms + call.rt.settings.process_timeout_ms
-    cfg = {"marker": MARKER, "token": token, "ttl": budget + CLEANUP_GRACE_MS}
-    rows: list[list[str]] = [*lead, ["eval", _INSTALL_JS % json.dumps({**cfg, **_locate(target)})]]
-    rows += arm_rows(call)  # the navigation watcher the settle wait reads (`nav_settle`)
-    if target is not None:
-        rows.append(["get", "attr", target.selector, MARKER])  # after the scripts: one eval
-    envelope = await helper_batch(call.rt, call.plan, rows)
-    everything = (envelope.rows or ()) if envelope is not None else ()
-    led, answered = tuple(everything[: len(lead)]), everything[len(lead) :]
-    if not answered or not answered[0].success:
-        return led
-    proven = target is not None and len(answered) > 1 and _value(answered[-1]) == token
-    call.click["probe"] = Installed(token, target if proven else None)
-    return led
+    cfg: dict[str, Any] = {"marker": MARKER, "token": token, "ttl": budget + CLEANUP_GRACE_MS}
+    cfg |= {"mark": page_watch.MARK, "watch": page_watch.KEY}
+    bound = _bound_by(target, check)
+    if check is not None:
+        cfg["marked"] = check.nonce  # the probe holds the check's markers until collected
+    if bound is None:
+        cfg |= _locate(target)
+    scripts = [["eval", _INSTALL_JS % json.dumps(cfg)], *arm_rows(call)]
+    own = bound is None and target is not None
+    reads = [["get", "attr", target.selector, MARKER]] if own and target is not None else []
+    return InstallRows(token, target, scripts, reads, bound, holds_marks=check is not None)
+
+
+def _bound_by(target: Target | None, check: page_watch.Check | None) -> str | None:
+    """The engine ref of a ref target the identity check also reads, else None."""
+    if target is None or check is None or "role" not in target.locate:
+        return None
+    read = ["get", "attr", target.selector, page_watch.MARK]
+    return target.selector[1:] if read in check.reads else None
+
+
+def take_install(
+    call: DirectCall, rows: InstallRows, scripts: Sequence[BatchRow], reads: Sequence[BatchRow]
+) -> None:
+    """Keep the installed probe (`scripts`/`reads`: what the batch answered for its rows)."""
+    if not scripts or not scripts[0].success:
+        return
+    if rows.bound is not None:
+        call.click["probe"] = Installed(rows.token, rows.target, rows.bound)
+        return
+    proven = rows.target is not None and bool(reads) and _value(reads[0]) == rows.token
+    call.click["probe"] = Installed(rows.token, rows.target if proven else None)
+
+
+async def discard(call: DirectCall) -> None:
+    """A call refused after its probe was installed: remove the probe now (and with it the
+    identity check's markers it holds), not when it expires."""
+    row = collect_row(call)
+    if row is not None:
+        call.click.pop("probe", None)
+        await helper_batch(call.rt, call.plan, [row])
 
 
 def will_install(call: DirectCall) -> bool:
-    """Whether `install` will run a helper batch the identity check can share."""
+    """Whether `install_rows` will give rows the identity check's batch can carry."""
     remember_page(call)
     return not call.click.get("installed") and wanted(call) and call.plan.match is not None
-
-
-async def _lead_only(call: DirectCall, lead: Sequence[list[str]]) -> tuple[BatchRow, ...]:
-    if not lead:
-        return ()
-    envelope = await helper_batch(call.rt, call.plan, lead)
-    return tuple(envelope.rows or ()) if envelope is not None else ()
 
 
 def _locate(target: Target | None) -> dict[str, str]:
@@ -255,7 +324,21 @@ def _value(row: BatchRow) -> Any:
 def collect_row(call: DirectCall) -> list[str] | None:
     """The `eval` that reads the counts and removes the probe, for the post-click batch."""
     probe = call.click.get("probe")
-    return ["eval", _COLLECT_JS % json.dumps(probe.token)] if isinstance(probe, Installed) else None
+    if not isinstance(probe, Installed):
+        return None
+    number = None
+    if probe.bound is not None:
+        number = _bound_number(call, probe.bound)
+        if number is None:  # the engine's node carried none of the check's markers
+            call.click["probe"] = Installed(probe.token, None, probe.bound)
+    return ["eval", _COLLECT_JS % (json.dumps(number), json.dumps(probe.token))]
+
+
+def _bound_number(call: DirectCall, engine: str) -> str | None:
+    """The candidate number the engine's node carried in this call's identity check."""
+    marks = call.ref_marks[-1] if call.ref_marks else None
+    number = marks.numbers.get(engine) if marks is not None else None
+    return str(number) if number is not None else None
 
 
 def post_rows(call: DirectCall) -> list[list[str]]:

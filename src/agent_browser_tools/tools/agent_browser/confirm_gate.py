@@ -14,6 +14,7 @@ loses evidence, a queued prompt loses the model's confirmation.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -43,7 +44,29 @@ def env_gated(env: Mapping[str, str]) -> bool:
     if not path:
         return False
     try:
-        config = json.loads(Path(path).read_text(encoding="utf-8"))
+        seen = os.stat(path)
+    except FileNotFoundError:
+        return False
+    except OSError:
+        return True
+    global _last_config
+    version = (path, seen.st_ino, seen.st_mtime_ns, seen.st_size)
+    last = _last_config
+    if last is not None and last[0] == version:
+        return last[1]
+    gated = _config_gated(Path(path))
+    _last_config = (version, gated)
+    return gated
+
+
+_last_config: tuple[tuple[str, int, int, int], bool] | None = None
+"""The last config file's verdict by its path, inode, mtime and size: a click asks several
+times, and the file only changes when the operator edits it (a new inode, mtime or size)."""
+
+
+def _config_gated(path: Path) -> bool:
+    try:
+        config = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         return False
     except (OSError, ValueError):

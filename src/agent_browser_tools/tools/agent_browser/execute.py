@@ -13,12 +13,12 @@ recover a selector miss (`followups` decides, this module runs the snapshot) and
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from functools import partial
 from typing import Any
 
 from agent_browser_tools.engine.discovery import EngineNotFound, EngineTooOld
-from agent_browser_tools.engine.envelope import BatchRow, Envelope, parse_outcome
+from agent_browser_tools.engine.envelope import Envelope, parse_outcome
 from agent_browser_tools.engine.runner import RawOutcome
 from agent_browser_tools.planning.inputs import AgentBrowserInput
 from agent_browser_tools.planning.plan import ExecutionPlan
@@ -44,12 +44,12 @@ from agent_browser_tools.tools.agent_browser import (
     followups,
     gc_pause,
     guards,
-    helpers,
     host_hook,
     identity,
     nav_settle,
     overlay_probe,
     page_change,
+    pre_dispatch,
     record,
     recorded_files,
     recording,
@@ -180,37 +180,15 @@ async def _guard(call: DirectCall) -> ToolResult | None:
     unmade = artifacts.prepare_dirs(call)
     if unmade is not None:
         return await finish.refused(call, unmade)
-    changed = await identity.verify(call, _pre_dispatch_batch(call))
+    changed = await identity.verify(call, pre_dispatch.batch(call))
     if changed is not None:
+        await click_probe.discard(call)
         return await finish.refused(call, guards.stale_refusal(call.plan, changed))
     await identity.begin_epoch(call)
     await artifacts.sample_before(call)
     await click_probe.install(call)
     nav_settle.before(call)
     return None
-
-
-def _pre_dispatch_batch(call: DirectCall) -> identity.Batch | None:
-    """The one helper batch before the dispatch, built around the identity check's rows: the
-    click probe's install and the credential-field reads ride in it (a ref fill or click then
-    spawns three engine processes: this batch, the action, the post-action batch). None when
-    nothing rides along (the identity check then runs its rows alone)."""
-    riders = secret_fields.pre_rows(call)
-    shared = click_probe.will_install(call)
-    if not riders and not shared:
-        return None
-
-    async def run(lead: list[list[str]]) -> Sequence[BatchRow]:
-        rows = [*lead, *riders]
-        if shared:
-            answered = await click_probe.install(call, rows)
-        else:
-            answered = tuple(await helpers.helper_rows(call.rt, call.plan, rows))
-        if riders and len(answered) == len(rows):
-            secret_fields.take_pre(call, answered[len(lead) :])
-        return answered[: len(lead)]
-
-    return run
 
 
 async def _spawn(call: DirectCall) -> Spawned | ToolResult:

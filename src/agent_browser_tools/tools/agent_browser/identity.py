@@ -123,8 +123,9 @@ def _helper_pending(ids: tuple[str, ...], data: object) -> StaleRef | None:
     return StaleRef(refs=ids, reason=reason, code="identity-unverified")
 
 
-Batch = Callable[[list[list[str]]], Awaitable[Sequence[BatchRow]]]
-"""Runs helper rows and answers them (the click probe's install batch can carry them)."""
+Batch = Callable[[page_watch.Check], Awaitable[Sequence[BatchRow]]]
+"""Runs a check's rows inside the call's pre-dispatch batch (`pre_dispatch`) and answers
+them laid out as `Check.rows` (the script's answer, then the reads')."""
 
 
 async def verify(call: DirectCall, run: Batch | None = None) -> StaleRef | None:
@@ -174,11 +175,12 @@ async def _proven(
     if check is None:
         return None
     if run is not None:
-        return page_watch.proven(snapshot.epoch, check, questions, await run(check.rows))
-    envelope = await helper_call(call.rt, call.plan, ["batch"], stdin=json.dumps(check.rows))
-    if envelope is None or envelope.rows is None:
-        return None
-    return page_watch.proven(snapshot.epoch, check, questions, envelope.rows)
+        answered = await run(check)
+    else:
+        envelope = await helper_call(call.rt, call.plan, ["batch"], stdin=json.dumps(check.rows))
+        answered = envelope.rows or () if envelope is not None else ()
+    call.ref_marks.append(page_watch.engine_marks(check, questions, answered))
+    return page_watch.proven(snapshot.epoch, check, questions, answered)
 
 
 async def begin_epoch(call: DirectCall) -> None:

@@ -12,7 +12,8 @@ that number (`PageEpoch`). Before a ref call one batch asks the page, for each r
 elements could be it (the role's elements whose accessible name, as the page computes it, is
 the recorded one), whether anything about them changed since the epoch, and numbers them with
 a marker attribute; then asks the engine which marker each used ref's node carries (`get attr
-@ref`, resolved exactly as the action will resolve it), and removes the markers. A ref is
+@ref`, resolved exactly as the action will resolve it), and removes the markers (at once,
+or, before a probed click, when the click probe that holds them is collected). A ref is
 proven unchanged when its node is one of those candidates and neither it, its ancestors
 (attributes, insertion), its content, its labels, nor, for a twin, the rest of its row (up to
 its nearest look-alikes) changed, and (for a ref the engine could re-resolve by role and name)
@@ -259,17 +260,25 @@ def askable(info: RefInfo) -> bool:
 
 @dataclass(frozen=True)
 class Check:
-    """The rows of one identity check and the nonce its markers carry."""
+    """One identity check: the page's answer (`script`), the marker each ref's node carries
+    (`reads`, one `get attr @ref` per ref) and the nonce its markers carry."""
 
-    rows: list[list[str]]
+    script: list[str]
+    reads: list[list[str]]
     nonce: str
+
+    @property
+    def rows(self) -> list[list[str]]:
+        """The check on its own: the script, the reads, then the markers' removal (before
+        anything else runs, so no later read of the page shows them)."""
+        return [self.script, *self.reads, ["eval", UNMARK_JS]]
 
 
 def check_rows(epoch: PageEpoch, questions: Sequence[Question]) -> Check | None:
-    """The page's answer (it numbers each ref's candidates with a marker), the marker each
-    ref's node carries (`get attr @ref`, resolved as the action will resolve it), then the
-    markers' removal; None when a recorded role has no known elements (the re-read
-    decides)."""
+    """The page's answer (it numbers each ref's candidates with a marker) and the marker each
+    ref's node carries (`get attr @ref`, resolved as the action will resolve it); None when a
+    recorded role has no known elements (the re-read decides). `Check.rows` adds the
+    markers' removal; a batch that defers it removes them with `UNMARK_JS` later."""
     selectors = {q.info.role: ROLE_SELECTORS.get(q.info.role or "") for q in questions}
     if not questions or any(v is None for v in selectors.values()):
         return None
@@ -286,7 +295,28 @@ def check_rows(epoch: PageEpoch, questions: Sequence[Question]) -> Check | None:
     cfg = {"begin": False, "token": epoch.token, "seq": epoch.seq, "refs": refs}
     cfg |= {"selectors": selectors, "nonce": nonce}
     reads = [["get", "attr", "@" + q.engine, MARK] for q in questions]
-    return Check([["eval", _script(cfg)], *reads, ["eval", UNMARK_JS]], nonce)
+    return Check(["eval", _script(cfg)], reads, nonce)
+
+
+def engine_marks(check: Check, questions: Sequence[Question], rows: Sequence[BatchRow]) -> Marks:
+    """Engine id -> the candidate number its node carried in this check (from the `reads`
+    answers in `rows`, laid out as `check.rows`), proven unchanged or not: the number names
+    the one element the engine resolves that ref to, at the time of the check."""
+    reads = rows[1 : len(questions) + 1]
+    out: dict[str, int] = {}
+    for q, row in zip(questions, reads, strict=False):
+        number = _marked(row, check.nonce)
+        if number is not None:
+            out[q.engine] = number
+    return Marks(check.nonce, out)
+
+
+@dataclass(frozen=True)
+class Marks:
+    """Which candidate marker (`MARK` = `nonce.number`) each checked ref's node carried."""
+
+    nonce: str
+    numbers: Mapping[str, int]
 
 
 def proven(

@@ -59,6 +59,36 @@ async def test_an_in_place_patch_is_refused_instead_of_clicking_another_row(
     assert await _hits(conv) == []
 
 
+async def _leftovers(conv: Conversation) -> str:
+    """What the wrapper's own checks left on the page: markers and a click probe."""
+    found = await conv.ok(
+        [
+            "eval",
+            "document.querySelectorAll('[data-abt-ref-check],[data-abt-click-probe]').length"
+            " + '/' + !!window.__abtClickProbe",
+        ]
+    )
+    return str(found.details["data"]["result"])
+
+
+@real_engine
+async def test_the_checks_leave_no_marker_or_probe_behind_a_click_or_a_refusal(
+    conv: Conversation, fixture_site: FixtureServer
+) -> None:
+    """A ref click's identity markers bind its dispatch probe and stay on the page until the
+    probe is collected after the click; a refused click removes them at once."""
+    row_a = await _churn(conv, fixture_site)
+    clicked = await conv.ok(["click", row_a])
+    assert "clickDispatch" not in clicked.details
+    assert await _leftovers(conv) == "0/false"
+    assert await _hits(conv) != []
+    row_b = ref_for(await conv.ok(["snapshot", "-i"]), "button", "Details B")
+    await conv.ok(["eval", "patchInPlace(['C', 'A', 'B'])"])
+    blocked = await conv.call(["click", row_b])
+    assert_stale_ref(blocked)
+    assert await _leftovers(conv) == "0/false"
+
+
 @real_engine
 async def test_a_sort_that_moves_the_same_nodes_still_clicks_the_named_row(
     conv: Conversation, fixture_site: FixtureServer

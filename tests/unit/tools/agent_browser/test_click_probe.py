@@ -9,7 +9,15 @@ from typing import Any
 from agent_browser_tools.results.observation import Observation
 from agent_browser_tools.state.models import RefInfo
 from agent_browser_tools.taxonomy import CommandMatch, resolve_command
-from agent_browser_tools.tools.agent_browser.click_probe import Installed, Target, judge, target_of
+from agent_browser_tools.tools.agent_browser import page_watch as pw
+from agent_browser_tools.tools.agent_browser.click_probe import (
+    Installed,
+    Target,
+    _bound_by,
+    collect_row,
+    judge,
+    target_of,
+)
 
 REFS = {
     "e1": RefInfo(role="button", name="Save", engine="e7"),
@@ -104,3 +112,32 @@ def test_mutations_on_a_page_that_mutates_by_itself_are_no_evidence() -> None:
     assert evidence == 0 and obs.success and "clickDispatch" not in obs.extra
     evidence, obs = _judged({"events": 2, "mutations": 40, "quiet": 0})
     assert evidence == 40
+
+
+def _check(*engines: str) -> pw.Check:
+    reads = [["get", "attr", "@" + e, pw.MARK] for e in engines]
+    return pw.Check(["eval", "check"], reads, "n0nce")
+
+
+def test_a_ref_target_the_identity_check_reads_is_bound_by_its_marker() -> None:
+    """The check's `get attr @ref` already names the node the engine will click: the probe
+    reads no marker of its own. An xpath target, or a ref the check does not read, is not."""
+    target = target_of(_click("@e1"), REFS)
+    assert _bound_by(target, _check("e7")) == "e7"
+    assert _bound_by(target, _check("e3")) is None
+    assert _bound_by(target, None) is None
+    assert _bound_by(target_of(_click("xpath=//button[1]"), REFS), _check("e7")) is None
+
+
+def test_a_bound_probe_counts_the_events_of_the_candidate_the_engines_node_carried() -> None:
+    """The collect row asks for that candidate's count; when the engine's node carried none
+    of the check's markers, the target is unproven and a miss cannot fail the click."""
+    probe = Installed("tok", TARGET, bound="e7")
+    call: Any = NS(click={"probe": probe}, ref_marks=[pw.Marks("n0nce", {"e7": 2})])
+    row = collect_row(call)
+    assert row is not None and 'n = "2"' in row[1] and '"tok"' in row[1]
+    assert call.click["probe"].target == TARGET
+    call = NS(click={"probe": probe}, ref_marks=[pw.Marks("n0nce", {"e3": 0})])
+    row = collect_row(call)
+    assert row is not None and "n = null" in row[1]
+    assert call.click["probe"].target is None

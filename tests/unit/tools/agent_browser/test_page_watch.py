@@ -12,7 +12,7 @@ from agent_browser_tools.tools.agent_browser import page_watch as pw
 EPOCH = PageEpoch(token="t1", seq=5)
 SAVE = pw.Question("e3", RefInfo(role="button", name="Save"))
 NONCE = "n1"
-CHECK = pw.Check(rows=[], nonce=NONCE)
+CHECK = pw.Check(script=["eval", ""], reads=[], nonce=NONCE)
 
 
 def _said(answer: dict[str, Any]) -> BatchRow:
