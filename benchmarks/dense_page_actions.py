@@ -50,7 +50,7 @@ from tests.support.fixture_server import start_fixture_server  # noqa: E402
 from tests.support.real_engine import close_socket_dir  # noqa: E402
 
 from agent_browser_tools import BrowserTools  # noqa: E402
-from agent_browser_tools.tools.agent_browser import refmap  # noqa: E402
+from agent_browser_tools.tools.agent_browser.refs import refmap  # noqa: E402
 
 ACTION_BUDGET_MS = 40.0
 SNAPSHOT_BUDGET = 0.10

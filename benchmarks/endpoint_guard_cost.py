@@ -1,4 +1,4 @@
-"""What the endpoint guard costs (`tools/agent_browser/endpoint_guard.py`, issue 27).
+"""What the endpoint guard costs (`tools/agent_browser/safety/endpoint_guard.py`, issue 27).
 
 Three figures:
 
@@ -28,7 +28,8 @@ from agent_browser_tools.api import BrowserTools
 from agent_browser_tools.engine.browser_ports import listeners
 from agent_browser_tools.planning.script_guard import ScriptGuard
 from agent_browser_tools.settings import Settings
-from agent_browser_tools.tools.agent_browser import endpoint_guard, refmap
+from agent_browser_tools.tools.agent_browser.refs import refmap
+from agent_browser_tools.tools.agent_browser.safety import endpoint_guard
 
 ROWS = [["open", "https://example.com/"], ["eval", "document.title"], ["wait", "--fn", "1"]]
 

@@ -1,7 +1,7 @@
 """What the settle-after-navigation wait costs an action that does not navigate.
 
 Issue 19 item 6 makes an action that starts a navigation wait for the new page
-(`tools/agent_browser/nav_settle.py`); an action that does not navigate must not pay more
+(`tools/agent_browser/page/nav_settle.py`); an action that does not navigate must not pay more
 than a few ms for it. One run, one browser: a `BrowserTools` conversation opens the fixture
 site's settle home page, then, interleaved so drift hits both alike, it clicks the same-page
 "Count" button by ref with settling off (`settle_ms = 0`: no watcher row before the click, no

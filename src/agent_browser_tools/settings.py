@@ -36,7 +36,7 @@ DEFAULT_INLINE_IMAGE_MAX_BYTES = 5 * 1024 * 1024
 DEFAULT_SETTLE_MS = 2_000
 """How long an action that started a navigation waits for the new page to load and go quiet
 (`[tools] settle_ms` / `AGENT_BROWSER_TOOLS_SETTLE_MS`; 0 turns it off): see
-`tools/agent_browser/nav_settle.py`."""
+`tools/agent_browser/page/nav_settle.py`."""
 STDOUT_MEMORY_LIMIT_BYTES = 512 * 1024
 """Engine stdout beyond this goes to a private temp file instead of memory."""
 

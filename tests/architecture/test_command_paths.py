@@ -28,7 +28,7 @@ KNOWN_PATH_LITERALS = Counter(
         ("tools/agent_browser/observe.py", "read"): 1,
         ("tools/agent_browser/observe.py", "snapshot"): 1,
         ("tools/agent_browser/observe.py", "storage"): 1,
-        ("tools/agent_browser/snapshot.py", "snapshot"): 2,
+        ("tools/agent_browser/page/snapshot.py", "snapshot"): 2,
         ("tools/code/scope.py", "batch"): 1,
         ("tools/code/scope.py", "close"): 1,
     }

@@ -31,7 +31,7 @@ import pytest_asyncio
 from agent_browser_tools.api import BrowserTools
 from agent_browser_tools.results.tool_result import ToolResult
 from agent_browser_tools.taxonomy import join_batch_row
-from agent_browser_tools.tools.agent_browser import endpoint_guard
+from agent_browser_tools.tools.agent_browser.safety import endpoint_guard
 from tests.support.devtools import devtools_port, drive_js, drive_page
 from tests.support.fixture_server import FixtureServer
 from tests.support.mcp_server import session_dir

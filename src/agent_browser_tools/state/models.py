@@ -84,7 +84,7 @@ _UNSET = (None, None, None, None)
 
 class PageEpoch(_Frozen):
     """Where the page-side change log stood when a snapshot began (see
-    `tools/agent_browser/page_watch`): the log's document token and its sequence number.
+    `tools/agent_browser/refs/page_watch`): the log's document token and its sequence number.
     Nothing the page changed before `seq` can have changed a ref of that snapshot."""
 
     token: str
@@ -470,7 +470,7 @@ class ConversationState(_Frozen):
     sessions: dict[str, SessionPageState] = Field(default_factory=dict)
     ref_high: int = 0
     """The highest ref number shown in this conversation, over all sessions: a new element
-    is shown above it, so no shown ref is ever reused (see `tools/agent_browser/refmap`)."""
+    is shown above it, so no shown ref is ever reused (see `tools/agent_browser/refs/refmap`)."""
     pending_intents: dict[str, IntentEvent] = Field(default_factory=dict)
     interrupted: tuple[SessionKey, ...] = ()
     """Sessions of calls whose completion was never journaled (set when a journal is loaded):

@@ -113,7 +113,7 @@ class FieldValue:
 
     Why: a value typed into a password or other credential field must never be echoed, and
     reading such a field back must be redacted; the wrapper reads the target field's
-    attributes before dispatch (`tools/agent_browser/secret_fields.py`).
+    attributes before dispatch (`tools/agent_browser/safety/secret_fields.py`).
     """
 
     target: int | None = 0

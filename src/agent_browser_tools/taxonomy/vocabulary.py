@@ -82,7 +82,7 @@ class FieldEdit(StrEnum):
 
 class RecordingStep(StrEnum):
     """What a command does to the session's video recording (its reservation, see
-    `tools/agent_browser/recording`).
+    `tools/agent_browser/files/recording`).
 
     OPENS: starts a take (`record start`). REOPENS: finalizes the current take and starts a new
     one (`record restart`). FINALIZES: ends the take and writes its file (`record stop`).

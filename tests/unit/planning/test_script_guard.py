@@ -23,7 +23,7 @@ from agent_browser_tools.planning.script_guard import (
     withhold,
 )
 from agent_browser_tools.taxonomy import batch_row_words, join_batch_row
-from agent_browser_tools.tools.agent_browser import refmap
+from agent_browser_tools.tools.agent_browser.refs import refmap
 from tests.support.plans import plan
 
 quickjs: Any = importlib.import_module("quickjs")  # no type information

@@ -38,8 +38,10 @@ from agent_browser_tools.state.journal import ConversationLog
 from agent_browser_tools.state.models import ConversationState, Effect, SessionKey
 from agent_browser_tools.state.reducers import fold
 from agent_browser_tools.state.stale_refs import normalize_url
-from agent_browser_tools.tools.agent_browser import followups, guards, identity, record, segments
-from agent_browser_tools.tools.agent_browser.editable_guard import TAKES_NO_TEXT
+from agent_browser_tools.tools.agent_browser import followups, guards, record
+from agent_browser_tools.tools.agent_browser.batches import segments
+from agent_browser_tools.tools.agent_browser.refs import identity
+from agent_browser_tools.tools.agent_browser.safety.editable_guard import TAKES_NO_TEXT
 
 KEY = SessionKey(session="abt-property")
 PAGES = (

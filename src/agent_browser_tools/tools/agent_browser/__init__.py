@@ -1,8 +1,10 @@
 """`agent_browser`: the direct tool, one native command with the wrapper guarantees.
 
-This package is DESIGN's pipeline, one module per stage (read `execute.py` first). Other tools
-import only the names below, never the stage modules. Names load on first use, so that
-listing tools (which imports this package's `spec`) does not load the engine.
+This package is DESIGN's pipeline: the stages of a call at the top (read `execute.py` first), the
+features they call in subpackages by what they concern (`refs`, `safety`, `confirm`, `effects`,
+`page`, `batches`, `files`, `browser`, `widgets`). Other tools import only the names below,
+never the stage modules. Names load on first use, so that listing tools (which imports this
+package's `spec`) does not load the engine.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from agent_browser_tools.tools.agent_browser.browser.sessions import close_own_dir, close_owned
     from agent_browser_tools.tools.agent_browser.execute import (
         NAME,
         OBSERVATION_KEYS,
@@ -22,12 +25,11 @@ if TYPE_CHECKING:
     from agent_browser_tools.tools.agent_browser.finish import finish as result_from_observation
     from agent_browser_tools.tools.agent_browser.helpers import current_page_url, helper_call
     from agent_browser_tools.tools.agent_browser.hooks import Hooks, PostHook, compiled_call
-    from agent_browser_tools.tools.agent_browser.host_hook import (
+    from agent_browser_tools.tools.agent_browser.safety.host_hook import (
         BeforeExecute,
         DispatchContext,
         host_call,
     )
-    from agent_browser_tools.tools.agent_browser.sessions import close_own_dir, close_owned
 
 __all__ = [
     "NAME",
@@ -60,14 +62,14 @@ _HOMES = {
     "result_from_observation": ("finish", "finish"),
     "current_page_url": ("helpers", "current_page_url"),
     "helper_call": ("helpers", "helper_call"),
-    "BeforeExecute": ("host_hook", "BeforeExecute"),
-    "DispatchContext": ("host_hook", "DispatchContext"),
-    "host_call": ("host_hook", "host_call"),
+    "BeforeExecute": ("safety.host_hook", "BeforeExecute"),
+    "DispatchContext": ("safety.host_hook", "DispatchContext"),
+    "host_call": ("safety.host_hook", "host_call"),
     "Hooks": ("hooks", "Hooks"),
     "PostHook": ("hooks", "PostHook"),
     "compiled_call": ("hooks", "compiled_call"),
-    "close_own_dir": ("sessions", "close_own_dir"),
-    "close_owned": ("sessions", "close_owned"),
+    "close_own_dir": ("browser.sessions", "close_own_dir"),
+    "close_owned": ("browser.sessions", "close_owned"),
 }
 
 

@@ -19,8 +19,8 @@ from agent_browser_tools.results.next_actions import NextAction
 from agent_browser_tools.runtime import Runtime
 from agent_browser_tools.state.models import PageEpoch, RefInfo, SessionKey
 from agent_browser_tools.tools.agent_browser.hooks import Hooks
-from agent_browser_tools.tools.agent_browser.page_watch import Marks
-from agent_browser_tools.tools.agent_browser.refmap import Shown
+from agent_browser_tools.tools.agent_browser.refs.page_watch import Marks
+from agent_browser_tools.tools.agent_browser.refs.refmap import Shown
 
 
 @dataclass(frozen=True)

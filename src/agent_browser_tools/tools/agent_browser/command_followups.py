@@ -12,8 +12,9 @@ from __future__ import annotations
 from agent_browser_tools.results import next_actions as na
 from agent_browser_tools.results.observation import Observation
 from agent_browser_tools.state.models import Effect
-from agent_browser_tools.tools.agent_browser import command_hints, routes, selector_visibility
+from agent_browser_tools.tools.agent_browser import command_hints
 from agent_browser_tools.tools.agent_browser.call import DirectCall
+from agent_browser_tools.tools.agent_browser.page import routes, selector_visibility
 
 
 async def complete(call: DirectCall, obs: Observation, effects: list[Effect]) -> None:

@@ -33,44 +33,46 @@ from agent_browser_tools.results.tool_result import ToolResult
 from agent_browser_tools.runtime import Runtime
 from agent_browser_tools.state.models import TargetUnknown
 from agent_browser_tools.tools.agent_browser import (
-    artifacts,
-    attached_app,
-    batch_progress,
-    browser_loss,
-    click_probe,
-    drift_guard,
-    endpoint_guard,
     finish,
     followups,
     gc_pause,
     guards,
-    host_hook,
-    identity,
+    pre_dispatch,
+    record,
+)
+from agent_browser_tools.tools.agent_browser.batches import batch_progress, segments, stepwise
+from agent_browser_tools.tools.agent_browser.browser import attached_app
+from agent_browser_tools.tools.agent_browser.call import DirectCall, DirectRequest, Spawned
+from agent_browser_tools.tools.agent_browser.files import (
+    artifacts,
+    recorded_files,
+    recording,
+    value_spill,
+)
+from agent_browser_tools.tools.agent_browser.hooks import Hooks
+from agent_browser_tools.tools.agent_browser.observe import observe
+from agent_browser_tools.tools.agent_browser.page import (
+    click_probe,
     nav_settle,
     overlay_probe,
     page_change,
-    pre_dispatch,
-    record,
-    recorded_files,
-    recording,
-    refmap,
-    same_document,
-    secret_fields,
-    segments,
-    stepwise,
     stopped_page,
-    value_spill,
     webmcp,
 )
-from agent_browser_tools.tools.agent_browser.call import DirectCall, DirectRequest, Spawned
-from agent_browser_tools.tools.agent_browser.hooks import Hooks
-from agent_browser_tools.tools.agent_browser.observe import observe
+from agent_browser_tools.tools.agent_browser.refs import identity, refmap, same_document
 from agent_browser_tools.tools.agent_browser.request import (
     NAME,
     Refused,
     plan_now,
     planned_under_lock,
     validate,
+)
+from agent_browser_tools.tools.agent_browser.safety import (
+    browser_loss,
+    drift_guard,
+    endpoint_guard,
+    host_hook,
+    secret_fields,
 )
 
 __all__ = ["NAME", "OBSERVATION_KEYS", "handle", "preview_plan", "run", "run_observation"]

@@ -27,13 +27,10 @@ from agent_browser_tools.results.present import render_prose
 from agent_browser_tools.results.tool_result import ImageBlock, ToolResult
 from agent_browser_tools.runtime import Runtime
 from agent_browser_tools.state.models import RefInfo, RefSnapshot
-from agent_browser_tools.tools.agent_browser import (
-    manifest_receipts,
-    recording,
-    reopen_pending,
-    summary,
-)
+from agent_browser_tools.tools.agent_browser import summary
+from agent_browser_tools.tools.agent_browser.browser import reopen_pending
 from agent_browser_tools.tools.agent_browser.call import DirectCall, Spawned
+from agent_browser_tools.tools.agent_browser.files import manifest_receipts, recording
 
 STDERR_DETAIL_LIMIT = 4_000
 

@@ -25,20 +25,15 @@ from agent_browser_tools.state.effects import Probe
 from agent_browser_tools.state.journal import scrub_effect
 from agent_browser_tools.state.models import ConversationState, Effect, RefInfo
 from agent_browser_tools.taxonomy import PageEffect
-from agent_browser_tools.tools.agent_browser import (
-    action_readback,
-    click_probe,
-    confirmations,
-    nav_settle,
-    page_change,
-    record,
-    widgets,
-)
-from agent_browser_tools.tools.agent_browser import snapshot as snapshot_flow
+from agent_browser_tools.tools.agent_browser import record, widgets
 from agent_browser_tools.tools.agent_browser.call import DirectCall, Spawned
-from agent_browser_tools.tools.agent_browser.confirm_gate import confirmation_gated
+from agent_browser_tools.tools.agent_browser.confirm import confirmations
+from agent_browser_tools.tools.agent_browser.confirm.confirm_gate import confirmation_gated
+from agent_browser_tools.tools.agent_browser.effects import action_readback
 from agent_browser_tools.tools.agent_browser.helpers import helper_batch
 from agent_browser_tools.tools.agent_browser.named_rows import Answers, NamedRows
+from agent_browser_tools.tools.agent_browser.page import click_probe, nav_settle, page_change
+from agent_browser_tools.tools.agent_browser.page import snapshot as snapshot_flow
 from agent_browser_tools.tools.agent_browser.participants import POST_READERS
 
 

@@ -26,8 +26,8 @@ from agent_browser_tools.state.stale_refs import (
     ref_ids,
 )
 from agent_browser_tools.taxonomy import CommandMatch
-from agent_browser_tools.tools.agent_browser import editable_guard
-from agent_browser_tools.tools.agent_browser.confirmations import decision_refusal
+from agent_browser_tools.tools.agent_browser.confirm.confirmations import decision_refusal
+from agent_browser_tools.tools.agent_browser.safety import editable_guard
 
 
 def refusal(plan: ExecutionPlan, state: ConversationState) -> Observation | None:

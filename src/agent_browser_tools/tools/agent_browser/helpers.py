@@ -20,7 +20,8 @@ from agent_browser_tools.planning.session_scope import acts_on_whole_dir
 from agent_browser_tools.planning.sessions import flag_tokens
 from agent_browser_tools.runtime import Runtime
 from agent_browser_tools.state.models import SessionKey
-from agent_browser_tools.tools.agent_browser import eval_merge, webmcp
+from agent_browser_tools.tools.agent_browser.batches import eval_merge
+from agent_browser_tools.tools.agent_browser.page import webmcp
 
 
 def session_args(key: SessionKey, launch: tuple[str, ...] = ()) -> list[str]:

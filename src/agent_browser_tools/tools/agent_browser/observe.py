@@ -32,7 +32,7 @@ from agent_browser_tools.taxonomy import (
     CommandMatch,
     PageEffect,
 )
-from agent_browser_tools.tools.agent_browser import timeout_recovery
+from agent_browser_tools.tools.agent_browser.batches import timeout_recovery
 
 
 def observe(plan: ExecutionPlan, envelope: Envelope) -> Observation:

@@ -14,13 +14,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from agent_browser_tools.engine.envelope import BatchRow
-from agent_browser_tools.tools.agent_browser import (
-    action_readback,
-    click_probe,
-    focused_field,
-    overlay_probe,
-)
 from agent_browser_tools.tools.agent_browser.call import DirectCall
+from agent_browser_tools.tools.agent_browser.effects import action_readback, focused_field
+from agent_browser_tools.tools.agent_browser.page import click_probe, overlay_probe
 
 
 @dataclass(frozen=True)

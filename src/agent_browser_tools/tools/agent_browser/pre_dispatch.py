@@ -21,10 +21,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from agent_browser_tools.engine.envelope import BatchRow
-from agent_browser_tools.tools.agent_browser import click_probe, identity, page_watch, secret_fields
 from agent_browser_tools.tools.agent_browser.call import DirectCall
 from agent_browser_tools.tools.agent_browser.helpers import helper_batch
 from agent_browser_tools.tools.agent_browser.named_rows import NamedRows
+from agent_browser_tools.tools.agent_browser.page import click_probe
+from agent_browser_tools.tools.agent_browser.refs import identity, page_watch
+from agent_browser_tools.tools.agent_browser.safety import secret_fields
 
 
 def batch(call: DirectCall) -> identity.Batch | None:

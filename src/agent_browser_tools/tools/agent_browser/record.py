@@ -25,19 +25,15 @@ from agent_browser_tools.state.models import (
     RefsInvalidated,
     RefsRecorded,
 )
-from agent_browser_tools.tools.agent_browser import (
-    attached_app,
-    batch_steps,
-    browser_loss,
-    close_all,
-    command_followups,
-    recording,
-    session_facts,
-    webmcp,
-)
+from agent_browser_tools.tools.agent_browser import command_followups
+from agent_browser_tools.tools.agent_browser.batches import batch_steps
+from agent_browser_tools.tools.agent_browser.browser import attached_app, close_all, session_facts
+from agent_browser_tools.tools.agent_browser.browser.sessions import headed_handoff, settle_fresh
 from agent_browser_tools.tools.agent_browser.call import DirectCall, Spawned
+from agent_browser_tools.tools.agent_browser.files import recording
 from agent_browser_tools.tools.agent_browser.observe import add_recovery
-from agent_browser_tools.tools.agent_browser.sessions import headed_handoff, settle_fresh
+from agent_browser_tools.tools.agent_browser.page import webmcp
+from agent_browser_tools.tools.agent_browser.safety import browser_loss
 
 RESTARTED = (
     "The engine launched a new browser for this call; refs from before it name nothing now. "

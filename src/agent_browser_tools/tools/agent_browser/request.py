@@ -33,10 +33,10 @@ from agent_browser_tools.redaction import redact_argv
 from agent_browser_tools.results.response import caller_wants_json
 from agent_browser_tools.runtime import Runtime
 from agent_browser_tools.taxonomy import PageEffect
-from agent_browser_tools.tools.agent_browser import network_filter
-from agent_browser_tools.tools.agent_browser import snapshot as snapshot_flow
 from agent_browser_tools.tools.agent_browser.call import DirectCall, DirectRequest
 from agent_browser_tools.tools.agent_browser.hooks import Hooks
+from agent_browser_tools.tools.agent_browser.page import network_filter
+from agent_browser_tools.tools.agent_browser.page import snapshot as snapshot_flow
 
 NAME = "agent_browser"
 ALLOWED = "args, stdin, outputPath, timeoutMs and sessionMode"

@@ -26,7 +26,7 @@ from agent_browser_tools import BrowserTools
 from agent_browser_tools.engine.discovery import clear_engine_cache
 from agent_browser_tools.results.tool_result import ToolResult
 from agent_browser_tools.settings import Settings
-from agent_browser_tools.tools.agent_browser import page_watch
+from agent_browser_tools.tools.agent_browser.refs import page_watch
 from tests.support.fake import FakeEngine
 from tests.support.fixture_server import FixtureServer
 from tests.support.real_engine import EngineEnv, track_socket_dir

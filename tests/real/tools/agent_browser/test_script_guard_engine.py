@@ -20,7 +20,7 @@ import pytest
 from agent_browser_tools.api import BrowserTools
 from agent_browser_tools.planning.script_guard import ScriptGuard
 from agent_browser_tools.results.tool_result import ToolResult
-from agent_browser_tools.tools.agent_browser import endpoint_guard
+from agent_browser_tools.tools.agent_browser.safety import endpoint_guard
 from tests.support.fixture_server import FixtureServer
 from tests.support.tools import ab
 

@@ -13,7 +13,8 @@ from agent_browser_tools.state.journal import ConversationLog, scrub_effect
 from agent_browser_tools.state.models import RouteRule, RoutesChanged, SessionClosed, SessionKey
 from agent_browser_tools.state.reducers import apply_effect
 from agent_browser_tools.state.sqlite_journal import SqliteJournal
-from agent_browser_tools.tools.agent_browser import command_hints, routes
+from agent_browser_tools.tools.agent_browser import command_hints
+from agent_browser_tools.tools.agent_browser.page import routes
 from tests.support.plans import managed, page, plan
 
 MOCK = RouteRule(pattern="**/api/*", mode="mock-body")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from agent_browser_tools.results.categories import FailureCategory
 from agent_browser_tools.results.observation import Observation
 from agent_browser_tools.state.models import ConversationState
-from agent_browser_tools.tools.agent_browser import segments
+from agent_browser_tools.tools.agent_browser.batches import segments
 from agent_browser_tools.tools.agent_browser.guards import refusal
 from tests.support.plans import CLEAN, FORM, managed, named, page, plan
 

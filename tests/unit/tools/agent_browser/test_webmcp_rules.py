@@ -10,7 +10,7 @@ import pytest
 from agent_browser_tools.engine.envelope import Envelope, OutputMode
 from agent_browser_tools.results.observation import Observation
 from agent_browser_tools.results.page_data import CLOSE, OPEN, fenced, quoted
-from agent_browser_tools.tools.agent_browser import webmcp
+from agent_browser_tools.tools.agent_browser.page import webmcp
 from tests.support.plans import plan as plan_for
 
 

@@ -11,8 +11,8 @@ from agent_browser_tools.results import next_actions as na
 from agent_browser_tools.results.observation import Observation
 from agent_browser_tools.state.effects import success_effects
 from agent_browser_tools.state.models import TargetObserved
-from agent_browser_tools.tools.agent_browser.network_filter import _retarget_inspection
 from agent_browser_tools.tools.agent_browser.observe import add_recovery
+from agent_browser_tools.tools.agent_browser.page.network_filter import _retarget_inspection
 from tests.support.plans import managed, named, page, plan
 
 FAILED = {

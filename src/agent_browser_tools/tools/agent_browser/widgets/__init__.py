@@ -27,10 +27,10 @@ from typing import Any
 from agent_browser_tools.redaction import redact_text
 from agent_browser_tools.results.observation import Observation
 from agent_browser_tools.state.effects import Probe
-from agent_browser_tools.tools.agent_browser import action_readback
 from agent_browser_tools.tools.agent_browser.call import DirectCall
-from agent_browser_tools.tools.agent_browser.confirm_gate import confirmation_gated
-from agent_browser_tools.tools.agent_browser.effect_verdict import Asked
+from agent_browser_tools.tools.agent_browser.confirm.confirm_gate import confirmation_gated
+from agent_browser_tools.tools.agent_browser.effects import action_readback
+from agent_browser_tools.tools.agent_browser.effects.effect_verdict import Asked
 from agent_browser_tools.tools.agent_browser.widgets import drivers
 from agent_browser_tools.tools.agent_browser.widgets.calendar_date import asked_day
 from agent_browser_tools.tools.agent_browser.widgets.outcome import Outcome, Reached, Stopped

@@ -21,9 +21,9 @@ from agent_browser_tools.redaction import redact_text, redact_url
 from agent_browser_tools.results import next_actions as na
 from agent_browser_tools.results.action_lines import quoted_text
 from agent_browser_tools.state.effects import Probe
-from agent_browser_tools.tools.agent_browser import refmap
 from agent_browser_tools.tools.agent_browser.call import DirectCall
 from agent_browser_tools.tools.agent_browser.helpers import helper_batch
+from agent_browser_tools.tools.agent_browser.refs import refmap
 from agent_browser_tools.tools.agent_browser.widgets import page_scripts as js
 from agent_browser_tools.tools.agent_browser.widgets import slider_keys as sk
 from agent_browser_tools.tools.agent_browser.widgets.calendar_date import asked_day

@@ -1,0 +1,1 @@
+"""Native batches: their steps, segments, merged scripts and watchdog recovery."""

@@ -1,0 +1,1 @@
+"""The session's browser: attachments, lifecycle, loss and cleanup."""

@@ -1,0 +1,1 @@
+"""The engine's `--confirm-actions` handshake and the probes it keeps away."""

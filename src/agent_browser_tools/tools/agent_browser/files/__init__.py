@@ -1,0 +1,1 @@
+"""Files a call makes: artifacts, recordings, spills and their receipts."""

@@ -1,0 +1,318 @@
+"""Direct tool: an action that starts a navigation returns once the new page has settled.
+
+Why: the engine's `click` (and `press Enter`, `tap`, ...) answers as soon as the input events
+are dispatched. A form POST whose response is still on its way keeps the old document alive,
+so the next `snapshot -i` saw the old page, or a new one still parsing (`0 refs`), right after
+our own result said "URL changed". Measured on engine 0.39.4 + Chromium: a form submission's
+navigation starts a few ms after the click returns (the planned-navigation task), and while a
+navigation is in flight Chromium holds back every renderer command (`eval`, `get title`,
+`snapshot`) until the new document commits; `get url` does not wait and still names the old
+page.
+
+How, within the one post-action helper batch (`followups.run_probe`), as its first rows:
+
+- a page-side watcher, armed before the action (by the click probe's install batch, and by
+  every earlier probe batch on the same document), records what announces a same-tab,
+  cross-document navigation: a Navigation API `navigate` event, a `submit` event and a click
+  on a link, each only while the page has not cancelled it (`defaultPrevented`; an
+  intercepted navigation's `navigatesuccess` or a `navigateerror` ends it);
+- `wait --fn` polls (every 100 ms, the engine's cadence) a check that returns at once when the
+  armed document is still there and nothing was announced (a same-page click costs one
+  evaluation), keeps polling while a navigation is announced on the old document, and on a
+  new document waits for `load` plus a short quiet spell without DOM mutations. It always
+  ends true by the settle budget (an engine timeout would stop the fail-fast batch), arms a
+  fresh watcher on the page it ends on and leaves its outcome there;
+- an `eval` reads the outcome back; `get url` and the title script then name the settled
+  page.
+
+The check is first evaluated once, as one more page script of that batch (`rows(quick=True)`):
+when the page is settled then (a click that started no navigation, nearly every one), its
+outcome comes back with the other reads and no wait runs; otherwise (`pending`) the batch is
+sent again led by the polling wait. So a same-page action pays no extra batch row for it.
+
+A probe batch after an action that cannot navigate carries only the arming row. A document
+the watcher never saw (opened by `open`, no probe since) is the action's new page when its
+navigation started after the action did (`performance.timeOrigin`); an older one ends the
+wait at once, except that a click or an Enter/Space press gets one more poll to start the
+navigation it may have caused.
+
+The budget is `[tools] settle_ms` / `AGENT_BROWSER_TOOLS_SETTLE_MS` (0 turns all of this off).
+Its deadline and the action's start are wall-clock times shared with the page (`Date.now()`,
+`performance.timeOrigin`): the managed browser runs on this machine. A navigation that has
+not committed holds the check itself (Chromium, above), so the wait can outlast the budget by
+the server's answer time, which any next command would wait for too.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import time
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from agent_browser_tools.engine.envelope import BatchRow
+from agent_browser_tools.input_limits import loads_json_text
+from agent_browser_tools.results.observation import Observation
+from agent_browser_tools.taxonomy import CommandSpec, PageEffect
+from agent_browser_tools.tools.agent_browser.call import DirectCall
+from agent_browser_tools.tools.agent_browser.confirm.confirm_gate import confirmation_gated
+
+QUIET_MS = 150
+"""DOM quiet spell a new document must show after `load` (apps that render after load)."""
+SKEW_MS = 200
+"""A document whose navigation started after the action did (less this much clock slack
+between our wall clock and the browser's `performance.timeOrigin`) is the action's new page."""
+HOLD_MS = 100
+"""On an older unarmed document, how long a click or an Enter/Space press is given to start
+the navigation it may have caused (a form submission starts a few ms after the key)."""
+HOLD_KEYS = ("Enter", "Space", " ")
+HOLD_COMMANDS = frozenset({"click", "dblclick", "tap", "find"})
+BACKSTOP_MS = 3_000
+"""Engine-side `wait --timeout` beyond the page-side deadline: only a browser clock far
+behind ours reaches it (the batch then stops there and the probe is read again)."""
+
+_ARM = """const abtArm = (prior) => {
+const w = window, nav = w.navigation, hits = [];
+if (prior && prior.stop) prior.stop();
+const base = () => { const b = document.querySelector("base[target]"); return b ? b.target : ""; };
+const selfish = (t) => ["", "_self", "_top", "_parent"].includes((t || "").toLowerCase());
+const bare = (u) => u.split("#")[0];
+const onSubmit = (e) => {
+  const f = e.target, b = e.submitter;
+  const method = (b && b.getAttribute("formmethod")) || f.getAttribute("method") || "get";
+  const target = (b && b.getAttribute("formtarget")) || f.getAttribute("target") || base();
+  if (method.toLowerCase() !== "dialog" && selfish(target)) hits.push({kind: "submit", e});
+};
+const onClick = (e) => {
+  if (e.button !== 0 || e.ctrlKey || e.metaKey || e.shiftKey || e.altKey) return;
+  const a = e.composedPath().find((n) => n instanceof Element && n.matches("a[href],area[href]"));
+  if (!a || a.hasAttribute("download") || !selfish(a.getAttribute("target") || base())) return;
+  let u; try { u = new URL(a.href, location.href); } catch (x) { return; }
+  if (!/^(https?|file):$/.test(u.protocol)) return;
+  if (u.hash && bare(u.href) === bare(location.href)) return;
+  hits.push({kind: "link", e});
+};
+const onNavigate = (e) => {
+  const d = e.destination;
+  if (!e.hashChange && !(d && d.sameDocument) && !e.downloadRequest) hits.push({kind: "navigate"});
+};
+const onEnd = () => { for (const h of hits) h.done = true; };
+const s = {stale: false, outcome: null};
+const onHide = () => { s.stale = true; };
+const onShow = (e) => { if (e.persisted) s.restored = true; };
+s.pending = () => hits.some((h) => !h.done && !(h.e && h.e.defaultPrevented));
+s.stop = () => {
+  w.removeEventListener("submit", onSubmit, true);
+  w.removeEventListener("click", onClick, true);
+  w.removeEventListener("pagehide", onHide, true);
+  w.removeEventListener("pageshow", onShow, true);
+  if (nav) {
+    nav.removeEventListener("navigate", onNavigate);
+    nav.removeEventListener("navigatesuccess", onEnd);
+    nav.removeEventListener("navigateerror", onEnd);
+  }
+};
+w.addEventListener("submit", onSubmit, true);
+w.addEventListener("click", onClick, true);
+w.addEventListener("pagehide", onHide, true);
+w.addEventListener("pageshow", onShow, true);
+if (nav) {
+  nav.addEventListener("navigate", onNavigate);
+  nav.addEventListener("navigatesuccess", onEnd);
+  nav.addEventListener("navigateerror", onEnd);
+}
+w.__abtSettle = s;
+return s;
+};"""
+
+ARM_JS = "(() => {\n" + _ARM + "\nabtArm(window.__abtSettle);\nreturn true;\n})()"
+"""Arm the watcher on the current document (a row of the click probe's install batch)."""
+
+_CHECK = """(() => {
+const cfg = %s, w = window, s = w.__abtSettle, now = Date.now();
+const late = now >= cfg.deadline;
+if (s && s.by === cfg.token) return true;
+%s
+const done = (out) => {
+  const q = w.__abtSettleQuiet;
+  if (q) { q.observer.disconnect(); delete w.__abtSettleQuiet; }
+  const next = abtArm(s);
+  next.by = cfg.token;
+  next.outcome = {...out, waitedMs: Math.max(0, now - cfg.start), readyState: document.readyState};
+  return true;
+};
+if (s && !s.stale) {
+  if (!s.pending()) return done({navigated: false, settled: true, reason: "no-navigation"});
+  return late ? done({navigated: true, settled: false, reason: "not-committed"}) : false;
+}
+if (s && s.restored && document.readyState === "complete") {
+  return done({navigated: true, settled: true, reason: "restored"});
+}
+let q = w.__abtSettleQuiet;
+if (!q) {
+  const young = performance.timeOrigin >= cfg.since - cfg.skew;
+  q = {first: performance.now(), last: performance.now(), young};
+  q.observer = new MutationObserver(() => { q.last = performance.now(); });
+  q.observer.observe(document, {subtree: true, childList: true, attributes: true,
+    characterData: true});
+  w.__abtSettleQuiet = q;
+}
+const complete = document.readyState === "complete";
+const calm = performance.now() - q.last >= cfg.quiet;
+const held = !q.young && !late && performance.now() - q.first < cfg.hold;
+if (complete && (calm || !q.young) && !held) {
+  return done({navigated: q.young, settled: true, reason: q.young ? "loaded" : "no-navigation"});
+}
+const grace = complete && performance.now() - q.first < cfg.quiet + 150;
+if (!late || grace) return false;
+return done({navigated: q.young, settled: false, reason: complete ? "dom-busy" : "loading"});
+})()"""
+
+OUTCOME_JS = "JSON.stringify((window.__abtSettle && window.__abtSettle.outcome) || null)"
+
+PENDING = '{"pending": true}'
+_QUICK = "(() => {\nconst settled = %s;\nreturn settled === true ? %s : '%s';\n})()"
+"""The check once, as a page script beside the probe batch's others: its outcome when the
+page is settled now (nearly every action), else `PENDING` (the wait runs in a second batch)."""
+
+SETTLING_EFFECTS = frozenset({PageEffect.MAY_NAVIGATE, PageEffect.HISTORY})
+
+
+def before(call: DirectCall) -> None:
+    """Just before the action is dispatched: when it started, so the check can tell a
+    document the action made from one that was there before it."""
+    call.settle["since"] = int(time.time() * 1000)
+
+
+def budget_ms(call: DirectCall) -> int:
+    """The settle budget (`Settings.settle_ms`); 0: settling is off."""
+    return call.rt.settings.settle_ms
+
+
+def arm_rows(call: DirectCall) -> list[list[str]]:
+    """The row that arms the watcher, for a helper batch that runs before an action (the
+    click probe's install); none when settling is off."""
+    return [["eval", ARM_JS]] if budget_ms(call) > 0 else []
+
+
+def rows(call: DirectCall, obs: Observation, *, quick: bool = False) -> list[list[str]]:
+    """The rows that lead the probe batch: the settle wait and its outcome after an action
+    that may have navigated (`quick`: one evaluation of the check, see `_QUICK`), else only
+    the arming row (so a later `press Enter` finds the watcher armed); none when settling is
+    off or not allowed here."""
+    if not _allowed(call):
+        return []
+    if not (obs.success and _may_navigate(call)):
+        return arm_rows(call)
+    check, timeout = _check(call)
+    if quick:
+        call.settle["quick"] = True
+        return [["eval", _QUICK % (check, OUTCOME_JS, PENDING)]]
+    call.settle["quick"] = False
+    return [["wait", "--fn", check, "--timeout", timeout], ["eval", OUTCOME_JS]]
+
+
+def _check(call: DirectCall) -> tuple[str, str]:
+    """The page check for this action and the engine's own timeout for a wait on it."""
+    budget = budget_ms(call)
+    start = call.settle.setdefault("start", int(time.time() * 1000))  # a second batch: the same
+    cfg = {
+        "token": secrets.token_hex(6),
+        "start": start,
+        "deadline": start + budget,
+        "quiet": QUIET_MS,
+        "since": call.settle.get("since", start),
+        "skew": SKEW_MS,
+        "hold": HOLD_MS if _holds(call) else 0,
+    }
+    call.settle["waiting"] = True
+    return _CHECK % (json.dumps(cfg), _ARM), str(budget + BACKSTOP_MS)
+
+
+def _allowed(call: DirectCall) -> bool:
+    """A session, a budget, and no engine confirmation policy that could turn the page
+    script into a prompt of its own (`confirm_gate`)."""
+    return budget_ms(call) > 0 and call.key is not None and not confirmation_gated(call)
+
+
+def _may_navigate(call: DirectCall) -> bool:
+    """The taxonomy's may-navigate and history commands (and batches that reached one)."""
+    plan = call.plan
+    if plan.is_batch:
+        return any(m is not None and _settles(m.spec) for m in plan.row_matches or ())
+    return plan.match is not None and _settles(plan.match.spec)
+
+
+def _settles(spec: CommandSpec) -> bool:
+    return spec.page_effect in SETTLING_EFFECTS or spec.navigation_summary
+
+
+def _holds(call: DirectCall) -> bool:
+    """A click, or a key that submits or activates (`HOLD_MS`)."""
+    match = call.plan.match
+    if match is None or call.plan.is_batch:
+        return False
+    if match.spec.name == "press":
+        key = match.operands[0] if match.operands else ""
+        return any(part in key for part in HOLD_KEYS)
+    return match.spec.name in HOLD_COMMANDS
+
+
+def pending(call: DirectCall, answered: Sequence[BatchRow]) -> bool:
+    """Whether the quick check found the page not settled yet (or could not run): the wait
+    must poll in a batch of its own."""
+    if not call.settle.get("waiting") or not call.settle.get("quick"):
+        return False
+    first = answered[0] if answered else None
+    result = first.result if first is not None and first.success else None
+    return not isinstance(result, Mapping) or result.get("result") in (PENDING, None)
+
+
+def take(call: DirectCall, answered: Sequence[BatchRow]) -> bool:
+    """Keep the outcome the settle rows left (`answered`: the batch's rows from the first);
+    False when the wait itself failed, so the rows after it never ran."""
+    if not call.settle.get("waiting"):
+        return True
+    if not answered or not answered[0].success:
+        call.settle["outcome"] = {"settled": False, "reason": "wait-failed"}
+        return False
+    told = answered[0] if call.settle.get("quick") else answered[1] if len(answered) > 1 else None
+    second = told.result if told is not None else None
+    raw = second.get("result") if isinstance(second, Mapping) else None
+    try:
+        seen = loads_json_text(raw) if isinstance(raw, str) else None
+    except ValueError:
+        seen = None
+    unread = {"settled": True, "reason": "outcome-unread"}
+    call.settle["outcome"] = _outcome(seen) if isinstance(seen, Mapping) else unread
+    return True
+
+
+def _outcome(seen: Mapping[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "navigated": seen.get("navigated") is True,
+        "settled": seen.get("settled") is not False,
+        "reason": str(seen.get("reason") or "unknown"),
+    }
+    waited = seen.get("waitedMs")
+    if isinstance(waited, int | float):
+        out["waitedMs"] = int(waited)
+    if isinstance(seen.get("readyState"), str):
+        out["readyState"] = seen["readyState"]
+    return out
+
+
+def report(call: DirectCall, obs: Observation) -> None:
+    """`details.navigationSettle`, and a warning only when the wait stopped before the page
+    settled."""
+    outcome = call.settle.get("outcome")
+    if not isinstance(outcome, dict):
+        return
+    settle = {**outcome, "budgetMs": budget_ms(call)}
+    obs.extra["navigationSettle"] = settle
+    if outcome.get("reason") == "wait-failed":
+        obs.warnings.append("Could not confirm the page settled; snapshot again before acting.")
+    elif outcome.get("settled") is False:
+        waited = outcome.get("waitedMs", settle["budgetMs"])
+        obs.warnings.append(f"Page still loading after {waited} ms; snapshot again before acting.")

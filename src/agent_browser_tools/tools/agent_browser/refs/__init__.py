@@ -1,0 +1,1 @@
+"""Refs the model sees and the proof that each still names its element."""

@@ -1,0 +1,1 @@
+"""Checks before dispatch that keep a call off what it must not touch."""
