@@ -15,12 +15,24 @@ from agent_browser_tools.engine.envelope import BatchRow, Envelope
 from agent_browser_tools.engine.runner import RawOutcome
 from agent_browser_tools.planning.inputs import AgentBrowserInput
 from agent_browser_tools.planning.plan import ExecutionPlan
+from agent_browser_tools.planning.policy import PolicyBlocked
 from agent_browser_tools.results.next_actions import NextAction
 from agent_browser_tools.runtime import Runtime
 from agent_browser_tools.state.models import PageEpoch, RefInfo, SessionKey
 from agent_browser_tools.tools.agent_browser.hooks import Hooks
 from agent_browser_tools.tools.agent_browser.refs.page_watch import Marks
 from agent_browser_tools.tools.agent_browser.refs.refmap import Shown
+
+
+class Refused(Exception):
+    """The call is refused before dispatch; the message says why.
+
+    A validation error unless `policy` says the operator's policy refused it (`policy-blocked`).
+    """
+
+    def __init__(self, message: str, policy: PolicyBlocked | None = None) -> None:
+        super().__init__(message)
+        self.policy = policy
 
 
 @dataclass(frozen=True)

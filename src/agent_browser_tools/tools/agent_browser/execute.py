@@ -42,7 +42,7 @@ from agent_browser_tools.tools.agent_browser import (
 )
 from agent_browser_tools.tools.agent_browser.batches import batch_progress, segments, stepwise
 from agent_browser_tools.tools.agent_browser.browser import attached_app
-from agent_browser_tools.tools.agent_browser.call import DirectCall, DirectRequest, Spawned
+from agent_browser_tools.tools.agent_browser.call import DirectCall, DirectRequest, Refused, Spawned
 from agent_browser_tools.tools.agent_browser.files import (
     artifacts,
     recorded_files,
@@ -62,7 +62,6 @@ from agent_browser_tools.tools.agent_browser.page import (
 from agent_browser_tools.tools.agent_browser.refs import identity, refmap, same_document
 from agent_browser_tools.tools.agent_browser.request import (
     NAME,
-    Refused,
     plan_now,
     planned_under_lock,
     validate,

@@ -33,7 +33,7 @@ from agent_browser_tools.redaction import redact_argv
 from agent_browser_tools.results.response import caller_wants_json
 from agent_browser_tools.runtime import Runtime
 from agent_browser_tools.taxonomy import PageEffect
-from agent_browser_tools.tools.agent_browser.call import DirectCall, DirectRequest
+from agent_browser_tools.tools.agent_browser.call import DirectCall, DirectRequest, Refused
 from agent_browser_tools.tools.agent_browser.hooks import Hooks
 from agent_browser_tools.tools.agent_browser.page import network_filter
 from agent_browser_tools.tools.agent_browser.page import snapshot as snapshot_flow
@@ -41,17 +41,6 @@ from agent_browser_tools.tools.agent_browser.page import snapshot as snapshot_fl
 NAME = "agent_browser"
 ALLOWED = "args, stdin, outputPath, timeoutMs and sessionMode"
 LOCK_ATTEMPTS = 3
-
-
-class Refused(Exception):
-    """The call is refused before dispatch; the message says why.
-
-    A validation error unless `policy` says the operator's policy refused it (`policy-blocked`).
-    """
-
-    def __init__(self, message: str, policy: PolicyBlocked | None = None) -> None:
-        super().__init__(message)
-        self.policy = policy
 
 
 def validate(call: Mapping[str, Any] | AgentBrowserInput, hooks: Hooks) -> DirectRequest:

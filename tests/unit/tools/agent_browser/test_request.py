@@ -11,12 +11,9 @@ from agent_browser_tools.planning.plan import ExecutionPlan
 from agent_browser_tools.results.observation import Observation
 from agent_browser_tools.results.response import caller_wants_json
 from agent_browser_tools.runtime import Runtime
+from agent_browser_tools.tools.agent_browser.call import Refused
 from agent_browser_tools.tools.agent_browser.hooks import Hooks
-from agent_browser_tools.tools.agent_browser.request import (
-    Refused,
-    _closes_namespace,
-    validate,
-)
+from agent_browser_tools.tools.agent_browser.request import _closes_namespace, validate
 from tests.support.plans import plan
 
 ALLOWED = "agent_browser accepts only args, stdin, outputPath, timeoutMs and sessionMode."

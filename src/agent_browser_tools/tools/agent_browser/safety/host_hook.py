@@ -26,8 +26,7 @@ from dataclasses import dataclass
 
 from agent_browser_tools.planning.policy import PolicyBlocked
 from agent_browser_tools.redaction import redact_argv
-from agent_browser_tools.tools.agent_browser.call import DirectCall
-from agent_browser_tools.tools.agent_browser.request import Refused
+from agent_browser_tools.tools.agent_browser.call import DirectCall, Refused
 
 RULE = "host-before-execute"
 
