@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar, cast
 
-from agent_browser_tools.engine.envelope import BatchRow, Envelope
+from agent_browser_tools.engine.envelope import Envelope
 from agent_browser_tools.engine.runner import RawOutcome
 from agent_browser_tools.planning.inputs import AgentBrowserInput
 from agent_browser_tools.planning.plan import ExecutionPlan
@@ -33,6 +33,19 @@ class Refused(Exception):
     def __init__(self, message: str, policy: PolicyBlocked | None = None) -> None:
         super().__init__(message)
         self.policy = policy
+
+
+PartT = TypeVar("PartT")
+
+
+@dataclass
+class PageBefore:
+    """The page a direct click starts on (`click_probe.remember_page`): whether it was
+    remembered, its URL and its recorded refs (the overlay check compares them)."""
+
+    remembered: bool = False
+    url: str | None = None
+    refs: Mapping[str, RefInfo] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -57,20 +70,12 @@ class DirectCall:
     """Checkbox states (engine ids) the identity re-read saw, for `check`/`uncheck`."""
     warnings: list[str] = field(default_factory=list)
     """What stages before the dispatch found that the result must say (`drift_guard`)."""
-    geometry_samples: list[dict[str, Any] | None] = field(default_factory=list)
-    """Page geometry read before (and after) a plain screenshot (`geometry`)."""
     next_actions: list[NextAction] = field(default_factory=list)
     """Recovery a stage before the dispatch offers (`drift_guard` on a blank tab)."""
     browser_lost: dict[str, Any] = field(default_factory=dict)
     """How the session's browser was found lost (`browser_loss`), for `details.browserLost`."""
-    click: dict[str, Any] = field(default_factory=dict)
-    """A direct click's probe state, from before the dispatch to after it (`click_probe`)."""
-    readback: dict[str, Any] = field(default_factory=dict)
-    """An element action's read-back rows and answers (`action_readback`)."""
-    settle: dict[str, Any] = field(default_factory=dict)
-    """What the post-action settle wait saw (`nav_settle`)."""
-    secret_reads: list[tuple[BatchRow, ...]] = field(default_factory=list)
-    """The credential-field reads answered in the pre-dispatch batch (`secret_fields`)."""
+    parts: dict[type[Any], Any] = field(default_factory=dict)
+    """Each feature's own typed state for this call, by its type (see `part`)."""
     ref_marks: list[Marks] = field(default_factory=list)
     """Which identity-check marker each checked ref's node carried (`page_watch`): it binds
     the click probe's target without a read of its own."""
@@ -85,6 +90,15 @@ class DirectCall:
         snapshot = self.rt.log.state.session(key).ref_snapshot if key is not None else None
         refs = snapshot.refs if snapshot is not None else None
         object.__setattr__(self, "refs_at_start", refs)  # frozen: set once, here
+
+    def part(self, kind: type[PartT]) -> PartT:
+        """This call's state of one feature: an instance of the feature's own state class
+        (a dataclass whose fields all have defaults), made on first use. A fact several
+        features share is declared here (`PageBefore`), not read from another feature."""
+        found = self.parts.get(kind)
+        if found is None:
+            found = self.parts[kind] = kind()
+        return cast(PartT, found)
 
     @property
     def hooks(self) -> Hooks:

@@ -20,6 +20,7 @@ Values are never shown for credential fields. Batch rows are not read back.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from agent_browser_tools.credentials.fields import credential_reason, selector_reason
@@ -87,13 +88,26 @@ def asked(plan: ExecutionPlan, table: Mapping[str, RefInfo]) -> Asked | None:
     return Asked(name, ops[0], ref, table.get(ref) if ref else None, text, options)
 
 
+@dataclass
+class ReadbackState:
+    """This call's read-back: which rows it sent (`kinds`), what they read, and a verdict
+    that fails the call: the read value did not take (`failed`), or the widget's way out
+    could not reach it (`stopped`: target, why, next actions; see `widgets`)."""
+
+    kinds: list[str] = field(default_factory=list)
+    read: dict[str, Any] = field(default_factory=dict)
+    failed: tuple[Asked, dict[str, Any], ev.DateVerdict | None] | None = None
+    stopped: tuple[Asked, str, list[na.NextAction]] | None = None
+
+
 def _readable(call: DirectCall) -> bool:
     return call.key is not None and call.plan.output_mode is OutputMode.JSON
 
 
 def rows(call: DirectCall) -> list[list[str]]:
     """The read-back rows for the post-action batch (engine ids), remembered for `take`."""
-    call.readback.clear()
+    state = call.part(ReadbackState)
+    state.kinds, state.read = [], {}
     target = asked(call.plan, call.ref_table) if _readable(call) else None
     if target is None:
         return []
@@ -109,7 +123,7 @@ def rows(call: DirectCall) -> list[list[str]]:
     elif target.command in ("check", "uncheck") or target.role in TOGGLES:
         kinds = ["checked"] if target.info is None else [_toggle_kind(call, target.info)]
     out = [_row(call, kind, target.operand) for kind in kinds]
-    call.readback["kinds"] = kinds
+    state.kinds = kinds
     return refmap.rows_to_engine(out, call.ref_table)
 
 
@@ -144,7 +158,8 @@ def _row(call: DirectCall, kind: str, operand: str) -> list[str]:
 def take(call: DirectCall, answered: Sequence[BatchRow]) -> None:
     """Keep what each read-back row answered (a failed or missing row is left out)."""
     read: dict[str, Any] = {}
-    for kind, row in zip(call.readback.get("kinds") or (), answered, strict=False):
+    state = call.part(ReadbackState)
+    for kind, row in zip(state.kinds, answered, strict=False):
         result = row.result if row.success and isinstance(row.result, Mapping) else None
         if result is None:
             continue
@@ -160,7 +175,7 @@ def take(call: DirectCall, answered: Sequence[BatchRow]) -> None:
             read[kind] = result["value"]
         elif isinstance(result.get(kind), str):
             read[kind] = result[kind]
-    call.readback["read"] = read
+    state.read = read
 
 
 def judge(call: DirectCall, obs: Observation) -> None:
@@ -168,7 +183,7 @@ def judge(call: DirectCall, obs: Observation) -> None:
     target = asked(call.plan, call.ref_table)
     if target is None or not obs.success:
         return
-    read: Mapping[str, Any] = call.readback.get("read") or {}
+    read: Mapping[str, Any] = call.part(ReadbackState).read
     hidden = _hidden(call, obs, target, read)
     effect: dict[str, Any] = {
         "verb": VERBS[target.command],
@@ -195,14 +210,15 @@ def judge(call: DirectCall, obs: Observation) -> None:
         effect["value"] = effect["expected"] = None
     obs.extra["actionEffect"] = effect
     if effect["verified"] is False:
-        call.readback["failed"] = (target, effect, date)
+        call.part(ReadbackState).failed = (target, effect, date)
 
 
 def conclude(call: DirectCall, obs: Observation) -> None:
     """Fail a call whose read-back provably did not take. Run after the page-change summary,
     so a toggle that also navigated still says where the page is now; the generic
     "unverified" warning is dropped (the error says exactly what is wrong)."""
-    failed, stopped = call.readback.get("failed"), call.readback.get("stopped")
+    state = call.part(ReadbackState)
+    failed, stopped = state.failed, state.stopped
     if (failed is None and stopped is None) or not obs.success:
         return
     if UNVERIFIED_WARNING in obs.warnings:

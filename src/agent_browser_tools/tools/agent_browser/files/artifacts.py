@@ -8,6 +8,7 @@ Categories follow the contract: any missing non-pending artifact fails closed
 from __future__ import annotations
 
 import base64
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -143,6 +144,13 @@ def wants_geometry(plan: ExecutionPlan) -> bool:
     return ArtifactKind.IMAGE in kinds and _capture(plan) in geometry.MEASURED_CAPTURES
 
 
+@dataclass
+class GeometrySamples:
+    """Page geometry read just before and after a plain screenshot (`geometry`)."""
+
+    samples: list[dict[str, Any] | None] = field(default_factory=list)
+
+
 async def sample_before(call: DirectCall) -> None:
     """The first geometry sample, just before a screenshot is dispatched (on a browser that
     runs: sampling a session that has none would launch one just to measure a blank page;
@@ -153,7 +161,7 @@ async def sample_before(call: DirectCall) -> None:
         return
     entry = call.rt.log.state.session(key)
     if entry.active and not entry.closed and not confirmation_gated(call):
-        call.geometry_samples.append(await geometry.sample(call))
+        call.part(GeometrySamples).samples.append(await geometry.sample(call))
 
 
 async def collect(call: DirectCall, obs: Observation, spawned: Spawned) -> list[ImageBlock]:
@@ -162,10 +170,11 @@ async def collect(call: DirectCall, obs: Observation, spawned: Spawned) -> list[
     if call.plan.row_matches is None:
         for request in planned_requests(call.plan):
             obs.data = art.unclaimed(request, obs.data)
-    if call.geometry_samples and obs.success:
-        call.geometry_samples.append(await geometry.sample(call))
+    samples = call.part(GeometrySamples).samples
+    if samples and obs.success:
+        samples.append(await geometry.sample(call))
     inline_max = call.rt.settings.inline_image_max_bytes if call.hooks.model_visible else -1
-    return attach(call.plan, obs, entries, inline_max, samples=tuple(call.geometry_samples))
+    return attach(call.plan, obs, entries, inline_max, samples=tuple(samples))
 
 
 def attach(

@@ -48,7 +48,7 @@ from agent_browser_tools.state.models import RefInfo
 from agent_browser_tools.state.stale_refs import ref_ids
 from agent_browser_tools.taxonomy import CommandMatch
 from agent_browser_tools.tools.agent_browser.browser.attached_app import ELECTRON_TOOL, launch_of
-from agent_browser_tools.tools.agent_browser.call import DirectCall
+from agent_browser_tools.tools.agent_browser.call import DirectCall, PageBefore
 from agent_browser_tools.tools.agent_browser.confirm.confirm_gate import confirmation_gated
 from agent_browser_tools.tools.agent_browser.helpers import helper_batch
 from agent_browser_tools.tools.agent_browser.page.nav_settle import arm_rows
@@ -217,6 +217,16 @@ def _pairs(refs: Mapping[str, RefInfo]) -> Counter[tuple[str | None, str | None]
     return _PAIRS.get_or_make((refs,), lambda: Counter((r.role, r.name) for r in refs.values()))
 
 
+@dataclass
+class ProbeState:
+    """This call's probe, from its install before the click to its collection after it."""
+
+    installed: bool = False
+    probe: Installed | None = None
+    seen: dict[str, int] | None = None
+    """The counts the collection read (`events`, `mutations`, `quiet`)."""
+
+
 def remember_page(call: DirectCall) -> None:
     """Before a direct click: the page it starts on and its recorded refs, for the overlay
     check (same URL; a dialog that was already there)."""
@@ -224,14 +234,18 @@ def remember_page(call: DirectCall) -> None:
     if key is None or match is None or not match.spec.click_probes or call.plan.is_batch:
         return
     target = call.rt.log.state.session(key).target
-    call.click["priorUrl"] = target.url if target is not None else None
-    call.click["priorRefs"] = dict(call.ref_table)
+    before = call.part(PageBefore)
+    before.remembered = True
+    before.url = target.url if target is not None else None
+    before.refs = dict(call.ref_table)
 
 
 def wanted(call: DirectCall) -> bool:
     """Whether a click gets the dispatch probe (see the module docstring)."""
     plan, key = call.plan, call.key
-    if "priorUrl" not in call.click or key is None or plan.output_mode is not OutputMode.JSON:
+    if not call.part(PageBefore).remembered or key is None:
+        return False
+    if plan.output_mode is not OutputMode.JSON:
         return False
     entry = call.rt.log.state.session(key)
     if not entry.active or entry.closed or entry.target_unknown:
@@ -258,9 +272,10 @@ def install_rows(call: DirectCall, check: page_watch.Check | None) -> InstallRow
     the scripts run), a ref target is bound by the marker its node carries: no read of its
     own, and the markers stay until the probe is collected or expires."""
     remember_page(call)
-    if call.click.get("installed") or not wanted(call) or call.plan.match is None:
+    state = call.part(ProbeState)
+    if state.installed or not wanted(call) or call.plan.match is None:
         return None
-    call.click["installed"] = True
+    state.installed = True
     target = target_of(call.plan.match, call.ref_table)
     token = secrets.token_hex(8)
     budget = call.plan.timeout.timeout_ms + call.rt.settings.process_timeout_ms
@@ -291,11 +306,12 @@ def take_install(
     """Keep the installed probe (`scripts`/`reads`: what the batch answered for its rows)."""
     if not scripts or not scripts[0].success:
         return
+    state = call.part(ProbeState)
     if rows.bound is not None:
-        call.click["probe"] = Installed(rows.token, rows.target, rows.bound)
+        state.probe = Installed(rows.token, rows.target, rows.bound)
         return
     proven = rows.target is not None and bool(reads) and _value(reads[0]) == rows.token
-    call.click["probe"] = Installed(rows.token, rows.target if proven else None)
+    state.probe = Installed(rows.token, rows.target if proven else None)
 
 
 async def discard(call: DirectCall) -> None:
@@ -303,14 +319,15 @@ async def discard(call: DirectCall) -> None:
     identity check's markers it holds), not when it expires."""
     row = collect_row(call)
     if row is not None:
-        call.click.pop("probe", None)
+        call.part(ProbeState).probe = None
         await helper_batch(call.rt, call.plan, [row])
 
 
 def will_install(call: DirectCall) -> bool:
     """Whether `install_rows` will give rows the identity check's batch can carry."""
     remember_page(call)
-    return not call.click.get("installed") and wanted(call) and call.plan.match is not None
+    installed = call.part(ProbeState).installed
+    return not installed and wanted(call) and call.plan.match is not None
 
 
 def _locate(target: Target | None) -> dict[str, str]:
@@ -323,14 +340,15 @@ def _value(row: BatchRow) -> Any:
 
 def collect_row(call: DirectCall) -> list[str] | None:
     """The `eval` that reads the counts and removes the probe, for the post-click batch."""
-    probe = call.click.get("probe")
-    if not isinstance(probe, Installed):
+    state = call.part(ProbeState)
+    probe = state.probe
+    if probe is None:
         return None
     number = None
     if probe.bound is not None:
         number = _bound_number(call, probe.bound)
         if number is None:  # the engine's node carried none of the check's markers
-            call.click["probe"] = Installed(probe.token, None, probe.bound)
+            state.probe = Installed(probe.token, None, probe.bound)
     return ["eval", _COLLECT_JS % (json.dumps(number), json.dumps(probe.token))]
 
 
@@ -357,7 +375,7 @@ def take(call: DirectCall, rows: Sequence[BatchRow]) -> None:
     if isinstance(seen, dict) and all(
         isinstance(seen.get(k), int) for k in ("events", "mutations")
     ):
-        call.click["seen"] = seen
+        call.part(ProbeState).seen = {k: v for k, v in seen.items() if isinstance(v, int)}
 
 
 def judge(call: DirectCall, obs: Observation, *, title_changed: bool = False) -> int | None:
@@ -372,8 +390,9 @@ def judge(call: DirectCall, obs: Observation, *, title_changed: bool = False) ->
     something did, the app may have acted on it (a re-render under the pointer, a handler
     that stopped the event), so the click stays a success, unverified, with no retry offer
     that could submit twice."""
-    probe, seen = call.click.get("probe"), call.click.get("seen")
-    if not isinstance(probe, Installed) or not isinstance(seen, dict):
+    state = call.part(ProbeState)
+    probe, seen = state.probe, state.seen
+    if probe is None or seen is None:
         return None
     after = int(seen["mutations"])
     if obs.success and probe.target is not None and seen["events"] == 0:

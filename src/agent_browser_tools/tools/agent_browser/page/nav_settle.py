@@ -49,6 +49,7 @@ import json
 import secrets
 import time
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from agent_browser_tools.engine.envelope import BatchRow
@@ -179,10 +180,22 @@ page is settled now (nearly every action), else `PENDING` (the wait runs in a se
 SETTLING_EFFECTS = frozenset({PageEffect.MAY_NAVIGATE, PageEffect.HISTORY})
 
 
+@dataclass
+class SettleState:
+    """This call's settle wait: when the action started (`since`), when the wait began
+    (`start`, kept by a second batch), which form it took and what it saw."""
+
+    since: int | None = None
+    start: int | None = None
+    quick: bool = False
+    waiting: bool = False
+    outcome: dict[str, Any] | None = None
+
+
 def before(call: DirectCall) -> None:
     """Just before the action is dispatched: when it started, so the check can tell a
     document the action made from one that was there before it."""
-    call.settle["since"] = int(time.time() * 1000)
+    call.part(SettleState).since = int(time.time() * 1000)
 
 
 def budget_ms(call: DirectCall) -> int:
@@ -206,27 +219,29 @@ def rows(call: DirectCall, obs: Observation, *, quick: bool = False) -> list[lis
     if not (obs.success and _may_navigate(call)):
         return arm_rows(call)
     check, timeout = _check(call)
+    call.part(SettleState).quick = quick
     if quick:
-        call.settle["quick"] = True
         return [["eval", _QUICK % (check, OUTCOME_JS, PENDING)]]
-    call.settle["quick"] = False
     return [["wait", "--fn", check, "--timeout", timeout], ["eval", OUTCOME_JS]]
 
 
 def _check(call: DirectCall) -> tuple[str, str]:
     """The page check for this action and the engine's own timeout for a wait on it."""
     budget = budget_ms(call)
-    start = call.settle.setdefault("start", int(time.time() * 1000))  # a second batch: the same
+    state = call.part(SettleState)
+    if state.start is None:  # a second batch keeps the first one's start
+        state.start = int(time.time() * 1000)
+    start = state.start
     cfg = {
         "token": secrets.token_hex(6),
         "start": start,
         "deadline": start + budget,
         "quiet": QUIET_MS,
-        "since": call.settle.get("since", start),
+        "since": state.since if state.since is not None else start,
         "skew": SKEW_MS,
         "hold": HOLD_MS if _holds(call) else 0,
     }
-    call.settle["waiting"] = True
+    state.waiting = True
     return _CHECK % (json.dumps(cfg), _ARM), str(budget + BACKSTOP_MS)
 
 
@@ -262,7 +277,8 @@ def _holds(call: DirectCall) -> bool:
 def pending(call: DirectCall, answered: Sequence[BatchRow]) -> bool:
     """Whether the quick check found the page not settled yet (or could not run): the wait
     must poll in a batch of its own."""
-    if not call.settle.get("waiting") or not call.settle.get("quick"):
+    state = call.part(SettleState)
+    if not state.waiting or not state.quick:
         return False
     first = answered[0] if answered else None
     result = first.result if first is not None and first.success else None
@@ -272,12 +288,13 @@ def pending(call: DirectCall, answered: Sequence[BatchRow]) -> bool:
 def take(call: DirectCall, answered: Sequence[BatchRow]) -> bool:
     """Keep the outcome the settle rows left (`answered`: the batch's rows from the first);
     False when the wait itself failed, so the rows after it never ran."""
-    if not call.settle.get("waiting"):
+    state = call.part(SettleState)
+    if not state.waiting:
         return True
     if not answered or not answered[0].success:
-        call.settle["outcome"] = {"settled": False, "reason": "wait-failed"}
+        state.outcome = {"settled": False, "reason": "wait-failed"}
         return False
-    told = answered[0] if call.settle.get("quick") else answered[1] if len(answered) > 1 else None
+    told = answered[0] if state.quick else answered[1] if len(answered) > 1 else None
     second = told.result if told is not None else None
     raw = second.get("result") if isinstance(second, Mapping) else None
     try:
@@ -285,7 +302,7 @@ def take(call: DirectCall, answered: Sequence[BatchRow]) -> bool:
     except ValueError:
         seen = None
     unread = {"settled": True, "reason": "outcome-unread"}
-    call.settle["outcome"] = _outcome(seen) if isinstance(seen, Mapping) else unread
+    state.outcome = _outcome(seen) if isinstance(seen, Mapping) else unread
     return True
 
 
@@ -306,8 +323,8 @@ def _outcome(seen: Mapping[str, Any]) -> dict[str, Any]:
 def report(call: DirectCall, obs: Observation) -> None:
     """`details.navigationSettle`, and a warning only when the wait stopped before the page
     settled."""
-    outcome = call.settle.get("outcome")
-    if not isinstance(outcome, dict):
+    outcome = call.part(SettleState).outcome
+    if outcome is None:
         return
     settle = {**outcome, "budgetMs": budget_ms(call)}
     obs.extra["navigationSettle"] = settle

@@ -26,6 +26,7 @@ mapping, redaction and host hook, which only a journaled run gives.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from agent_browser_tools.engine.envelope import BatchRow, OutputMode
@@ -37,7 +38,7 @@ from agent_browser_tools.state.models import RefInfo
 from agent_browser_tools.state.snapshot_payload import snapshot_payload
 from agent_browser_tools.state.stale_refs import normalize_url, ref_ids
 from agent_browser_tools.tools.agent_browser.browser.attached_app import ELECTRON_TOOL, launch_of
-from agent_browser_tools.tools.agent_browser.call import DirectCall
+from agent_browser_tools.tools.agent_browser.call import DirectCall, PageBefore
 from agent_browser_tools.tools.agent_browser.confirm.confirm_gate import confirmation_gated
 from agent_browser_tools.tools.agent_browser.helpers import helper_data
 from agent_browser_tools.tools.agent_browser.page import page_change
@@ -47,11 +48,20 @@ COVERED = "is covered by"
 READ = ("snapshot", "-c")
 
 
+@dataclass
+class DialogSeen:
+    """What the post-click batch's dialog pre-read said (None: it did not run or failed)."""
+
+    seen: bool | None = None
+
+
 def qualifies(call: DirectCall, obs: Observation) -> bool:
     """A covered-click refusal, or a same-URL `@ref` click with no dispatch miss (pure over
     the call's state)."""
     plan, key = call.plan, call.key
-    if "priorUrl" not in call.click or key is None or plan.output_mode is not OutputMode.JSON:
+    if not call.part(PageBefore).remembered or key is None:
+        return False
+    if plan.output_mode is not OutputMode.JSON:
         return False
     if call.hooks.tool == ELECTRON_TOOL or launch_of(call.rt.log.state, key) is not None:
         return False
@@ -62,7 +72,7 @@ def qualifies(call: DirectCall, obs: Observation) -> bool:
         return False
     if "clickDispatch" in obs.extra or call.warnings:
         return False
-    before = call.click.get("priorUrl")
+    before = call.part(PageBefore).url
     after = (obs.extra.get("navigationSummary") or {}).get("url")
     if not isinstance(before, str) or not isinstance(after, str) or not (before and after):
         return False
@@ -95,7 +105,7 @@ def dialog_row(call: DirectCall) -> list[str] | None:
     """The dialog pre-read for the post-click batch (a direct `@ref` click whose page the
     wrapper may probe), else None."""
     match = call.plan.match
-    if "priorUrl" not in call.click or match is None or not ref_ids(match):
+    if not call.part(PageBefore).remembered or match is None or not ref_ids(match):
         return None
     return None if confirmation_gated(call) else ["eval", DIALOG_JS]
 
@@ -116,14 +126,14 @@ def take_dialog(call: DirectCall, answered: Any) -> None:
     """Keep what the pre-read said (`True`/`False`; nothing when it failed)."""
     seen = answered.get("result") if isinstance(answered, Mapping) else None
     if isinstance(seen, bool):
-        call.click["dialog"] = seen
+        call.part(DialogSeen).seen = seen
 
 
 async def run(call: DirectCall, obs: Observation, nested: Nested) -> None:
     """`overlayBlockers` when a snapshot shows a dialog with dismiss controls."""
     if not qualifies(call, obs):
         return
-    if obs.success and call.click.get("dialog") is False:
+    if obs.success and call.part(DialogSeen).seen is False:
         return  # the post-click read saw no dialog anywhere: nothing can cover the page
     payload = snapshot_payload(await helper_data(call.rt, call.plan, list(READ)))
     if payload is None or payload.refs is None:
@@ -133,7 +143,7 @@ async def run(call: DirectCall, obs: Observation, nested: Nested) -> None:
         return
     plan = call.plan
     prefix = na.session_prefix(plan.session.key, not plan.session.used_implicit_session)
-    known = already_there(call.click.get("priorRefs") or {}, payload.refs, payload.text, found)
+    known = already_there(call.part(PageBefore).refs, payload.refs, payload.text, found)
     if obs.success and known is not None:
         overlays.attach(obs, known, prefix)  # evidence only: this click did not open it
         return

@@ -353,6 +353,13 @@ def _planned(call: DirectCall) -> tuple[list[Target], list[list[str]], list[str 
     return found, rows, keys
 
 
+@dataclass
+class PreReads:
+    """The field reads answered in the pre-dispatch batch (None: they did not ride in it)."""
+
+    answered: tuple[BatchRow, ...] | None = None
+
+
 def pre_rows(call: DirectCall) -> list[list[str]]:
     """The field reads `inspect` needs, to ride in the call's pre-dispatch batch (the identity
     check's) instead of a batch of their own; their answers go to `take_pre`."""
@@ -362,7 +369,7 @@ def pre_rows(call: DirectCall) -> list[list[str]]:
 
 def take_pre(call: DirectCall, answered: Sequence[BatchRow]) -> None:
     """Keep what the pre-dispatch batch answered for `pre_rows`."""
-    call.secret_reads.append(tuple(answered))
+    call.part(PreReads).answered = tuple(answered)
 
 
 async def inspect(call: DirectCall) -> Findings:
@@ -379,8 +386,9 @@ async def inspect(call: DirectCall) -> Findings:
     found, rows, keys = planned
     assert call.key is not None  # `_planned` answers only for a session
     answered: Sequence[BatchRow] = ()
-    if call.secret_reads:
-        answered = call.secret_reads[-1]
+    pre = call.part(PreReads).answered
+    if pre is not None:
+        answered = pre
     elif rows:
         envelope = await helper_call(call.rt, call.plan, ["batch"], stdin=json.dumps(rows))
         answered = (envelope.rows or ()) if envelope is not None else ()

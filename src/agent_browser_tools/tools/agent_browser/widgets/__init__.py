@@ -52,7 +52,8 @@ async def settle(call: DirectCall, obs: Observation) -> Probe | None:
     if effect.get("valueHidden") or confirmation_gated(call):
         return None  # credentials are never typed by the tool; gated pages get no extra actions
     clicks: list[bool] = []
-    outcome = await _way_out(call, target, effect, call.readback.get("read") or {}, clicks)
+    read = call.part(action_readback.ReadbackState).read
+    outcome = await _way_out(call, target, effect, read, clicks)
     _record(call, obs, target, effect, outcome)
     return await drivers.page_now(call) if clicks else None
 
@@ -66,13 +67,14 @@ def _record(
 ) -> None:
     if isinstance(outcome, Reached):
         effect.update(value=redact_text(outcome.value), verified=True, how=outcome.how)
-        call.readback.pop("failed", None)
+        call.part(action_readback.ReadbackState).failed = None
     elif isinstance(outcome, Stopped) and outcome.advice:
         obs.warnings.append(outcome.error)
         obs.next_actions += outcome.actions
     elif isinstance(outcome, Stopped):
         effect["verified"] = False
-        call.readback["stopped"] = (target, outcome.error, outcome.actions)
+        state = call.part(action_readback.ReadbackState)
+        state.stopped = (target, outcome.error, outcome.actions)
 
 
 async def _way_out(

@@ -14,6 +14,7 @@ from agent_browser_tools.engine.envelope import BatchRow
 from agent_browser_tools.results.observation import Observation
 from agent_browser_tools.state.models import RefInfo
 from agent_browser_tools.tools.agent_browser.effects.action_readback import (
+    ReadbackState,
     applies,
     conclude,
     judge,
@@ -22,6 +23,7 @@ from agent_browser_tools.tools.agent_browser.effects.action_readback import (
 )
 from agent_browser_tools.tools.agent_browser.effects.date_entry import DateField
 from agent_browser_tools.tools.agent_browser.page.page_change import UNVERIFIED_WARNING
+from tests.support.fake_calls import fake_call
 from tests.support.plans import FORM, managed, page, plan
 
 STATE = managed(page(FORM, refs_from=FORM))
@@ -39,10 +41,10 @@ REFS = {
 
 def _call(*args: str, read: dict[str, Any] | None = None, checked: Any = None) -> Any:
     planned = plan(list(args), STATE)
-    return NS(
+    return fake_call(
+        ReadbackState(read=read or {}),
         plan=planned,
         ref_table=REFS,
-        readback={"read": read or {}},
         rt=NS(secrets=SecretStore(), log=NS(state=STATE), env_for=lambda *a, **k: {}),
         checked=checked or {},
         key=planned.session.key,
@@ -259,7 +261,7 @@ def test_a_toggle_read_in_the_page_gives_its_state() -> None:
     rows(call)
     answer = {"result": '{"refs": [{"c": [[null, 0, true]], "rm": false}]}'}
     take(call, [BatchRow(command=("eval",), success=True, result=answer, error=None)])
-    assert call.readback["read"] == {"checked": True}
+    assert call.part(ReadbackState).read == {"checked": True}
 
 
 def test_take_keeps_what_each_row_answered() -> None:
@@ -272,7 +274,7 @@ def test_take_keeps_what_each_row_answered() -> None:
             BatchRow(command=("get", "text"), success=False, result=None, error="gone"),
         ],
     )
-    assert call.readback["read"] == {"value": "Ada"}
+    assert call.part(ReadbackState).read == {"value": "Ada"}
 
 
 def test_only_standalone_element_actions_are_read_back() -> None:

@@ -11,6 +11,7 @@ from agent_browser_tools.state.models import RefInfo
 from agent_browser_tools.taxonomy import CommandMatch, resolve_command
 from agent_browser_tools.tools.agent_browser.page.click_probe import (
     Installed,
+    ProbeState,
     Target,
     _bound_by,
     collect_row,
@@ -18,6 +19,7 @@ from agent_browser_tools.tools.agent_browser.page.click_probe import (
     target_of,
 )
 from agent_browser_tools.tools.agent_browser.refs import page_watch as pw
+from tests.support.fake_calls import fake_call
 
 REFS = {
     "e1": RefInfo(role="button", name="Save", engine="e7"),
@@ -74,7 +76,7 @@ def _judged(seen: dict[str, int], *, title_changed: bool = False) -> tuple[int |
         session=NS(key=None, used_implicit_session=True),
         checked=NS(command_tokens=("click", "@e1")),
     )
-    call: Any = NS(click={"probe": Installed("tok", TARGET), "seen": seen}, plan=plan)
+    call: Any = fake_call(ProbeState(probe=Installed("tok", TARGET), seen=seen), plan=plan)
     obs = Observation(success=True)
     return judge(call, obs, title_changed=title_changed), obs
 
@@ -133,11 +135,11 @@ def test_a_bound_probe_counts_the_events_of_the_candidate_the_engines_node_carri
     """The collect row asks for that candidate's count; when the engine's node carried none
     of the check's markers, the target is unproven and a miss cannot fail the click."""
     probe = Installed("tok", TARGET, bound="e7")
-    call: Any = NS(click={"probe": probe}, ref_marks=[pw.Marks("n0nce", {"e7": 2})])
+    call: Any = fake_call(ProbeState(probe=probe), ref_marks=[pw.Marks("n0nce", {"e7": 2})])
     row = collect_row(call)
     assert row is not None and 'n = "2"' in row[1] and '"tok"' in row[1]
-    assert call.click["probe"].target == TARGET
-    call = NS(click={"probe": probe}, ref_marks=[pw.Marks("n0nce", {"e3": 0})])
+    assert call.part(ProbeState).probe.target == TARGET
+    call = fake_call(ProbeState(probe=probe), ref_marks=[pw.Marks("n0nce", {"e3": 0})])
     row = collect_row(call)
     assert row is not None and "n = null" in row[1]
-    assert call.click["probe"].target is None
+    assert call.part(ProbeState).probe.target is None

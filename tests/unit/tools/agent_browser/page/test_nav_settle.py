@@ -15,6 +15,7 @@ from agent_browser_tools.settings import DEFAULT_SETTLE_MS, Settings, SettingsEr
 from agent_browser_tools.taxonomy import resolve_command
 from agent_browser_tools.tools.agent_browser.call import DirectCall
 from agent_browser_tools.tools.agent_browser.page import nav_settle
+from tests.support.fake_calls import fake_call
 
 
 def _settings(tmp_path: Path, config: str = "", **env: str) -> Settings:
@@ -46,7 +47,7 @@ def _call(*args: str, settle_ms: int = 2_000) -> DirectCall:
     assert match is not None
     plan = NS(match=match, is_batch=False)
     rt = NS(settings=NS(settle_ms=settle_ms))
-    return cast(DirectCall, NS(plan=plan, rt=rt, settle={}))
+    return cast(DirectCall, fake_call(plan=plan, rt=rt))
 
 
 @pytest.mark.parametrize(
@@ -76,7 +77,7 @@ def _rows(*results: dict[str, Any] | None, ok: bool = True) -> list[BatchRow]:
 
 def test_an_outcome_the_page_left_becomes_details() -> None:
     call = _call("click", "@e1")
-    call.settle["waiting"] = True
+    call.part(nav_settle.SettleState).waiting = True
     page = '{"navigated": true, "settled": true, "reason": "loaded", "waitedMs": 640.4}'
     assert nav_settle.take(call, _rows({"waited": "function"}, {"result": page}))
     obs = Observation(success=True)
@@ -93,7 +94,7 @@ def test_an_outcome_the_page_left_becomes_details() -> None:
 
 def test_a_wait_that_failed_asks_for_a_second_read_and_says_it_could_not_confirm() -> None:
     call = _call("click", "@e1")
-    call.settle["waiting"] = True
+    call.part(nav_settle.SettleState).waiting = True
     assert not nav_settle.take(call, _rows(None, ok=False))
     obs = Observation(success=True)
     nav_settle.report(call, obs)
@@ -103,9 +104,12 @@ def test_a_wait_that_failed_asks_for_a_second_read_and_says_it_could_not_confirm
 
 def test_an_unreadable_outcome_is_said_to_be_unread() -> None:
     call = _call("click", "@e1")
-    call.settle["waiting"] = True
+    call.part(nav_settle.SettleState).waiting = True
     assert nav_settle.take(call, _rows({"waited": "function"}, {"result": "null"}))
-    assert call.settle["outcome"] == {"settled": True, "reason": "outcome-unread"}
+    assert call.part(nav_settle.SettleState).outcome == {
+        "settled": True,
+        "reason": "outcome-unread",
+    }
 
 
 def test_an_arming_row_alone_has_nothing_to_take() -> None:
@@ -141,7 +145,8 @@ def test_the_quick_check_is_one_page_script_and_its_outcome_needs_no_wait(
     settled = _rows({"result": page})
     assert not nav_settle.pending(call, settled)
     assert nav_settle.take(call, settled)
-    assert call.settle["outcome"]["reason"] == "no-navigation"
+    seen = call.part(nav_settle.SettleState).outcome
+    assert seen is not None and seen["reason"] == "no-navigation"
     for answer in (_rows({"result": nav_settle.PENDING}), _rows(None, ok=False), []):
         assert nav_settle.pending(call, answer)
     wait, outcome = nav_settle.rows(call, Observation(success=True))
