@@ -36,30 +36,25 @@ from agent_browser_tools.tools.agent_browser import (
     finish,
     followups,
     gc_pause,
-    guards,
-    pre_dispatch,
+    participants,
     record,
 )
 from agent_browser_tools.tools.agent_browser.batches import batch_progress, segments, stepwise
-from agent_browser_tools.tools.agent_browser.browser import attached_app
 from agent_browser_tools.tools.agent_browser.call import DirectCall, DirectRequest, Refused, Spawned
 from agent_browser_tools.tools.agent_browser.files import (
     artifacts,
     recorded_files,
-    recording,
     value_spill,
 )
 from agent_browser_tools.tools.agent_browser.hooks import Hooks
 from agent_browser_tools.tools.agent_browser.observe import observe
 from agent_browser_tools.tools.agent_browser.page import (
-    click_probe,
-    nav_settle,
     overlay_probe,
     page_change,
     stopped_page,
     webmcp,
 )
-from agent_browser_tools.tools.agent_browser.refs import identity, refmap, same_document
+from agent_browser_tools.tools.agent_browser.refs import refmap, same_document
 from agent_browser_tools.tools.agent_browser.request import (
     NAME,
     plan_now,
@@ -67,8 +62,6 @@ from agent_browser_tools.tools.agent_browser.request import (
     validate,
 )
 from agent_browser_tools.tools.agent_browser.safety import (
-    browser_loss,
-    drift_guard,
     endpoint_guard,
     host_hook,
     secret_fields,
@@ -147,48 +140,18 @@ def _rejected(params: Mapping[str, Any] | AgentBrowserInput, refused: Refused) -
 
 
 async def _guard(call: DirectCall) -> ToolResult | None:
-    """Stale refs, unknown targets, aliased output destinations, a browser's own debug ports,
-    a launched desktop app that is gone, and refs whose element changed since the model's
-    snapshot (one re-read) fail before dispatch; refs dropped by a page change within one
-    document get a snapshot first (`same_document.snapshot_first`). The host's
-    `before_execute` veto comes first, once the URLs passed policy: nothing has touched the
-    engine, the disk or the journal yet.
-    The managed browser is owned from here on: the checks below may already start it."""
+    """The steps before the dispatch, in `participants.BEFORE_DISPATCH` order; the first
+    that refuses ends the call (a policy refusal is a `policy-blocked` rejection). The
+    managed browser is owned from here on: the steps may already start it."""
     record.own_at_spawn(call)
+    nested = partial(_nested, call)
     try:
-        endpoint_guard.check_urls(call.plan)
-        await host_hook.before_dispatch(call)
-        await browser_loss.check_before_dispatch(call)
-        app_lost = await attached_app.refusal(call)
-        if app_lost is not None:
-            return await finish.refused(call, app_lost)
-        await endpoint_guard.check_page(call)
+        for step in participants.BEFORE_DISPATCH:
+            refusal = await step.run(call, nested)
+            if refusal is not None:
+                return await finish.refused(call, refusal)
     except PolicyBlocked as exc:
         raise Refused(str(exc), exc) from None
-    await drift_guard.check(call)
-    with host_hook.internal():  # the wrapper's own snapshot is not the host's to veto
-        gone = await same_document.snapshot_first(call, partial(_nested, call))
-    if gone is not None:
-        return await finish.refused(call, guards.stale_refusal(call.plan, gone))
-    blocked = guards.refusal(call.plan, call.rt.log.state)
-    if blocked is not None:
-        return await finish.refused(call, blocked)
-    alias = artifacts.preflight(call.plan, call.rt.cwd, call.output_path) or (
-        recording.refusal(call.plan, call.rt.log.state, call.rt.cwd, call.output_path)
-    )
-    if alias is not None:
-        raise Refused(alias)
-    unmade = artifacts.prepare_dirs(call)
-    if unmade is not None:
-        return await finish.refused(call, unmade)
-    changed = await identity.verify(call, pre_dispatch.batch(call))
-    if changed is not None:
-        await click_probe.discard(call)
-        return await finish.refused(call, guards.stale_refusal(call.plan, changed))
-    await identity.begin_epoch(call)
-    await artifacts.sample_before(call)
-    await click_probe.install(call)
-    nav_settle.before(call)
     return None
 
 

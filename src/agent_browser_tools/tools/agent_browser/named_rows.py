@@ -50,3 +50,14 @@ class NamedRows:
             out[name] = tuple(answered[at : at + len(rows)])
             at += len(rows)
         return out
+
+
+@dataclass(frozen=True)
+class RiderRows:
+    """What one feature adds to the pre-dispatch batch (`pre_dispatch`): page scripts (run
+    before the identity check's reads), reads (after them), and whether it keeps the check's
+    markers on the page past the batch (it then removes them itself)."""
+
+    scripts: list[list[str]]
+    reads: list[list[str]]
+    holds_marks: bool = False

@@ -1,22 +1,53 @@
-"""The participants of the direct tool's post-action probe batch, listed once, in order.
+"""The direct tool's participants, listed once, in the order they act on a call.
 
-Why a list: each feature that reads the page after the action (the click probe's counts, the
-element read-back, the focused field, the dialog pre-read) adds its rows to the one batch and
-takes its own answers by name (`named_rows`). The batch runner (`followups.run_probe`) walks
-this list and knows none of them by name; adding a reader is one entry here and one module.
-The settle wait and the url/title read lead the batch and stay with the runner: the first
-decides whether the batch is sent again, the second is the page the answer describes.
+Read this file as the table of contents of `agent_browser`: what runs before the dispatch
+(`BEFORE_DISPATCH`), what rides in the one helper batch just before it (`PRE_RIDERS`) and what
+rides in the one batch after it (`POST_READERS`). The executor (`execute`) and the batch
+runners (`pre_dispatch`, `followups.run_probe`) walk these lists and know no feature by name;
+adding a feature is an entry here and a module of its own. Each keeps its own typed state
+(`DirectCall.part`) and takes its batch answers by name (`named_rows`).
+
+The settle wait and the url/title read lead the post-action batch and stay with its runner:
+the first decides whether the batch is sent again, the second is the page the answer
+describes.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from agent_browser_tools.engine.envelope import BatchRow
-from agent_browser_tools.tools.agent_browser.call import DirectCall
+from agent_browser_tools.results.observation import Observation
+from agent_browser_tools.results.tool_result import ToolResult
+from agent_browser_tools.tools.agent_browser import guards, pre_dispatch
+from agent_browser_tools.tools.agent_browser.browser import attached_app
+from agent_browser_tools.tools.agent_browser.call import DirectCall, Refused
 from agent_browser_tools.tools.agent_browser.effects import action_readback, focused_field
-from agent_browser_tools.tools.agent_browser.page import click_probe, overlay_probe
+from agent_browser_tools.tools.agent_browser.files import artifacts, recording
+from agent_browser_tools.tools.agent_browser.named_rows import RiderRows
+from agent_browser_tools.tools.agent_browser.page import click_probe, nav_settle, overlay_probe
+from agent_browser_tools.tools.agent_browser.refs import identity, page_watch, same_document
+from agent_browser_tools.tools.agent_browser.safety import (
+    browser_loss,
+    drift_guard,
+    endpoint_guard,
+    host_hook,
+    secret_fields,
+)
+
+Nested = Callable[[Mapping[str, Any]], Awaitable[ToolResult]]
+"""One more journaled call of the wrapper's own, under the lock the call holds."""
+
+
+@dataclass(frozen=True)
+class BeforeDispatch:
+    """A step before the dispatch: None to go on, or the refusal's observation. A step may
+    also raise `Refused` (a validation error) or `PolicyBlocked` (the operator's policy)."""
+
+    name: str
+    run: Callable[[DirectCall, Nested], Awaitable[Observation | None]]
 
 
 @dataclass(frozen=True)
@@ -29,6 +60,121 @@ class PostReader:
     consumes: bool = False
     """Its rows change the page (a probe that removes itself): what they answered is kept even
     from a batch that is then sent again (the second one finds nothing to read)."""
+
+
+async def _urls(call: DirectCall, nested: Nested) -> None:
+    endpoint_guard.check_urls(call.plan)
+
+
+async def _host(call: DirectCall, nested: Nested) -> None:
+    await host_hook.before_dispatch(call)
+
+
+async def _browser_there(call: DirectCall, nested: Nested) -> None:
+    await browser_loss.check_before_dispatch(call)
+
+
+async def _app_there(call: DirectCall, nested: Nested) -> Observation | None:
+    return await attached_app.refusal(call)
+
+
+async def _page_endpoint(call: DirectCall, nested: Nested) -> None:
+    await endpoint_guard.check_page(call)
+
+
+async def _tab_drift(call: DirectCall, nested: Nested) -> None:
+    await drift_guard.check(call)
+
+
+async def _dropped_refs(call: DirectCall, nested: Nested) -> Observation | None:
+    with host_hook.internal():  # the wrapper's own snapshot is not the host's to veto
+        gone = await same_document.snapshot_first(call, nested)
+    return guards.stale_refusal(call.plan, gone) if gone is not None else None
+
+
+async def _static_guards(call: DirectCall, nested: Nested) -> Observation | None:
+    return guards.refusal(call.plan, call.rt.log.state)
+
+
+async def _output_aliases(call: DirectCall, nested: Nested) -> None:
+    plan, cwd, output = call.plan, call.rt.cwd, call.output_path
+    alias = artifacts.preflight(plan, cwd, output) or (
+        recording.refusal(plan, call.rt.log.state, cwd, output)
+    )
+    if alias is not None:
+        raise Refused(alias)
+
+
+async def _output_dirs(call: DirectCall, nested: Nested) -> Observation | None:
+    return artifacts.prepare_dirs(call)
+
+
+async def _refs_unchanged(call: DirectCall, nested: Nested) -> Observation | None:
+    changed = await identity.verify(call, pre_dispatch.batch(call, PRE_RIDERS))
+    if changed is None:
+        return None
+    await click_probe.discard(call)  # installed in the check's batch: not left on the page
+    return guards.stale_refusal(call.plan, changed)
+
+
+async def _ready_to_dispatch(call: DirectCall, nested: Nested) -> None:
+    """The last preparations: the change log's position before a snapshot, the screenshot's
+    first geometry sample, the click probe (when no check's batch carried it), the settle
+    wait's start."""
+    await identity.begin_epoch(call)
+    await artifacts.sample_before(call)
+    await click_probe.install(call)
+    nav_settle.before(call)
+
+
+BEFORE_DISPATCH: tuple[BeforeDispatch, ...] = (
+    BeforeDispatch("URLs off a browser's own endpoints", _urls),
+    BeforeDispatch("the host's veto", _host),
+    BeforeDispatch("the browser is there", _browser_there),
+    BeforeDispatch("the launched app is there", _app_there),
+    BeforeDispatch("the page is no browser endpoint", _page_endpoint),
+    BeforeDispatch("a caller-owned tab did not move", _tab_drift),
+    BeforeDispatch("refs a page change dropped", _dropped_refs),
+    BeforeDispatch("stale refs and unknown targets", _static_guards),
+    BeforeDispatch("output paths that alias", _output_aliases),
+    BeforeDispatch("output folders", _output_dirs),
+    BeforeDispatch("refs still name their elements", _refs_unchanged),
+    BeforeDispatch("ready to dispatch", _ready_to_dispatch),
+)
+"""Refusals that need no engine call come before those that read the page; the host's
+veto comes first once the URLs passed policy (nothing has touched the engine yet)."""
+
+
+def _probe_rows(call: DirectCall, check: page_watch.Check) -> RiderRows | None:
+    return click_probe.install_rows(call, check)
+
+
+def _probe_take(
+    call: DirectCall, rows: RiderRows, scripts: Sequence[BatchRow], reads: Sequence[BatchRow]
+) -> None:
+    assert isinstance(rows, click_probe.InstallRows)  # what `_probe_rows` gave
+    click_probe.take_install(call, rows, scripts, reads)
+
+
+def _secret_wanted(call: DirectCall) -> bool:
+    return bool(secret_fields.pre_rows(call))
+
+
+def _secret_rows(call: DirectCall, check: page_watch.Check) -> RiderRows:
+    return RiderRows(scripts=[], reads=secret_fields.pre_rows(call))
+
+
+def _secret_take(
+    call: DirectCall, rows: RiderRows, scripts: Sequence[BatchRow], reads: Sequence[BatchRow]
+) -> None:
+    if len(reads) == len(rows.reads):  # a batch that stopped early: `inspect` reads again
+        secret_fields.take_pre(call, reads)
+
+
+PRE_RIDERS: tuple[pre_dispatch.PreRider, ...] = (
+    pre_dispatch.PreRider("click", click_probe.will_install, _probe_rows, _probe_take),
+    pre_dispatch.PreRider("secrets", _secret_wanted, _secret_rows, _secret_take),
+)
 
 
 POST_READERS: tuple[PostReader, ...] = (

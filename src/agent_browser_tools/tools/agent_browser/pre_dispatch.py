@@ -2,57 +2,71 @@
 
 Why one batch: every engine process costs a few milliseconds before it does anything, and
 every extra row in a batch about one more. So the features that read or prepare the page
-before the action share the identity check's batch, in this order:
+before the action (the riders, listed in `participants.PRE_RIDERS`) share the identity
+check's batch, in this order:
 
 1. the check's page script (`page_watch`: it numbers each ref's candidates with a marker);
-2. the click probe's install and the settle watcher's arming (`click_probe`, `nav_settle`);
-   these scripts run in the same `eval` as the check's (`eval_merge`);
-3. the marker each used ref's node carries (`get attr @ref`, resolved as the action will be),
-   and the click probe's own marker read when the check's markers cannot bind its target;
-4. the markers' removal, unless the click probe holds them until it is collected after the
-   click (a ref target is then bound by the marker its node carries: no read of its own);
-5. the credential-field reads (`secret_fields`).
+2. each rider's page scripts (the click probe's install, the settle watcher's arming); they
+   run in the same `eval` as the check's (`eval_merge`);
+3. the marker each used ref's node carries (`get attr @ref`, resolved as the action will be);
+4. each rider's reads (the click probe's own marker, the credential-field reads);
+5. the markers' removal, unless a rider holds them until after the action (the click probe,
+   whose target the check's marker binds, removes them when it is collected).
 
 A ref click is then two rows (one `eval`, one `get attr`) in one process before the click.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
 
 from agent_browser_tools.engine.envelope import BatchRow
 from agent_browser_tools.tools.agent_browser.call import DirectCall
 from agent_browser_tools.tools.agent_browser.helpers import helper_batch
-from agent_browser_tools.tools.agent_browser.named_rows import NamedRows
-from agent_browser_tools.tools.agent_browser.page import click_probe
-from agent_browser_tools.tools.agent_browser.refs import identity, page_watch
-from agent_browser_tools.tools.agent_browser.safety import secret_fields
+from agent_browser_tools.tools.agent_browser.named_rows import NamedRows, RiderRows
+from agent_browser_tools.tools.agent_browser.refs import page_watch
 
 
-def batch(call: DirectCall) -> identity.Batch | None:
-    """The runner of the shared batch, or None when nothing rides along (the identity check
-    then runs its rows alone)."""
-    riders = secret_fields.pre_rows(call)
-    probed = click_probe.will_install(call)
-    if not riders and not probed:
+@dataclass(frozen=True)
+class PreRider:
+    """A feature's part of the pre-dispatch batch."""
+
+    name: str
+    wanted: Callable[[DirectCall], bool]
+    """Whether it rides in this call's batch (checked before the batch is built)."""
+    rows: Callable[[DirectCall, page_watch.Check], RiderRows | None]
+    take: Callable[[DirectCall, RiderRows, Sequence[BatchRow], Sequence[BatchRow]], None]
+    """Keep what its scripts and its reads answered."""
+
+
+Runner = Callable[[page_watch.Check], Awaitable[Sequence[BatchRow]]]
+
+
+def batch(call: DirectCall, riders: Sequence[PreRider]) -> Runner | None:
+    """The runner of the shared batch, or None when no rider wants this call (the identity
+    check then runs its rows alone). It answers the check's rows laid out as `Check.rows`."""
+    riding = [rider for rider in riders if rider.wanted(call)]
+    if not riding:
         return None
 
     async def run(check: page_watch.Check) -> Sequence[BatchRow]:
-        probe = click_probe.install_rows(call, check) if probed else None
-        rows = NamedRows()
-        rows.add("check", [check.script])
-        rows.add("probe", probe.scripts if probe is not None else [])
-        rows.add("reads", check.reads)
-        rows.add("probe-reads", probe.reads if probe is not None else [])
-        held = probe is not None and probe.holds_marks
-        rows.add("unmark", [] if held else [["eval", page_watch.UNMARK_JS]])
-        rows.add("secrets", riders)
-        envelope = await helper_batch(call.rt, call.plan, rows.rows)
-        answers = rows.answers((envelope.rows or ()) if envelope is not None else ())
-        if probe is not None:
-            click_probe.take_install(call, probe, answers["probe"], answers["probe-reads"])
-        if riders and len(answers["secrets"]) == len(riders):
-            secret_fields.take_pre(call, answers["secrets"])
+        parts = [(rider, rider.rows(call, check)) for rider in riding]
+        given = [(rider, rows) for rider, rows in parts if rows is not None]
+        named = NamedRows()
+        named.add("check", [check.script])
+        for rider, rows in given:
+            named.add(rider.name + ":scripts", rows.scripts)
+        named.add("reads", check.reads)
+        for rider, rows in given:
+            named.add(rider.name + ":reads", rows.reads)
+        held = any(rows.holds_marks for _, rows in given)
+        named.add("unmark", [] if held else [["eval", page_watch.UNMARK_JS]])
+        envelope = await helper_batch(call.rt, call.plan, named.rows)
+        answers = named.answers((envelope.rows or ()) if envelope is not None else ())
+        for rider, rows in given:
+            scripts, reads = answers[rider.name + ":scripts"], answers[rider.name + ":reads"]
+            rider.take(call, rows, scripts, reads)
         return (*answers["check"], *answers["reads"])
 
     return run

@@ -51,6 +51,7 @@ from agent_browser_tools.tools.agent_browser.browser.attached_app import ELECTRO
 from agent_browser_tools.tools.agent_browser.call import DirectCall, PageBefore
 from agent_browser_tools.tools.agent_browser.confirm.confirm_gate import confirmation_gated
 from agent_browser_tools.tools.agent_browser.helpers import helper_batch
+from agent_browser_tools.tools.agent_browser.named_rows import RiderRows
 from agent_browser_tools.tools.agent_browser.page.nav_settle import arm_rows
 from agent_browser_tools.tools.agent_browser.refs import page_watch
 
@@ -165,20 +166,16 @@ class Installed:
     target is proven by the marker that ref's node carried, read in the same batch."""
 
 
-@dataclass(frozen=True)
-class InstallRows:
-    """The probe's part of a helper batch: its page scripts (install, settle arming), then
-    the read of its own marker, unless an identity check's marker binds the target. With a
-    check in the same batch, the probe also holds the check's markers (they stay through the
-    click and go when the probe is collected), so the batch needs no removal row."""
+@dataclass(frozen=True, kw_only=True)
+class InstallRows(RiderRows):
+    """The probe's part of the pre-dispatch batch: its page scripts (install, settle arming),
+    then the read of its own marker, unless an identity check's marker binds the target. With
+    a check in the same batch, the probe also holds the check's markers (they stay through
+    the click and go when the probe is collected), so the batch needs no removal row."""
 
     token: str
     target: Target | None
-    scripts: list[list[str]]
-    reads: list[list[str]]
     bound: str | None
-    holds_marks: bool
-    """The probe removes the identity check's markers when it is collected or expires."""
 
 
 def target_of(match: CommandMatch, refs: Mapping[str, RefInfo]) -> Target | None:
@@ -289,7 +286,14 @@ def install_rows(call: DirectCall, check: page_watch.Check | None) -> InstallRow
     scripts = [["eval", _INSTALL_JS % json.dumps(cfg)], *arm_rows(call)]
     own = bound is None and target is not None
     reads = [["get", "attr", target.selector, MARKER]] if own and target is not None else []
-    return InstallRows(token, target, scripts, reads, bound, holds_marks=check is not None)
+    return InstallRows(
+        scripts=scripts,
+        reads=reads,
+        holds_marks=check is not None,
+        token=token,
+        target=target,
+        bound=bound,
+    )
 
 
 def _bound_by(target: Target | None, check: page_watch.Check | None) -> str | None:
