@@ -145,10 +145,6 @@ BEFORE_DISPATCH: tuple[BeforeDispatch, ...] = (
 veto comes first once the URLs passed policy (nothing has touched the engine yet)."""
 
 
-def _probe_rows(call: DirectCall, check: page_watch.Check) -> RiderRows | None:
-    return click_probe.install_rows(call, check)
-
-
 def _probe_take(
     call: DirectCall, rows: RiderRows, scripts: Sequence[BatchRow], reads: Sequence[BatchRow]
 ) -> None:
@@ -172,7 +168,7 @@ def _secret_take(
 
 
 PRE_RIDERS: tuple[pre_dispatch.PreRider, ...] = (
-    pre_dispatch.PreRider("click", click_probe.will_install, _probe_rows, _probe_take),
+    pre_dispatch.PreRider("click", click_probe.will_install, click_probe.install_rows, _probe_take),
     pre_dispatch.PreRider("secrets", _secret_wanted, _secret_rows, _secret_take),
 )
 

@@ -230,11 +230,13 @@ def remember_page(call: DirectCall) -> None:
     match, key = call.plan.match, call.key
     if key is None or match is None or not match.spec.click_probes or call.plan.is_batch:
         return
-    target = call.rt.log.state.session(key).target
     before = call.part(PageBefore)
+    if before.remembered:
+        return  # asked by each batch the probe may ride in; the page is the same
+    target = call.rt.log.state.session(key).target
     before.remembered = True
     before.url = target.url if target is not None else None
-    before.refs = dict(call.ref_table)
+    before.refs = call.ref_table  # the recorded table is never changed in place: no copy
 
 
 def wanted(call: DirectCall) -> bool:
@@ -284,8 +286,7 @@ def install_rows(call: DirectCall, check: page_watch.Check | None) -> InstallRow
     if bound is None:
         cfg |= _locate(target)
     scripts = [["eval", _INSTALL_JS % json.dumps(cfg)], *arm_rows(call)]
-    own = bound is None and target is not None
-    reads = [["get", "attr", target.selector, MARKER]] if own and target is not None else []
+    reads = [["get", "attr", target.selector, MARKER]] if bound is None and target else []
     return InstallRows(
         scripts=scripts,
         reads=reads,
