@@ -18,7 +18,9 @@ managed session, then, interleaved so drift hits every variant alike, this measu
       the first press and of each later one (the focused-field read of the previous press's
       post-action batch stands in for its own), and a later press against the bare engine.
 
-Every child gets the conversation's own engine environment (the engine treats launch settings
+Every measured call starts after an untimed random pause of up to one frame (see `measure`:
+a click's own time depends on where in the browser's frame it starts). Every child gets the
+conversation's own engine environment (the engine treats launch settings
 as part of a daemon's identity, so a different env could relaunch the browser), and argv is
 the wrapper's own `effectiveArgs`. Sockets live in a private 0700 dir under /tmp
 (`AGENT_BROWSER_SOCKET_DIR`, set before `BrowserTools` reads its settings); everything is
@@ -33,6 +35,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import random
 import statistics
 import sys
 import time
@@ -57,6 +60,9 @@ TOOL = "agent_browser"
 PROCESS_TIMEOUT_MS = 35_000
 CLOSE_TIMEOUT_S = 30.0
 BUDGET_MS = 5.0
+FRAME_MS = 1000.0 / 60.0
+"""One frame of the headless browser's 60 Hz rendering."""
+PHASE_SEED = 31
 
 Timed = Callable[[], Awaitable[None]]
 
@@ -65,17 +71,19 @@ class BenchError(RuntimeError):
     """A measured call did not succeed, so its timing would mean nothing."""
 
 
-async def bare_engine(binary: str, argv: Sequence[str], env: dict[str, str]) -> bytes:
+async def bare_engine(
+    binary: str, argv: Sequence[str], env: dict[str, str], stdin: str | None = None
+) -> bytes:
     """The baseline: spawn, await exit, read stdout."""
     proc = await asyncio.create_subprocess_exec(
         binary,
         *argv,
-        stdin=asyncio.subprocess.DEVNULL,
+        stdin=asyncio.subprocess.DEVNULL if stdin is None else asyncio.subprocess.PIPE,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
         env=env,
     )
-    stdout, _ = await proc.communicate()
+    stdout, _ = await proc.communicate(None if stdin is None else stdin.encode())
     if proc.returncode != 0:
         raise BenchError(f"bare engine {list(argv)} exited {proc.returncode}: {stdout[:500]!r}")
     return stdout
@@ -91,12 +99,22 @@ async def tool_call(tools: BrowserTools, args: list[str]) -> dict[str, Any]:
 async def measure(
     variants: dict[str, Timed], iterations: int, warmup: int
 ) -> dict[str, list[float]]:
-    """Run the variants interleaved (rotating order); return per-variant timings in ms."""
+    """Run the variants interleaved (rotating order); return per-variant timings in ms.
+
+    Each measured call starts at a random point of the browser's frame (an untimed pause of
+    0 to `FRAME_MS`, the same seeded sequence every run). Why: the engine's click is answered
+    only after the renderer's next frame (`Input.dispatchMouseEvent` waits for it), so one
+    click takes 8 to 24 ms on the same page depending on where in the 16.7 ms frame it starts.
+    Calls run back to back lock each variant into whatever phase the one before leaves, and a
+    difference of medians then measures the phase, not the wrapper (seen: the same bare click
+    at a 10.5 ms median in one loop and 21.9 ms in another)."""
     timings: dict[str, list[float]] = {name: [] for name in variants}
     names = list(variants)
+    phase = random.Random(PHASE_SEED)
     for i in range(warmup + iterations):
         shift = i % len(names)
         for name in names[shift:] + names[:shift]:
+            await asyncio.sleep(phase.uniform(0.0, FRAME_MS) / 1000.0)
             started = time.perf_counter()
             await variants[name]()
             elapsed = (time.perf_counter() - started) * 1000.0
@@ -170,6 +188,7 @@ async def run(iterations: int, warmup: int, root: Path) -> None:
             {"bare": bare_click, "tool": tool_click, "reread": bare_reread}, iterations, warmup
         )
         calls = await engine_calls(tools, ["click", ref])
+        helper_times = await _helper_batch_times(tools, binary, env, ["click", ref], iterations)
         kinds = {
             "get url": await engine_calls(tools, ["get", "url"]),
             "snapshot -i": await engine_calls(tools, ["snapshot", "-i"]),
@@ -188,7 +207,10 @@ async def run(iterations: int, warmup: int, root: Path) -> None:
         f"{'measurement (ms)':<44} {'median':>9} {'p90':>9} {'diff(med)':>11} {'paired diff':>12}"
     )
     print(f"engine {rt.engine.path} ({rt.engine.source}); session {session}")
-    print(f"{iterations} iterations after {warmup} warm-ups, interleaved; diff vs bare engine")
+    print(
+        f"{iterations} iterations after {warmup} warm-ups, interleaved, each call started at a "
+        "random point of the frame; diff vs bare engine"
+    )
     print(header)
     print("-" * len(header))
     bare = get_times["bare"]
@@ -211,6 +233,12 @@ async def run(iterations: int, warmup: int, root: Path) -> None:
         f"{overhead:.2f} ms median (target <= {BUDGET_MS:.0f} ms)"
     )
     print(f"click overhead incl. identity re-read and navigation probe: {click:.2f} ms median")
+    helpers = statistics.median(helper_times)
+    print(
+        f"  of which the engine's own time for the click's helper batches (the same batches "
+        f"replayed on the bare engine): {helpers:.2f} ms; the rest (the wrapper's own work, "
+        f"and the helpers' extra cost in the call): {click - helpers:.2f} ms"
+    )
     reread = statistics.median(click_times["reread"])
     said = ", ".join(f"{kind} {count}" for kind, count in kinds.items())
     print(f"engine processes per call through the wrapper: {said}")
@@ -308,23 +336,43 @@ async def _guarded_calls(
     return times, calls
 
 
-async def engine_calls(tools: BrowserTools, args: list[str]) -> int:
-    """How many engine processes one tool call spawns (counted at `Runtime.spawn`)."""
+async def _helper_batch_times(
+    tools: BrowserTools, binary: str, env: dict[str, str], args: list[str], iterations: int
+) -> list[float]:
+    """The engine's own time for the wrapper's helper batches of one call: the batches one
+    `args` call sent (argv and stdin as spawned), replayed on the bare engine one after the
+    other, timed together. Measured after the side-by-side loop, so a replayed probe or
+    marker never meets a measured call."""
+    helpers = [(argv, stdin) for argv, stdin in await spawned(tools, args) if "batch" in argv]
+
+    async def replay() -> None:
+        for argv, stdin in helpers:
+            await bare_engine(binary, argv, env, stdin)
+
+    return (await measure({"helpers": replay}, iterations, 3))["helpers"]
+
+
+async def spawned(tools: BrowserTools, args: list[str]) -> list[tuple[list[str], str | None]]:
+    """The engine processes one tool call spawns (argv and stdin, at `Runtime.spawn`)."""
     rt = tools.runtime
     spawn = rt.spawn
-    count = 0
+    sent: list[tuple[list[str], str | None]] = []
 
-    async def counting(*a: Any, **k: Any) -> Any:
-        nonlocal count
-        count += 1
+    async def recording(*a: Any, **k: Any) -> Any:
+        sent.append((list(a[0]), k.get("stdin")))
         return await spawn(*a, **k)
 
-    rt.spawn = counting  # type: ignore[method-assign]
+    rt.spawn = recording  # type: ignore[method-assign]
     try:
         await tool_call(tools, args)
     finally:
         rt.spawn = spawn  # type: ignore[method-assign]
-    return count
+    return sent
+
+
+async def engine_calls(tools: BrowserTools, args: list[str]) -> int:
+    """How many engine processes one tool call spawns."""
+    return len(await spawned(tools, args))
 
 
 async def _close_all(tools: BrowserTools, root: Path) -> None:
