@@ -1,4 +1,5 @@
-"""What the endpoint guard costs (`tools/agent_browser/safety/endpoint_guard.py`, issue 27).
+"""What the endpoint guard costs (`tools/agent_browser/safety/endpoint_guard.py` and
+`dispatch_guard.py`, issue 27).
 
 Three figures:
 
@@ -29,7 +30,7 @@ from agent_browser_tools.engine.browser_ports import listeners
 from agent_browser_tools.planning.script_guard import ScriptGuard
 from agent_browser_tools.settings import Settings
 from agent_browser_tools.tools.agent_browser.refs import refmap
-from agent_browser_tools.tools.agent_browser.safety import endpoint_guard
+from agent_browser_tools.tools.agent_browser.safety import dispatch_guard
 
 ROWS = [["open", "https://example.com/"], ["eval", "document.title"], ["wait", "--fn", "1"]]
 
@@ -46,7 +47,7 @@ async def _evals(runs: int, tmp: Path) -> tuple[list[float], list[float]]:
     tools = BrowserTools(settings=settings, cwd=tmp)
     page = tmp / "page.html"
     page.write_text("<title>bench</title><h1>guard</h1>", encoding="utf-8")
-    real = endpoint_guard.script_guard
+    real = dispatch_guard.script_guard
     guarded: list[float] = []
     before: list[float] = []
     try:
@@ -55,14 +56,14 @@ async def _evals(runs: int, tmp: Path) -> tuple[list[float], list[float]]:
             started = time.perf_counter()
             await tools.call("agent_browser", {"args": ["eval", "document.title"]})
             guarded.append((time.perf_counter() - started) * 1000)
-            endpoint_guard.script_guard = lambda plan: None
+            dispatch_guard.script_guard = lambda plan: None
             try:
                 started = time.perf_counter()
                 await tools.call("agent_browser", {"args": ["get", "url"]})
                 await tools.call("agent_browser", {"args": ["eval", "document.title"]})
                 before.append((time.perf_counter() - started) * 1000)
             finally:
-                endpoint_guard.script_guard = real
+                dispatch_guard.script_guard = real
     finally:
         await tools.aclose()
     return guarded, before

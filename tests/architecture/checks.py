@@ -90,6 +90,30 @@ def tool_crossings(
     return sorted(found)
 
 
+def participant_crossings(graph: ImportGraph, table: str, package: str) -> list[str]:
+    """Imports that tie one participant of `package` to another.
+
+    The participants are the feature modules (inside a subpackage of `package`) that the
+    table of contents `table` imports; every other feature module is a service. A participant
+    may import services, a service other services, and neither a participant: a behaviour
+    registered in the table then changes in its own module only."""
+
+    def feature(module: str) -> bool:
+        return within(module, package) and "." in module[len(package) + 1 :]
+
+    participants = {
+        target
+        for importer, target, _ in _relative_imports(graph)
+        if importer == table and feature(target)
+    }
+    found = []
+    for importer, target, imp in _relative_imports(graph):
+        if feature(importer) and target in participants and target != importer:
+            role = "participant" if importer in participants else "service"
+            found.append(f"{_describe(graph, imp)}: a {role} importing a participant")
+    return sorted(set(found))
+
+
 def unexpected_cycles(
     graph: ImportGraph, known: Collection[frozenset[str]]
 ) -> tuple[list[tuple[str, ...]], list[frozenset[str]]]:

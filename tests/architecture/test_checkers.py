@@ -14,6 +14,7 @@ from tests.architecture.checks import (
     command_path_literals,
     forbidden_imports,
     oversized,
+    participant_crossings,
     tool_crossings,
     unexpected_cycles,
     unlisted_imports,
@@ -177,6 +178,37 @@ def test_a_tool_reaching_into_another_tools_internals_is_found(tmp_path: Path) -
         ("tools.other.run", "tools.catalog"),
         ("tools.other.run", "tools.direct.finish"),
     ]
+
+
+def test_participants_importing_each_other_are_found_and_services_are_shared(
+    tmp_path: Path,
+) -> None:
+    graph = plant(
+        tmp_path,
+        {
+            "direct/table.py": """
+                from pkg.direct.a import one
+                from pkg.direct.b import two
+                from pkg.direct import call
+            """,
+            "direct/call.py": "",
+            "direct/a/one.py": "from pkg.direct.a import shared",
+            "direct/a/shared.py": "",
+            "direct/b/two.py": """
+                from pkg.direct.a import shared
+                def later():
+                    from pkg.direct.a import one
+            """,
+            "direct/b/helper.py": "from pkg.direct.b import two",
+        },
+    )
+    found = participant_crossings(graph, "direct.table", "direct")
+    assert [line.split(" imports ")[0] for line in found] == [
+        "direct/b/helper.py:1",
+        "direct/b/two.py:4",
+    ]
+    assert found[0].endswith("a service importing a participant")
+    assert found[1].endswith("a participant importing a participant")
 
 
 def test_a_61_line_function_is_too_long_and_decorators_do_not_count(tmp_path: Path) -> None:

@@ -31,7 +31,7 @@ import pytest_asyncio
 from agent_browser_tools.api import BrowserTools
 from agent_browser_tools.results.tool_result import ToolResult
 from agent_browser_tools.taxonomy import join_batch_row
-from agent_browser_tools.tools.agent_browser.safety import endpoint_guard
+from agent_browser_tools.tools.agent_browser.safety import dispatch_guard, endpoint_guard
 from tests.support.devtools import devtools_port, drive_js, drive_page
 from tests.support.fixture_server import FixtureServer
 from tests.support.mcp_server import session_dir
@@ -153,7 +153,7 @@ async def test_control_unguarded_the_batch_attack_drives_a(
     engine_env: EngineEnv,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(endpoint_guard, "script_guard", lambda plan: None)
+    monkeypatch.setattr(dispatch_guard, "script_guard", lambda plan: None)
     a, b = pair
     mark, port = await _plant(a, fixture_site, engine_env)
     await _ok(b, "open", fixture_site.url("page-b.html"))
@@ -161,7 +161,7 @@ async def test_control_unguarded_the_batch_attack_drives_a(
     await ab(b, "batch", stdin=json.dumps(rows))
     assert await _pwned(a) == 1  # A's page ran B's code (its answer to B is withheld)
     # With the answer shown too, B reads A's cookie and typed password.
-    monkeypatch.setattr(endpoint_guard, "withhold", lambda envelope, ports: envelope)
+    monkeypatch.setattr(dispatch_guard, "withhold", lambda envelope, ports: envelope)
     result = await ab(b, "batch", stdin=json.dumps(rows))
     reply = str(result.details["batchSteps"][1].get("result"))
     assert f"cookie-{mark}" in reply and PASSWORD in reply, result.details["batchSteps"][1]
@@ -262,7 +262,7 @@ async def test_control_unwithheld_a_read_lists_as_tabs(
     engine_env: EngineEnv,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(endpoint_guard, "withhold", lambda envelope, ports: envelope)
+    monkeypatch.setattr(dispatch_guard, "withhold", lambda envelope, ports: envelope)
     a, b = pair
     mark, port = await _plant(a, fixture_site, engine_env)
     read = await _ok(b, "read", _hop(fixture_site, port, "/json/list"))

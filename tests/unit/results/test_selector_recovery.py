@@ -14,7 +14,7 @@ from agent_browser_tools.results import selector_recovery as sr
 from agent_browser_tools.results.observation import Observation
 from agent_browser_tools.state.effects import refs_from_snapshot
 from agent_browser_tools.state.models import RefInfo
-from agent_browser_tools.tools.agent_browser.followups import apply_find_recovery
+from agent_browser_tools.tools.agent_browser.page.selector_miss import apply_find_recovery
 
 ENVELOPE = Path(__file__).parents[2] / "fixtures" / "envelopes" / "snapshot_interactive.json"
 FORM_REFS = refs_from_snapshot(json.loads(ENVELOPE.read_text())["stdout"]["data"])

@@ -40,7 +40,7 @@ from agent_browser_tools.state.reducers import fold
 from agent_browser_tools.state.stale_refs import normalize_url
 from agent_browser_tools.tools.agent_browser import followups, guards, record
 from agent_browser_tools.tools.agent_browser.batches import segments
-from agent_browser_tools.tools.agent_browser.refs import identity
+from agent_browser_tools.tools.agent_browser.refs import ref_proof
 from agent_browser_tools.tools.agent_browser.safety.editable_guard import TAKES_NO_TEXT
 
 KEY = SessionKey(session="abt-property")
@@ -267,12 +267,12 @@ class Wrapper:
         return True
 
     def _changed(self, plan: Any) -> bool:
-        """The identity re-read before dispatch (`identity.refs_to_verify` + `check`)."""
+        """The identity re-read before dispatch (`ref_proof.refs_to_verify` + `check`)."""
         entry = self.log.state.session(KEY)
-        ids = identity.refs_to_verify(plan, entry)
+        ids = ref_proof.refs_to_verify(plan, entry)
         if not ids or entry.ref_snapshot is None:
             return False
-        return identity.check(ids, entry.ref_snapshot.refs, self.engine.reread()) is not None
+        return ref_proof.check(ids, entry.ref_snapshot.refs, self.engine.reread()) is not None
 
     def batch(self, batch: Batch) -> bool:
         rows = [list(row.tokens()) for row in batch.rows]
@@ -292,7 +292,7 @@ class Wrapper:
             seen_snapshot = False
             for index, action in enumerate(batch.rows):
                 if index in verify_at:  # a later segment: its refs are re-read first
-                    stale = identity.check(verify_at[index], recorded, self.engine.reread())
+                    stale = ref_proof.check(verify_at[index], recorded, self.engine.reread())
                     if stale is not None:
                         self.stats.blocked += 1
                         refused = f"Stale ref blocked before dispatch: {stale.reason}"

@@ -17,8 +17,10 @@ from agent_browser_tools.planning.inputs import AgentBrowserInput
 from agent_browser_tools.planning.plan import ExecutionPlan
 from agent_browser_tools.planning.policy import PolicyBlocked
 from agent_browser_tools.results.next_actions import NextAction
+from agent_browser_tools.results.observation import Observation
+from agent_browser_tools.results.tool_result import ImageBlock
 from agent_browser_tools.runtime import Runtime
-from agent_browser_tools.state.models import PageEpoch, RefInfo, SessionKey
+from agent_browser_tools.state.models import Effect, PageEpoch, RefInfo, SessionKey
 from agent_browser_tools.tools.agent_browser.hooks import Hooks
 from agent_browser_tools.tools.agent_browser.refs.page_watch import Marks
 from agent_browser_tools.tools.agent_browser.refs.refmap import Shown
@@ -133,3 +135,17 @@ class Spawned:
     """How this answer's engine refs were shown; None for sessionless calls."""
     restarted: bool = False
     """The engine launched a browser for this call: refs from before it name nothing."""
+
+
+@dataclass
+class Answer:
+    """What the engine answered and what the call has made of it so far: the steps after the
+    dispatch (`participants`, the read-back, the journal) refine it in place, in order, and
+    `finish` presents it."""
+
+    spawned: Spawned
+    obs: Observation
+    effects: list[Effect] = field(default_factory=list)
+    """What the call did to the page, as the journal records it (`followups.read_back`)."""
+    images: list[ImageBlock] = field(default_factory=list)
+    """Inline images of verified screenshots (`artifacts.collect`)."""

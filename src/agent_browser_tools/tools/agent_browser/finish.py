@@ -31,6 +31,7 @@ from agent_browser_tools.tools.agent_browser import summary
 from agent_browser_tools.tools.agent_browser.browser import reopen_pending
 from agent_browser_tools.tools.agent_browser.call import DirectCall, Spawned
 from agent_browser_tools.tools.agent_browser.files import manifest_receipts, recording
+from agent_browser_tools.tools.agent_browser.page import page_change
 
 STDERR_DETAIL_LIMIT = 4_000
 
@@ -38,7 +39,9 @@ STDERR_DETAIL_LIMIT = 4_000
 async def conclude(
     call: DirectCall, obs: Observation, spawned: Spawned, images: list[ImageBlock]
 ) -> ToolResult:
-    """Process facts into details, the caller's post hook, then the result."""
+    """The page-change summary's last touch, process facts into details, the caller's post
+    hook, then the result."""
+    page_change.settle(call.plan, obs)
     _process_details(obs, spawned.raw, spawned.envelope)
     obs.warnings[:0] = call.warnings
     obs.next_actions[:0] = call.next_actions

@@ -3,27 +3,22 @@
 `read_back` runs the post-action probe (at most one extra engine call: the settle wait, then
 url + title in one batch), decides the call's effects, annotates the page change, and
 completes snapshots (compaction, wrapper views, complete refs for a native delta).
-Selector-miss recovery is split into a decision (`selector_miss`) and its application
-(`apply_selector_miss`); the executor runs the recovery snapshot in between, so nothing here
-re-enters the executor.
+Nothing here re-enters the executor.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from agent_browser_tools.engine.envelope import BatchRow, EngineFailure, Envelope, OutputMode
 from agent_browser_tools.planning.plan import ExecutionPlan
 from agent_browser_tools.redaction import redact_text, redact_url
-from agent_browser_tools.results import next_actions as na
-from agent_browser_tools.results import selector_recovery as sr
 from agent_browser_tools.results.categories import FailureCategory
 from agent_browser_tools.results.observation import Observation
 from agent_browser_tools.state.effects import Probe
 from agent_browser_tools.state.journal import scrub_effect
-from agent_browser_tools.state.models import ConversationState, Effect, RefInfo
+from agent_browser_tools.state.models import Effect
 from agent_browser_tools.taxonomy import PageEffect
 from agent_browser_tools.tools.agent_browser import record, widgets
 from agent_browser_tools.tools.agent_browser.call import DirectCall, Spawned
@@ -207,82 +202,3 @@ def _order(rows: Sequence[Sequence[str]], lead: Sequence[Sequence[str]]) -> list
 
 def _str(value: Any) -> str | None:
     return value if isinstance(value, str) and value else None
-
-
-# ----- selector-miss recovery (raw and compiled `find`) ---------------------------------
-
-
-@dataclass(frozen=True)
-class SelectorMiss:
-    """A `find` that missed: what it looked for and the snapshot that lists current refs."""
-
-    target: sr.FindTarget
-    prefix: list[str]
-    snapshot_params: dict[str, Any]
-
-
-def selector_miss(plan: ExecutionPlan, obs: Observation) -> SelectorMiss | None:
-    """After a `find` selector miss: the fresh `snapshot -i` to run (journaled, so its refs
-    become the session's latest ref map), else None (pure)."""
-    if plan.path[:1] != ("find",) or obs.failure_category is not FailureCategory.SELECTOR_NOT_FOUND:
-        return None
-    match, key = plan.match, plan.session.key
-    if match is None or key is None:
-        return None
-    target = sr.find_target(match.operands, match.flag_value("--name"))
-    if target is None:
-        return None
-    prefix = na.session_prefix(key, not plan.session.used_implicit_session)
-    return SelectorMiss(target, prefix, {"args": [*prefix, "snapshot", "-i"]})
-
-
-def apply_selector_miss(
-    plan: ExecutionPlan,
-    state: ConversationState,
-    miss: SelectorMiss,
-    obs: Observation,
-    *,
-    snapshot_failed: bool,
-) -> None:
-    """Candidates from the recovery snapshot now recorded in `state` (pure over `obs`)."""
-    assert plan.session.key is not None
-    entry = state.session(plan.session.key)
-    if snapshot_failed or entry.ref_snapshot is None:
-        obs.next_actions.append(na.refresh_interactive_refs(miss.prefix))
-        return
-    refs = entry.ref_snapshot.refs
-    view = {
-        "refs": {k: v.as_data() for k, v in refs.items()},
-        "target": {"url": entry.ref_snapshot.target_url},
-    }
-    apply_find_recovery(obs, miss.target, refs, view, miss.prefix)
-
-
-def apply_find_recovery(
-    obs: Observation,
-    target: sr.FindTarget,
-    refs: Mapping[str, RefInfo],
-    snapshot: Mapping[str, Any],
-    prefix: Sequence[str],
-) -> None:
-    """Attach the diagnostics, visible sections and next actions (pure over `obs`)."""
-    matches = sr.exact_matches(target, refs)
-    fallback = sr.visible_ref_fallback(target, matches, snapshot, prefix)
-    if fallback is not None:
-        obs.extra["visibleRefFallback"] = fallback
-        obs.warnings.append(sr.fallback_text(fallback))
-        obs.next_actions += sr.visible_ref_actions(fallback)
-    rich = sr.rich_input_recovery(target, matches, prefix)
-    if rich is not None:
-        obs.extra["richInputRecovery"] = rich
-        obs.warnings.append(sr.rich_input_text(rich))
-        obs.next_actions += sr.rich_input_actions(rich)
-    if matches:
-        return
-    guesses = sr.name_candidate_fallback(target, sr.name_candidates(target, refs), prefix)
-    if guesses is not None:
-        obs.extra["nameCandidateFallback"] = guesses
-        obs.warnings.append(sr.name_candidate_text(guesses))
-        obs.next_actions += sr.name_candidate_actions(guesses)
-    if not any(a.id == "refresh-interactive-refs" for a in obs.next_actions):
-        obs.next_actions.append(na.refresh_interactive_refs(prefix))

@@ -1,11 +1,22 @@
 """The direct tool's participants, listed once, in the order they act on a call.
 
-Read this file as the table of contents of `agent_browser`: what runs before the dispatch
-(`BEFORE_DISPATCH`), what rides in the one helper batch just before it (`PRE_RIDERS`) and what
-rides in the one batch after it (`POST_READERS`). The executor (`execute`) and the batch
-runners (`pre_dispatch`, `followups.run_probe`) walk these lists and know no feature by name;
-adding a feature is an entry here and a module of its own. Each keeps its own typed state
-(`DirectCall.part`) and takes its batch answers by name (`named_rows`).
+Read this file as the table of contents of `agent_browser`, in the order of a call:
+
+1. `CALL_START`: what a new call resets;
+2. `BEFORE_DISPATCH`: the steps before the engine runs, any of which may refuse the call;
+3. `PRE_RIDERS`: what rides in the one helper batch just before the dispatch (the identity
+   check's, or one of their own);
+4. the dispatch (`dispatch`), then `ON_ANSWER`: the engine's answer before it is observed;
+5. `ON_OBSERVATION`: the observed answer, before the read-back;
+6. `POST_READERS`: what rides in the one batch after the action (`followups.read_back`);
+7. `AFTER_READ_BACK`: the answer's files, before the journal records the call (`record`);
+8. `FOLLOW_UPS`: the wrapper's own recovery calls, before the result is presented (`finish`).
+
+The executor (`execute`) and the batch runners (`pre_dispatch`, `followups.run_probe`) walk
+these lists and know no feature by name; adding a feature is an entry here and a module of
+its own, and no participant imports another (a test checks it: what two share lives in a
+module neither registers here). Each keeps its own typed state (`DirectCall.part`) and takes
+its batch answers by name (`named_rows`).
 
 The settle wait and the url/title read lead the post-action batch and stay with its runner:
 the first decides whether the batch is sent again, the second is the page the answer
@@ -23,12 +34,23 @@ from agent_browser_tools.results.observation import Observation
 from agent_browser_tools.results.tool_result import ToolResult
 from agent_browser_tools.tools.agent_browser import guards, pre_dispatch
 from agent_browser_tools.tools.agent_browser.browser import attached_app
-from agent_browser_tools.tools.agent_browser.call import DirectCall, Refused
+from agent_browser_tools.tools.agent_browser.call import Answer, DirectCall, Refused, Spawned
 from agent_browser_tools.tools.agent_browser.effects import action_readback, focused_field
-from agent_browser_tools.tools.agent_browser.files import artifacts, recording
+from agent_browser_tools.tools.agent_browser.files import (
+    artifacts,
+    recorded_files,
+    recording,
+    value_spill,
+)
 from agent_browser_tools.tools.agent_browser.named_rows import RiderRows
-from agent_browser_tools.tools.agent_browser.page import click_probe, nav_settle, overlay_probe
-from agent_browser_tools.tools.agent_browser.refs import identity, page_watch, same_document
+from agent_browser_tools.tools.agent_browser.page import (
+    click_probe,
+    nav_settle,
+    overlay_probe,
+    selector_miss,
+    webmcp,
+)
+from agent_browser_tools.tools.agent_browser.refs import identity, same_document
 from agent_browser_tools.tools.agent_browser.safety import (
     browser_loss,
     drift_guard,
@@ -48,6 +70,26 @@ class BeforeDispatch:
 
     name: str
     run: Callable[[DirectCall, Nested], Awaitable[Observation | None]]
+
+
+@dataclass(frozen=True)
+class OnAnswer:
+    """A step on the engine's answer before it is observed; it may replace the answer."""
+
+    name: str
+    run: Callable[[DirectCall, Spawned], Spawned]
+
+
+@dataclass(frozen=True)
+class AfterDispatch:
+    """A step on the observed answer, which it refines in place (`Answer`)."""
+
+    name: str
+    run: Callable[[DirectCall, Answer, Nested], Awaitable[None]]
+
+
+CALL_START: tuple[Callable[[], None], ...] = (webmcp.begin_call,)
+"""What every new call starts afresh (its own WebMCP catalog collection)."""
 
 
 @dataclass(frozen=True)
@@ -119,12 +161,18 @@ async def _refs_unchanged(call: DirectCall, nested: Nested) -> Observation | Non
 
 async def _ready_to_dispatch(call: DirectCall, nested: Nested) -> None:
     """The last preparations: the change log's position before a snapshot, the screenshot's
-    first geometry sample, the click probe (when no check's batch carried it), the settle
-    wait's start."""
+    first geometry sample, the riders no check's batch carried (the click probe and the
+    settle watcher's arming, in one batch), the settle wait's start."""
     await identity.begin_epoch(call)
     await artifacts.sample_before(call)
-    await click_probe.install(call)
+    await pre_dispatch.alone(call, PRE_RIDERS)
     nav_settle.before(call)
+
+
+async def _credential_fields(call: DirectCall, nested: Nested) -> None:
+    """The fields this call types into or reads that hold credentials (no engine call when
+    their reads rode in the pre-dispatch batch); kept for the answer's redaction."""
+    call.part(secret_fields.Found).findings = await secret_fields.inspect(call)
 
 
 BEFORE_DISPATCH: tuple[BeforeDispatch, ...] = (
@@ -140,6 +188,7 @@ BEFORE_DISPATCH: tuple[BeforeDispatch, ...] = (
     BeforeDispatch("output folders", _output_dirs),
     BeforeDispatch("refs still name their elements", _refs_unchanged),
     BeforeDispatch("ready to dispatch", _ready_to_dispatch),
+    BeforeDispatch("credential fields found", _credential_fields),
 )
 """Refusals that need no engine call come before those that read the page; the host's
 veto comes first once the URLs passed policy (nothing has touched the engine yet)."""
@@ -152,11 +201,27 @@ def _probe_take(
     click_probe.take_install(call, rows, scripts, reads)
 
 
+def _settle_wanted(call: DirectCall) -> bool:
+    """The settle watcher is armed before a probed click (a click's navigation starts at the
+    press); other actions arm it in the post-action batch of the call before."""
+    return click_probe.will_install(call) and bool(nav_settle.arm_rows(call))
+
+
+def _settle_rows(call: DirectCall, check: pre_dispatch.Check | None) -> RiderRows:
+    return RiderRows(scripts=nav_settle.arm_rows(call), reads=[])
+
+
+def _settle_take(
+    call: DirectCall, rows: RiderRows, scripts: Sequence[BatchRow], reads: Sequence[BatchRow]
+) -> None:
+    """Nothing to keep: the post-action batch reads the armed watcher."""
+
+
 def _secret_wanted(call: DirectCall) -> bool:
     return bool(secret_fields.pre_rows(call))
 
 
-def _secret_rows(call: DirectCall, check: page_watch.Check) -> RiderRows:
+def _secret_rows(call: DirectCall, check: pre_dispatch.Check | None) -> RiderRows:
     return RiderRows(scripts=[], reads=secret_fields.pre_rows(call))
 
 
@@ -168,9 +233,14 @@ def _secret_take(
 
 
 PRE_RIDERS: tuple[pre_dispatch.PreRider, ...] = (
-    pre_dispatch.PreRider("click", click_probe.will_install, click_probe.install_rows, _probe_take),
+    pre_dispatch.PreRider(
+        "click", click_probe.will_install, click_probe.install_rows, _probe_take, alone=True
+    ),
+    pre_dispatch.PreRider("settle-watcher", _settle_wanted, _settle_rows, _settle_take, alone=True),
     pre_dispatch.PreRider("secrets", _secret_wanted, _secret_rows, _secret_take),
 )
+"""In this order in the batch: the click probe's install before the settle watcher's arming
+(one `eval`), the credential-field reads after the check's own."""
 
 
 POST_READERS: tuple[PostReader, ...] = (
@@ -179,3 +249,58 @@ POST_READERS: tuple[PostReader, ...] = (
     PostReader("focused", focused_field.post_rows, focused_field.take),
     PostReader("dialog", overlay_probe.post_rows, overlay_probe.take_post),
 )
+
+
+def _credential_reads_redacted(call: DirectCall, spawned: Spawned) -> Spawned:
+    found = call.part(secret_fields.Found).findings
+    return secret_fields.redacted(spawned, found, call.rt.secrets)
+
+
+ON_ANSWER: tuple[OnAnswer, ...] = (
+    OnAnswer("credential reads redacted", _credential_reads_redacted),
+)
+
+
+async def _huge_values(call: DirectCall, answer: Answer, nested: Nested) -> None:
+    answer.obs = value_spill.cut(call, answer.obs)
+
+
+async def _credential_fields_named(call: DirectCall, answer: Answer, nested: Nested) -> None:
+    secret_fields.annotate(answer.obs, call.part(secret_fields.Found).findings)
+
+
+ON_OBSERVATION: tuple[AfterDispatch, ...] = (
+    AfterDispatch("huge values to files", _huge_values),
+    AfterDispatch("credential fields named", _credential_fields_named),
+)
+
+
+async def _artifacts(call: DirectCall, answer: Answer, nested: Nested) -> None:
+    answer.images = await artifacts.collect(call, answer.obs, answer.spawned)
+
+
+async def _recorded_files(call: DirectCall, answer: Answer, nested: Nested) -> None:
+    recorded_files.scrub(answer.obs, call.rt.secrets)
+
+
+AFTER_READ_BACK: tuple[AfterDispatch, ...] = (
+    AfterDispatch("artifacts verified", _artifacts),
+    AfterDispatch("recorded files scrubbed", _recorded_files),
+)
+
+
+async def _selector_miss(call: DirectCall, answer: Answer, nested: Nested) -> None:
+    with host_hook.internal():  # the wrapper's own snapshot is not the host's to veto
+        await selector_miss.recover(call, answer.obs, nested)
+
+
+async def _covering_dialog(call: DirectCall, answer: Answer, nested: Nested) -> None:
+    with host_hook.internal():
+        await overlay_probe.run(call, answer.obs, nested)
+
+
+FOLLOW_UPS: tuple[AfterDispatch, ...] = (
+    AfterDispatch("a selector miss's candidates", _selector_miss),
+    AfterDispatch("a dialog that covers the page", _covering_dialog),
+)
+"""The wrapper's own journaled calls after the answer (each a `snapshot -i` at most)."""

@@ -14,6 +14,8 @@ check's batch, in this order:
    whose target the check's marker binds, removes them when it is collected).
 
 A ref click is then two rows (one `eval`, one `get attr`) in one process before the click.
+When no identity check runs (a click by selector, refs that need no proof), the riders that
+also ride alone (`PreRider.alone`) share one batch of their own (`alone`).
 """
 
 from __future__ import annotations
@@ -27,6 +29,9 @@ from agent_browser_tools.tools.agent_browser.helpers import helper_batch
 from agent_browser_tools.tools.agent_browser.named_rows import NamedRows, RiderRows
 from agent_browser_tools.tools.agent_browser.refs import page_watch
 
+Check = page_watch.Check
+"""The identity check whose batch the riders share (its rows, its markers)."""
+
 
 @dataclass(frozen=True)
 class PreRider:
@@ -35,12 +40,15 @@ class PreRider:
     name: str
     wanted: Callable[[DirectCall], bool]
     """Whether it rides in this call's batch (checked before the batch is built)."""
-    rows: Callable[[DirectCall, page_watch.Check], RiderRows | None]
+    rows: Callable[[DirectCall, Check | None], RiderRows | None]
+    """Its rows, given the check it rides with (None: a batch without a check)."""
     take: Callable[[DirectCall, RiderRows, Sequence[BatchRow], Sequence[BatchRow]], None]
     """Keep what its scripts and its reads answered."""
+    alone: bool = False
+    """It also runs when no identity check does, in a batch the riders share (`alone`)."""
 
 
-Runner = Callable[[page_watch.Check], Awaitable[Sequence[BatchRow]]]
+Runner = Callable[[Check], Awaitable[Sequence[BatchRow]]]
 
 
 def batch(call: DirectCall, riders: Sequence[PreRider]) -> Runner | None:
@@ -50,7 +58,7 @@ def batch(call: DirectCall, riders: Sequence[PreRider]) -> Runner | None:
     if not riding:
         return None
 
-    async def run(check: page_watch.Check) -> Sequence[BatchRow]:
+    async def run(check: Check) -> Sequence[BatchRow]:
         parts = [(rider, rider.rows(call, check)) for rider in riding]
         given = [(rider, rows) for rider, rows in parts if rows is not None]
         named = NamedRows()
@@ -70,3 +78,23 @@ def batch(call: DirectCall, riders: Sequence[PreRider]) -> Runner | None:
         return (*answers["check"], *answers["reads"])
 
     return run
+
+
+async def alone(call: DirectCall, riders: Sequence[PreRider]) -> None:
+    """The riders that run without a check (`PreRider.alone`) and still have rows for this
+    call (a check's batch that carried them leaves none), in one helper batch: every rider's
+    scripts (one `eval`), then every rider's reads."""
+    alone_riders = [rider for rider in riders if rider.alone and rider.wanted(call)]
+    parts = [(rider, rider.rows(call, None)) for rider in alone_riders]
+    given = [(rider, rows) for rider, rows in parts if rows is not None]
+    if not given:
+        return
+    named = NamedRows()
+    for rider, rows in given:
+        named.add(rider.name + ":scripts", rows.scripts)
+    for rider, rows in given:
+        named.add(rider.name + ":reads", rows.reads)
+    envelope = await helper_batch(call.rt, call.plan, named.rows)
+    answers = named.answers((envelope.rows or ()) if envelope is not None else ())
+    for rider, rows in given:
+        rider.take(call, rows, answers[rider.name + ":scripts"], answers[rider.name + ":reads"])

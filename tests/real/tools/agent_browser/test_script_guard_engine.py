@@ -20,7 +20,7 @@ import pytest
 from agent_browser_tools.api import BrowserTools
 from agent_browser_tools.planning.script_guard import ScriptGuard
 from agent_browser_tools.results.tool_result import ToolResult
-from agent_browser_tools.tools.agent_browser.safety import endpoint_guard
+from agent_browser_tools.tools.agent_browser.safety import dispatch_guard
 from tests.support.fixture_server import FixtureServer
 from tests.support.tools import ab
 
@@ -79,16 +79,16 @@ async def _twice(
     """The call on a fresh page, guarded, then unguarded."""
     params = {"stdin": stdin} if stdin is not None else {}
     results = []
-    real = endpoint_guard.script_guard
+    real = dispatch_guard.script_guard
     made: list[ScriptGuard | None] = []
     for guarded in (True, False):
         with monkeypatch.context() as patch:
             opened = await ab(tools, "open", page)
             assert not opened.is_error, opened.text
             if guarded:  # record the guard, to know the call really went out guarded
-                patch.setattr(endpoint_guard, "script_guard", lambda plan: _kept(made, real(plan)))
+                patch.setattr(dispatch_guard, "script_guard", lambda plan: _kept(made, real(plan)))
             else:
-                patch.setattr(endpoint_guard, "script_guard", lambda plan: None)
+                patch.setattr(dispatch_guard, "script_guard", lambda plan: None)
             results.append(await ab(tools, *args, **params))
     assert made and made[0] is not None and made[0].sent, made
     return results[0], results[1]

@@ -14,7 +14,11 @@ from agent_browser_tools.tools.agent_browser import (
     pre_dispatch,
 )
 from agent_browser_tools.tools.agent_browser.participants import (
+    AFTER_READ_BACK,
     BEFORE_DISPATCH,
+    FOLLOW_UPS,
+    ON_ANSWER,
+    ON_OBSERVATION,
     POST_READERS,
     PRE_RIDERS,
 )
@@ -23,10 +27,13 @@ FEATURES = Path(execute.__file__).parent
 
 
 def test_each_participant_is_listed_once_under_its_own_name() -> None:
+    after = [s.name for s in ON_ANSWER] + [s.name for s in ON_OBSERVATION]
+    after += [s.name for s in (*AFTER_READ_BACK, *FOLLOW_UPS)]
     for names in (
         [step.name for step in BEFORE_DISPATCH],
         [rider.name for rider in PRE_RIDERS],
         [reader.name for reader in POST_READERS],
+        after,
     ):
         assert len(names) == len(set(names)), names
     assert not {"settle", "page"} & {r.name for r in POST_READERS}, "the runner's own groups"
@@ -39,7 +46,7 @@ def test_the_runners_take_no_participant_by_name() -> None:
     participant's rows, answers or steps are named there."""
     source = inspect.getsource(followups.run_probe) + inspect.getsource(followups._probe_batch)
     source += inspect.getsource(followups._probe_rows) + inspect.getsource(pre_dispatch)
-    source += inspect.getsource(execute._guard)
+    source += inspect.getsource(execute)
     for name in [r.name for r in POST_READERS] + [r.name for r in PRE_RIDERS]:
         assert f'"{name}"' not in source, name
     for module in ("click_probe", "action_readback", "focused_field", "secret_fields", "identity"):

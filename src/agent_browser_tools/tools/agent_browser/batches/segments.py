@@ -41,8 +41,8 @@ from agent_browser_tools.taxonomy import (
 )
 from agent_browser_tools.tools.agent_browser.batches import batch_args, batch_progress
 from agent_browser_tools.tools.agent_browser.call import DirectCall
-from agent_browser_tools.tools.agent_browser.refs import identity, refmap
-from agent_browser_tools.tools.agent_browser.safety import endpoint_guard
+from agent_browser_tools.tools.agent_browser.refs import ref_proof, refmap
+from agent_browser_tools.tools.agent_browser.safety import dispatch_guard
 
 
 def changes_page(match: CommandMatch) -> bool:
@@ -142,7 +142,7 @@ async def run(
             envelope = parse_outcome(raw, OutputMode.JSON)
         finally:
             raw.discard_stdout()  # raw, unredacted output: never kept
-        envelope = endpoint_guard.settle(envelope, guard)
+        envelope = dispatch_guard.settle(envelope, guard)
         raws.append(raw)
         envelopes.append(envelope)
         if _stops(plan, envelope):
@@ -186,7 +186,7 @@ def _stops(plan: ExecutionPlan, envelope: Envelope) -> bool:
     return bail and not envelope.success
 
 
-# Segment answers stay in engine ids like a single call's; `execute._spawn` shows them.
+# Segment answers stay in engine ids like a single call's; `dispatch.spawn` shows them.
 
 
 def _named_step(segment: Segment, stale: StaleRef) -> StaleRef:
@@ -210,7 +210,7 @@ async def _verify(call: DirectCall, ids: tuple[str, ...]) -> StaleRef | None:
     entry = call.rt.log.state.session(call.key)
     if entry.ref_snapshot is None:
         return unverified(ids)
-    return await identity.verify_ids(call, entry, ids)
+    return await ref_proof.verify_ids(call, entry, ids)
 
 
 def merge(

@@ -19,27 +19,14 @@ from agent_browser_tools.results.next_actions import NextAction
 from agent_browser_tools.results.observation import Observation
 from agent_browser_tools.state.models import (
     AppLaunch,
-    ConversationState,
     Effect,
     RefsInvalidated,
     RefsRecorded,
-    SessionKey,
     TargetUnknown,
 )
 from agent_browser_tools.taxonomy import PageEffect
+from agent_browser_tools.tools.agent_browser.browser.attachment import ELECTRON_TOOL, launch_of
 from agent_browser_tools.tools.agent_browser.call import DirectCall
-
-ELECTRON_TOOL = "agent_browser_electron"
-
-
-def launch_of(state: ConversationState, key: SessionKey | None) -> AppLaunch | None:
-    """The running launch whose session `key` is, if any."""
-    if key is None:
-        return None
-    for launch in state.app_launches.values():
-        if launch.session == key and launch.state == "running":
-            return launch
-    return None
 
 
 async def loss(launch: AppLaunch) -> str | None:

@@ -14,13 +14,25 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from agent_browser_tools.results.observation import Observation
+from agent_browser_tools.state.models import AppLaunch, ConversationState, SessionKey
 from agent_browser_tools.taxonomy import PageEffect
-from agent_browser_tools.tools.agent_browser.browser.attached_app import launch_of
 from agent_browser_tools.tools.agent_browser.call import DirectCall
+
+ELECTRON_TOOL = "agent_browser_electron"
 
 ATTACH_FLAGS = frozenset({"--cdp", "--auto-connect"})
 ATTACH_ENV = ("AGENT_BROWSER_CDP", "AGENT_BROWSER_AUTO_CONNECT")
 _OFF = frozenset({"", "0", "false", "no", "off"})
+
+
+def launch_of(state: ConversationState, key: SessionKey | None) -> AppLaunch | None:
+    """The running desktop-app launch (`agent_browser_electron`) whose session `key` is."""
+    if key is None:
+        return None
+    for launch in state.app_launches.values():
+        if launch.session == key and launch.state == "running":
+            return launch
+    return None
 
 
 def _attaching(flags: Iterable[str]) -> bool:

@@ -41,7 +41,7 @@ from agent_browser_tools.tools.agent_browser.effects.date_entry import READ_JS, 
 from agent_browser_tools.tools.agent_browser.effects.effect_verdict import Asked
 from agent_browser_tools.tools.agent_browser.page.page_change import UNVERIFIED_WARNING
 from agent_browser_tools.tools.agent_browser.refs import page_watch, refmap
-from agent_browser_tools.tools.agent_browser.refs.identity import DEFAULT_READ, current_refs
+from agent_browser_tools.tools.agent_browser.refs.ref_proof import DEFAULT_READ, current_refs
 
 VERBS = {
     "fill": "filled",

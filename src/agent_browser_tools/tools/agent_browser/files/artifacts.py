@@ -26,17 +26,9 @@ from agent_browser_tools.taxonomy import ArtifactKind
 from agent_browser_tools.tools.agent_browser.call import DirectCall, Spawned
 from agent_browser_tools.tools.agent_browser.confirm.confirm_gate import confirmation_gated
 from agent_browser_tools.tools.agent_browser.files import artifact_details, geometry
+from agent_browser_tools.tools.agent_browser.files.planned_files import planned_requests
 
 CAPTURE_BY_FLAG = (("--full", "full-page"), ("-f", "full-page"))
-
-
-def planned_requests(plan: ExecutionPlan) -> list[art.ArtifactRequest]:
-    if plan.row_matches is not None:
-        requests: list[art.ArtifactRequest] = []
-        for index, match in enumerate(plan.row_matches, start=1):
-            requests += art.requests_for(match, step=index)
-        return requests
-    return art.requests_for(plan.match)
 
 
 def preflight(plan: ExecutionPlan, cwd: Path, output_path: str | None) -> str | None:

@@ -48,7 +48,7 @@ from agent_browser_tools.state.models import (
 )
 from agent_browser_tools.taxonomy import ArtifactKind, CommandMatch, PageEffect, RecordingStep
 from agent_browser_tools.tools.agent_browser.call import DirectCall, Spawned
-from agent_browser_tools.tools.agent_browser.files.artifacts import planned_requests
+from agent_browser_tools.tools.agent_browser.files.planned_files import planned_requests
 
 NOT_IN_PROGRESS = "no recording in progress"
 CLEANUP_ONLY_REASON = "recording-browser-gone"

@@ -47,12 +47,11 @@ from agent_browser_tools.results.observation import Observation
 from agent_browser_tools.state.models import RefInfo
 from agent_browser_tools.state.stale_refs import ref_ids
 from agent_browser_tools.taxonomy import CommandMatch
-from agent_browser_tools.tools.agent_browser.browser.attached_app import ELECTRON_TOOL, launch_of
+from agent_browser_tools.tools.agent_browser.browser.attachment import ELECTRON_TOOL, launch_of
 from agent_browser_tools.tools.agent_browser.call import DirectCall, PageBefore
 from agent_browser_tools.tools.agent_browser.confirm.confirm_gate import confirmation_gated
 from agent_browser_tools.tools.agent_browser.helpers import helper_batch
 from agent_browser_tools.tools.agent_browser.named_rows import RiderRows
-from agent_browser_tools.tools.agent_browser.page.nav_settle import arm_rows
 from agent_browser_tools.tools.agent_browser.refs import page_watch
 
 MARKER = "data-abt-click-probe"
@@ -254,22 +253,12 @@ def wanted(call: DirectCall) -> bool:
     return call.hooks.tool != ELECTRON_TOOL and launch_of(call.rt.log.state, key) is None
 
 
-async def install(call: DirectCall) -> None:
-    """Install the probe and read its marker back (one helper batch), once per call, when the
-    pre-dispatch batch did not already carry it (`install_rows`)."""
-    rows = install_rows(call, None)
-    if rows is None:
-        return
-    envelope = await helper_batch(call.rt, call.plan, [*rows.scripts, *rows.reads])
-    answered = tuple(envelope.rows or ()) if envelope is not None else ()
-    take_install(call, rows, answered[: len(rows.scripts)], answered[len(rows.scripts) :])
-
-
 def install_rows(call: DirectCall, check: page_watch.Check | None) -> InstallRows | None:
-    """The probe's rows for a batch before the click, once per call; None when the click gets
-    no probe. With the identity `check` of the same batch (its markers are on the page while
-    the scripts run), a ref target is bound by the marker its node carries: no read of its
-    own, and the markers stay until the probe is collected or expires."""
+    """The probe's rows for the batch before the click (`pre_dispatch`: the identity check's,
+    or one of its own), once per call; None when the click gets no probe. With the identity
+    `check` of the same batch (its markers are on the page while the scripts run), a ref
+    target is bound by the marker its node carries: no read of its own, and the markers stay
+    until the probe is collected or expires."""
     remember_page(call)
     state = call.part(ProbeState)
     if state.installed or not wanted(call) or call.plan.match is None:
@@ -285,7 +274,7 @@ def install_rows(call: DirectCall, check: page_watch.Check | None) -> InstallRow
         cfg["marked"] = check.nonce  # the probe holds the check's markers until collected
     if bound is None:
         cfg |= _locate(target)
-    scripts = [["eval", _INSTALL_JS % json.dumps(cfg)], *arm_rows(call)]
+    scripts = [["eval", _INSTALL_JS % json.dumps(cfg)]]
     reads = [["get", "attr", target.selector, MARKER]] if bound is None and target else []
     return InstallRows(
         scripts=scripts,

@@ -37,7 +37,7 @@ from agent_browser_tools.results.tool_result import ToolResult
 from agent_browser_tools.state.models import RefInfo
 from agent_browser_tools.state.snapshot_payload import snapshot_payload
 from agent_browser_tools.state.stale_refs import normalize_url, ref_ids
-from agent_browser_tools.tools.agent_browser.browser.attached_app import ELECTRON_TOOL, launch_of
+from agent_browser_tools.tools.agent_browser.browser.attachment import ELECTRON_TOOL, launch_of
 from agent_browser_tools.tools.agent_browser.call import DirectCall, PageBefore
 from agent_browser_tools.tools.agent_browser.confirm.confirm_gate import confirmation_gated
 from agent_browser_tools.tools.agent_browser.helpers import helper_data

@@ -44,7 +44,7 @@ from agent_browser_tools.state.stale_refs import StaleRef, describe_ref, ref_ids
 from agent_browser_tools.tools.agent_browser.call import DirectCall
 from agent_browser_tools.tools.agent_browser.confirm.confirm_gate import confirmation_gated
 from agent_browser_tools.tools.agent_browser.helpers import helper_batch, helper_data
-from agent_browser_tools.tools.agent_browser.refs import identity, page_watch, refmap
+from agent_browser_tools.tools.agent_browser.refs import page_watch, ref_proof, refmap
 
 MAX_KEPT = 200
 
@@ -87,7 +87,7 @@ def used_ids(plan: ExecutionPlan) -> tuple[str, ...]:
     if plan.checked.batch is None:
         return ref_ids(plan.match) if plan.match is not None else ()
     found: list[str] = []
-    for _step, match in identity.batch_matches(plan):
+    for _step, match in ref_proof.batch_matches(plan):
         found += [i for i in ref_ids(match) if i not in found]
     return tuple(found)
 
@@ -145,9 +145,9 @@ async def snapshot_first(call: DirectCall, nested: Nested) -> StaleRef | None:
     if came_from is None:
         return None  # another document: the guard refuses the refs as invalidated
     prefix = na.session_prefix(call.key, not call.plan.session.used_implicit_session)
-    await nested({"args": [*prefix, *(came_from.read_args or identity.DEFAULT_READ)]})
+    await nested({"args": [*prefix, *(came_from.read_args or ref_proof.DEFAULT_READ)]})
     stale = not_kept(named, call.rt.log.state.session(call.key))
-    return identity.at_step(call.plan, stale) if stale is not None else None
+    return ref_proof.at_step(call.plan, stale) if stale is not None else None
 
 
 async def _left_document_here(call: DirectCall, entry: SessionPageState) -> RefSnapshot | None:

@@ -21,56 +21,18 @@ conversation owns it (`engine.browser_ports`). What keeps a model from getting t
 
 from __future__ import annotations
 
-import secrets
 from collections.abc import Iterator
 
-from agent_browser_tools.engine.browser_ports import browser_held, browser_ports, listeners
-from agent_browser_tools.engine.envelope import Envelope
+from agent_browser_tools.engine.browser_ports import browser_ports, listeners
 from agent_browser_tools.planning.local_origins import local_port
 from agent_browser_tools.planning.plan import ExecutionPlan
 from agent_browser_tools.planning.policy import PolicyBlocked, calls_of
 from agent_browser_tools.planning.route_rule import route_pattern, route_problem
-from agent_browser_tools.planning.script_guard import (
-    RULE,
-    ScriptGuard,
-    endpoint_sources,
-    refusal_message,
-    withhold,
-)
-from agent_browser_tools.taxonomy import CommandMatch, split_global_flags
+from agent_browser_tools.planning.script_guard import RULE, refusal_message
+from agent_browser_tools.taxonomy import split_global_flags
 from agent_browser_tools.tools.agent_browser.call import DirectCall
 from agent_browser_tools.tools.agent_browser.helpers import helper_data
-
-
-def script_guard(plan: ExecutionPlan) -> ScriptGuard | None:
-    """The guard for this call's page scripts, made now (at dispatch): the ports ordinary
-    servers hold at this moment are the only local ports script may run on. None when the call
-    runs no page script, or where listening ports cannot be read (no `/proc`)."""
-    if not any(match.runs_page_script for match in _matches(plan)):
-        return None
-    now = listeners()
-    if now is None:
-        return None
-    return ScriptGuard(ordinary=now.others, nonce=secrets.token_hex(8))
-
-
-def settle(envelope: Envelope, guard: ScriptGuard | None) -> Envelope:
-    """The engine's answer as the model may see it: guard refusals as `policy-blocked`, the
-    caller's scripts in echoes, and content that came from a browser's own endpoint (a `read`
-    that followed a redirect there, a page read on such a page) withheld."""
-    if guard is not None:
-        envelope = guard.settle(envelope)
-    sources = endpoint_sources(envelope)
-    if not sources:
-        return envelope
-    ports = {port for url in sources if (port := local_port(url)) is not None}
-    return withhold(envelope, browser_held(ports))
-
-
-def _matches(plan: ExecutionPlan) -> Iterator[CommandMatch]:
-    for _where, _globals, match in calls_of(plan.checked):
-        if match is not None:
-            yield match
+from agent_browser_tools.tools.agent_browser.safety.dispatch_guard import script_matches
 
 
 def _url_operands(plan: ExecutionPlan) -> Iterator[tuple[str, str]]:
@@ -126,7 +88,7 @@ def _check_routes(plan: ExecutionPlan) -> None:
 def _polls_page_script(plan: ExecutionPlan) -> bool:
     return any(
         m.runs_page_script and m.spec.page_script is not None and m.spec.page_script.polled
-        for m in _matches(plan)
+        for m in script_matches(plan)
     )
 
 

@@ -57,8 +57,8 @@ from agent_browser_tools.results.observation import Observation
 from agent_browser_tools.state.models import RefInfo, SessionKey
 from agent_browser_tools.taxonomy import CommandMatch, FieldEdit, FieldValue
 from agent_browser_tools.tools.agent_browser.call import DirectCall, Spawned
-from agent_browser_tools.tools.agent_browser.effects import focused_field
-from agent_browser_tools.tools.agent_browser.effects.focused_field import FOCUSED_JS
+from agent_browser_tools.tools.agent_browser.effects import focused_read
+from agent_browser_tools.tools.agent_browser.effects.focused_read import FOCUSED_JS
 from agent_browser_tools.tools.agent_browser.helpers import helper_call
 from agent_browser_tools.tools.agent_browser.refs import refmap
 
@@ -94,6 +94,14 @@ class Findings:
     fields: list[dict[str, Any]] = field(default_factory=list)
     reads: set[int | None] = field(default_factory=set)
     short: bool = False
+
+
+@dataclass
+class Found:
+    """This call's findings (`inspect`, before the dispatch), for the answer's redaction and
+    its `details.redacted` after it."""
+
+    findings: Findings = field(default_factory=Findings)
 
 
 def targets(plan: ExecutionPlan, table: Mapping[str, RefInfo]) -> list[Target]:
@@ -232,7 +240,7 @@ def read_rows(rows: Sequence[BatchRow], keys: Sequence[str | None]) -> dict[str 
         if result is None:
             continue
         if key is None:
-            focused = focused_field.parse(result)
+            focused = focused_read.parse(result)
             if focused is not None:
                 out[None] = focused
             continue
@@ -271,7 +279,7 @@ class Page:
         if self.key is None or target.slot[1] != 0:
             return None
         if target.selector is None:
-            return focused_field.field_id(self.key, info)
+            return focused_read.field_id(self.key, info)
         label = f"{self.key.namespace or ''}/{self.key.session}"
         return f"{label}|{self.url}|selector|{target.selector}"
 
@@ -345,7 +353,7 @@ def _planned(call: DirectCall) -> tuple[list[Target], list[list[str]], list[str 
     if not found:
         return None
     rows, keys = probe_rows(
-        found, call.ref_table, focused_known=focused_field.remembered(call) is not None
+        found, call.ref_table, focused_known=focused_read.remembered(call) is not None
     )
     entry = call.rt.log.state.session(call.key)
     if not rows or (entry.target is None and entry.ref_snapshot is None):
@@ -393,7 +401,7 @@ async def inspect(call: DirectCall) -> Findings:
         envelope = await helper_call(call.rt, call.plan, ["batch"], stdin=json.dumps(rows))
         answered = (envelope.rows or ()) if envelope is not None else ()
     read = read_rows(answered, keys)
-    focused = focused_field.remembered(call)
+    focused = focused_read.remembered(call)
     if focused is not None:
         read[None] = focused
     entry = call.rt.log.state.session(call.key)

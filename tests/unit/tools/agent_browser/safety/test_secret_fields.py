@@ -10,8 +10,8 @@ from agent_browser_tools.engine.envelope import BatchRow, Envelope, OutputMode
 from agent_browser_tools.results.observation import Observation
 from agent_browser_tools.state.models import RefInfo, SessionKey
 from agent_browser_tools.taxonomy import FieldEdit
-from agent_browser_tools.tools.agent_browser.effects import focused_field
-from agent_browser_tools.tools.agent_browser.effects.focused_field import FOCUSED_JS
+from agent_browser_tools.tools.agent_browser.effects import focused_read
+from agent_browser_tools.tools.agent_browser.effects.focused_read import FOCUSED_JS
 from agent_browser_tools.tools.agent_browser.safety import secret_fields as sf
 from tests.support.plans import plan
 
@@ -254,7 +254,7 @@ def test_the_value_read_after_the_call_is_registered_and_retires_the_read_before
     before = sf.read_attributes(_focused_answer("Zq7Kw2R", (7, 7)), [None])
     sf.judge(found, before, store, PAGE)
     after = sf.read_attributes(_focused_answer("Zq7Kw2R", (7, 7)), [None])[None]
-    field = focused_field.field_id(SessionKey(session="abt-test"), after)
+    field = focused_read.field_id(SessionKey(session="abt-test"), after)
     store.track_field(field, read=after.value)  # the key did nothing
     assert store.scrub("v=Zq7Kw2R;") == f"v={TYPED_PLACEHOLDER};"
     longer = sf.read_attributes(_focused_answer("Zq7Kw2Rm", (8, 8)), [None])[None]

@@ -1,4 +1,4 @@
-"""The pre-dispatch identity check: which refs are re-read, and what counts as changed."""
+"""The ref proof's pure parts: which refs are re-read, and what counts as changed."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Any
 
 from agent_browser_tools.state.effects import refs_from_snapshot, snapshot_read_args
 from agent_browser_tools.state.models import RefInfo, RefSnapshot, SessionPageState
-from agent_browser_tools.tools.agent_browser.refs.identity import (
+from agent_browser_tools.tools.agent_browser.refs.ref_proof import (
     check,
     current_refs,
     refs_to_verify,
