@@ -29,11 +29,17 @@ from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from agent_browser_tools import taxonomy
 from agent_browser_tools.credentials import SecretStore
 from agent_browser_tools.credentials.fields import FieldRead
 from agent_browser_tools.credentials.operator import load_operator_secrets
 from agent_browser_tools.engine import state_key, stream_guard
-from agent_browser_tools.engine.discovery import EngineBinary, resolve_engine
+from agent_browser_tools.engine.discovery import (
+    EngineBinary,
+    EngineNotFound,
+    EngineTooOld,
+    resolve_engine,
+)
 from agent_browser_tools.engine.environment import build_child_env
 from agent_browser_tools.engine.isolation import (
     DAEMON_EXIT_WAIT_S,
@@ -187,6 +193,21 @@ class Runtime:
         if self._engine is None:
             self._engine = resolve_engine(self.settings)
         return self._engine
+
+    @property
+    def engine_known(self) -> bool:
+        """Whether the engine's version was read already (no process is needed for it)."""
+        return self._engine is not None
+
+    def engine_surface(self) -> str:
+        """The engine release whose taxonomy plans this conversation's calls, made the one
+        the lookups use (`taxonomy.use_engine`): the engine's own when supported, the target
+        release while none can be read (the call then fails as a missing engine)."""
+        try:
+            version = self.engine.version
+        except (EngineNotFound, EngineTooOld):
+            version = None
+        return taxonomy.use_engine(version)
 
     @property
     def sockets(self) -> SocketScope:

@@ -71,8 +71,9 @@ HOSTS_MAY_IMPORT: dict[str, tuple[str, ...]] = {
     "hosts.cli.main": ("demo",),
     "hosts.cli.state": ("state.sqlite_journal", "state.journal"),
     "hosts.cli.doctor": ("engine", "private_fs", "planning.policy", "planning.file_config"),
-    # `--version` reads the engine's version the way the tools would find the engine.
-    "hosts.cli.version": ("engine.discovery",),
+    # `--version` reads the engine's version the way the tools would find the engine, and
+    # says whether that release is supported.
+    "hosts.cli.version": ("engine.discovery", "engine.target"),
     # The stdio front lists tools before the catalog loads: web search's light package root.
     "hosts.mcp.stdio_front": ("tools.web_search",),
     # Messages the SDK cannot parse are refused by the same generic input limits.

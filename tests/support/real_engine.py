@@ -65,7 +65,13 @@ LEAK_GRACE_S = 15.0
 _ENGINE_TEST_SETTINGS = {
     "AGENT_BROWSER_DEFAULT_TIMEOUT": "25000",
     "AGENT_BROWSER_IDLE_TIMEOUT_MS": "600000",
+    # A test's own bare engine calls stay off the internet too (0.41 checks Chrome releases).
+    "AGENT_BROWSER_NO_VERSION_CHECK": "1",
 }
+
+TEST_ENGINE_ENV = "ABT_TEST_ENGINE"
+"""Run the real-engine tests on another engine binary than the wheel's (CI's second engine,
+`scripts/second_engine.sh`): the tests' bare calls and every `BrowserTools` use it."""
 
 # Inherited engine settings that describe the machine rather than the test, and so are kept.
 _PASSTHROUGH_SETTINGS = frozenset({"AGENT_BROWSER_EXECUTABLE_PATH"})
@@ -157,6 +163,8 @@ def engine_env_for(binary: Path, socket_dir: Path) -> EngineEnv:
     # Without this, downloads that no command asked for (a plain ``click`` on a download
     # link) land in ~/Downloads; keep them inside the module's private dir instead.
     env["AGENT_BROWSER_DOWNLOAD_PATH"] = str(socket_dir / "downloads")
+    if os.environ.get(TEST_ENGINE_ENV):
+        env["AGENT_BROWSER_TOOLS_BIN"] = str(binary)
     return EngineEnv(binary=binary, socket_dir=socket_dir, env=env)
 
 
@@ -222,7 +230,13 @@ def fixture_site() -> Iterator[FixtureServer]:
 
 @pytest.fixture(scope="session")
 def engine_binary() -> Path:
-    """Path of the engine binary that the ``agent-browser-cli`` wheel ships."""
+    """Path of the engine binary that the ``agent-browser-cli`` wheel ships, or the one
+    ``ABT_TEST_ENGINE`` names."""
+    chosen = os.environ.get(TEST_ENGINE_ENV)
+    if chosen:
+        if not Path(chosen).is_file():
+            pytest.fail(f"{TEST_ENGINE_ENV} names {chosen}, which does not exist")
+        return Path(chosen)
     # The engine wheel ships no type information; imported lazily so unit runs never need it.
     agent_browser: Any = importlib.import_module("agent_browser")
     path = Path(agent_browser.get_cli_binary_path())

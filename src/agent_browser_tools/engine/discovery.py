@@ -12,6 +12,7 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
+from agent_browser_tools.engine.environment import offline
 from agent_browser_tools.engine.runner import run_engine_quick
 from agent_browser_tools.engine.target import (
     ENGINE_WHEEL,
@@ -89,7 +90,7 @@ def read_engine_version(binary: EngineBinary, timeout_s: float = 15.0) -> Engine
 
     Raises `EngineTooOld` below `MIN_ENGINE_VERSION`, `EngineNotFound` when it will not run.
     """
-    proc = run_engine_quick([binary.path, "--version"], timeout_s=timeout_s)
+    proc = run_engine_quick([binary.path, "--version"], timeout_s=timeout_s, env=offline())
     if proc.error is not None:
         raise EngineNotFound(
             f"{binary.path} ({binary.source}) could not run `--version`: {proc.error}. Reinstall "

@@ -35,6 +35,10 @@ Rules (contract, `timeoutMs` section):
   a private empty `{}` under the state dir. Without it the engine also loads
   `./agent-browser.json` from its working dir (the workspace), where a downloaded or
   checked-out file could set proxies, extensions or file access for every browser.
+- `AGENT_BROWSER_NO_VERSION_CHECK=1` always (`OFFLINE_ENV`): from 0.41 the engine fetches a
+  Chrome release feed from the internet when it starts unless told not to, and nothing may
+  leave the machine but the pages the model opens. Set on every child, the quick ones
+  (`--version`, `doctor`) included, whatever the operator's environment says.
 """
 
 from __future__ import annotations
@@ -110,6 +114,16 @@ DOWNLOAD_PATH_ENV = "AGENT_BROWSER_DOWNLOAD_PATH"
 SCREENSHOT_DIR_ENV = "AGENT_BROWSER_SCREENSHOT_DIR"
 
 
+OFFLINE_ENV = {"AGENT_BROWSER_NO_VERSION_CHECK": "1"}
+"""What keeps the engine itself off the internet (see the module docstring)."""
+
+
+def offline(env: Mapping[str, str] | None = None) -> dict[str, str]:
+    """`env` (default: this process's) with the engine kept off the internet: for the quick
+    children that do not get `build_child_env`'s environment (`--version`)."""
+    return {**(os.environ if env is None else env), **OFFLINE_ENV}
+
+
 def build_child_env(
     settings: Settings,
     socket_dir: Path | None,
@@ -142,6 +156,7 @@ def build_child_env(
         if env.get(SCREENSHOT_DIR_ENV):
             env[SCREENSHOT_DIR_ENV] = str(workspace / "screenshots")
     env[ENGINE_CONFIG_ENV] = engine_config_path(settings)
+    env.update(OFFLINE_ENV)
     key = child_key(env, settings.state_dir, key_scope)
     if key is not None:
         env[KEY_ENV] = key

@@ -12,10 +12,13 @@ from agent_browser_tools.taxonomy.lookup import (
     all_commands,
     all_global_flags,
     command,
+    engine_surface,
     global_flag,
     is_command_word,
     resolve_command,
     split_global_flags,
+    surface,
+    use_engine,
 )
 from agent_browser_tools.taxonomy.spec import (
     ArtifactSlot,
@@ -70,10 +73,13 @@ __all__ = [
     "all_global_flags",
     "batch_row_words",
     "command",
+    "engine_surface",
     "global_flag",
     "is_command_word",
     "join_batch_row",
     "looks_like_path",
     "resolve_command",
     "split_global_flags",
+    "surface",
+    "use_engine",
 ]

@@ -62,15 +62,18 @@ direct click/tap on checkbox or radio refs; select on combobox refs)."""
 
 
 def _flag(spec: str) -> LocalFlag:
-    sensitive = spec.endswith("!")
-    spec = spec.rstrip("!")
+    """`--name/-n`, then `=` value, `?` optional value, `!` secret value, `^` the command's
+    though a global flag has its name, `@0.41.2` the release it came in."""
+    spec, _, since = spec.partition("@")
+    shadows, spec = spec.endswith("^"), spec.rstrip("^")
+    sensitive, spec = spec.endswith("!"), spec.rstrip("!")
     value = FlagValue.NONE
     if spec.endswith("="):
         value = FlagValue.REQUIRED
     elif spec.endswith("?"):
         value = FlagValue.OPTIONAL
     name, _, short = spec.rstrip("=?").partition("/")
-    return LocalFlag(name, short or None, value, sensitive)
+    return LocalFlag(name, short or None, value, sensitive, since or None, shadows)
 
 
 def _path(text: str) -> tuple[str, ...]:
@@ -272,7 +275,8 @@ COMMANDS: tuple[CommandSpec, ...] = (
          field_value=FieldValue(target=0, text=3, locator=True, action=(2, ("fill", "type")))),
     _cmd("wait", "Wait for element, time, text, URL, load state or download", refs=(0,),
          ro=True, timeout=TimeoutFamily.WAIT, timeout_flag="--timeout", duration=0, args=(0, 1),
-         flags="--url/-u= --load/-l= --fn/-f= --text/-t= --download? --timeout=",
+         flags="--url/-u= --load/-l= --fn/-f= --text/-t= --download? --timeout= "
+         "--state=^@0.41.2",
          artifacts=(ArtifactSlot(A.DOWNLOAD, path_flag="--download", only_with_flag=True),),
          page_script=PageScript(flag="--fn", polled=True),
          prose=("Waited {ms} ms.", "Waited for {selector}.", "Waited for {waited}.")),
@@ -325,8 +329,8 @@ COMMANDS: tuple[CommandSpec, ...] = (
     _cmd("set credentials", "HTTP basic auth", aliases=("set auth",), args=(2, 2), secret=(1,)),
     _cmd("set media", "Emulate color scheme / reduced motion", args=(0, 2)),
     # Network.
-    _cmd("network route", "Intercept requests", args=(1, 1),
-         flags="--abort --body=! --resource-type= --resource-types=", diagnostic=DG.ROUTE_ADD,
+    _cmd("network route", "Intercept requests", args=(1, 1), diagnostic=DG.ROUTE_ADD,
+         flags="--abort --body=! --resource-type= --resource-types= --allow-origin=@0.41.2",
          fulfils=Fulfilment()),
     _cmd("network unroute", "Remove routes", args=(0, 1), diagnostic=DG.ROUTE_REMOVE),
     _cmd("network requests", "List captured requests", ro=True,
@@ -338,7 +342,8 @@ COMMANDS: tuple[CommandSpec, ...] = (
     # Storage.
     _cmd("cookies get", "Get all cookies", ro=True),
     _cmd("cookies set", "Set a cookie (or import with --curl <file>)", args=(0, 2), secret=(1,),
-         flags="--url= --domain= --path= --httpOnly --secure --sameSite= --expires= --curl=",
+         flags="--url= --domain= --path= --httpOnly --secure --sameSite= --expires= --curl= "
+         "--http-only@0.41.2 --same-site=@0.41.2",
          files=FileSlots(read_flags=("--curl",))),
     _cmd("cookies clear", "Clear cookies"),
     *_STORAGE,
@@ -458,8 +463,10 @@ COMMANDS: tuple[CommandSpec, ...] = (
     # bypasses this policy): operator-only.
     _cmd("chat", "Natural-language browser control", effect=MAY, latch=True, timeout=LONG,
          args=(0, 1), access=OP),
-    _cmd("mcp", "Start an MCP stdio server", session=LOCAL, timeout=LONG, flags="--tools=",
-         access=OP),
+    _cmd("mcp", "Start an MCP stdio server", session=LOCAL, timeout=LONG,
+         flags="--tools=", access=OP),
+    _cmd("mcp call", "Run one engine MCP tool", session=LOCAL, access=OP, args=(1, 2),
+         flags="--tools=", since="0.41.2"),
     _cmd("dashboard start", "Start the dashboard server", session=LOCAL, timeout=LONG,
          stop="dashboard stop", flags="--port= --allowed-origins=", access=OP),
     _cmd("dashboard stop", "Stop the dashboard server", session=LOCAL, access=OP),
@@ -472,7 +479,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
     _cmd("profiles", "List Chrome profiles", session=LOCAL, ro=True, access=OP),
     _cmd("skills list", "List bundled skills", session=LOCAL, ro=True),
     _cmd("skills get", "Print a skill", session=LOCAL, ro=True, args=(0, None),
-         flags="--full --all"),
+         flags="--full --all --ref=@0.41.2"),
     _cmd("skills path", "Print a skill directory", session=LOCAL, ro=True, args=(0, 1)),
     _cmd("device list", "List iOS simulators", session=LOCAL, ro=True),
 )

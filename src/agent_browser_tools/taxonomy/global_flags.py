@@ -29,9 +29,21 @@ def _g(
     access: ModelAccess = ModelAccess.MODEL,
     path: PathUse | None = None,
     daemon: bool = False,
+    since: str | None = None,
 ) -> GlobalFlag:
     return GlobalFlag(
-        name, summary, short, value, launch, sensitive, selects, inspection, access, path, daemon
+        name,
+        summary,
+        short,
+        value,
+        launch,
+        sensitive,
+        selects,
+        inspection,
+        access,
+        path,
+        daemon,
+        since,
     )
 
 
@@ -89,6 +101,15 @@ GLOBAL_FLAGS: tuple[GlobalFlag, ...] = (
     _g("--no-webmcp", "Disable experimental WebMCP", BOOL, launch=True),
     # Remote CDP endpoints carry access tokens in their query strings.
     _g("--cdp", "Connect via CDP port or URL", launch=True, sensitive=True, access=OP),
+    # Headers for the CDP handshake (an Authorization token): the connection is the operator's.
+    _g(
+        "--cdp-headers",
+        "Headers for --cdp discovery and handshake",
+        launch=True,
+        sensitive=True,
+        access=OP,
+        since="0.41.2",
+    ),
     _g("--pin-tab", "Pin the session to its bound tab", BOOL),
     _g("--no-pin-tab", "Unpin the session", BOOL),
     _g("--color-scheme", "Color scheme"),

@@ -88,6 +88,15 @@ def _invocations(line: str) -> Iterator[Path]:
             yield path
 
 
+def _synopsis_marked(body: str) -> bool:
+    return any(mark in body for mark in ("<", "[", " --"))
+
+
+def _prose(body: str) -> bool:
+    """A wrapped sentence of a help paragraph: a synopsis never ends a sentence or a clause."""
+    return body.endswith(".") or "; " in body
+
+
 def help_command_paths(help_text: str) -> set[Path]:
     """Command paths listed by `agent-browser --help` (usage lines, group lists, examples)."""
     paths: set[Path] = set()
@@ -109,7 +118,8 @@ def help_command_paths(help_text: str) -> set[Path]:
         elif head:
             for item in _split_top_level(body):
                 paths.update(synopsis_paths(item, (head,)))
-        elif _DESCRIPTION_GAP.search(body) or any(mark in body for mark in ("<", "[", " --")):
+        elif _DESCRIPTION_GAP.search(body) or (_synopsis_marked(body) and not _prose(body)):
+            # A wrapped sentence that happens to name a flag is prose, not a synopsis.
             paths.update(synopsis_paths(re.split(r"\s{2,}", body, maxsplit=1)[0]))
     return paths
 

@@ -11,18 +11,26 @@ global flags are recognised anywhere in argv and removed before the command is p
 no `--` sentinel and no `--flag=value` form except `--restore=<key>`. Value flags take the next
 token unconditionally; optional booleans take a following `true`/`false` only. `--restore [key]`
 consumes the next token only before the command word and only if it is neither a flag nor a
-command word. `--state` is global too, so `wait <sel> --state hidden` loads a state file named
-`hidden` instead of reaching `wait`; the table gives `wait` no `--state` flag.
+command word. `--state` is global too, so on 0.39.4 `wait <sel> --state hidden` loads a state
+file named `hidden` instead of reaching `wait`; from 0.41 a local flag that `shadows_global`
+(`wait --state`) is the command's once its command word was seen.
+
+One taxonomy serves every supported engine: a row's `since` names the first release that has
+it, and the index in use is the one for the engine this process runs (`use_engine`, set when
+the engine's version is read; the target release until then). What an older engine lacks is
+then unknown to the lookups, and the planner refuses it before the engine runs.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
 
 from agent_browser_tools.taxonomy.commands import COMMANDS, GROUP_DEFAULTS
 from agent_browser_tools.taxonomy.global_flags import GLOBAL_FLAGS
+from agent_browser_tools.taxonomy.releases import TARGET_ENGINE_VERSION, parse_version, surface_of
 from agent_browser_tools.taxonomy.spec import CommandMatch, CommandSpec, GlobalFlag
 from agent_browser_tools.taxonomy.vocabulary import FlagValue
 
@@ -30,10 +38,13 @@ __all__ = [
     "all_commands",
     "all_global_flags",
     "command",
+    "engine_surface",
     "global_flag",
     "is_command_word",
     "resolve_command",
     "split_global_flags",
+    "surface",
+    "use_engine",
 ]
 
 _NEGATIVE_NUMBER = re.compile(r"^-\.?\d")
@@ -53,13 +64,31 @@ class _Index:
     global_by_token: Mapping[str, GlobalFlag]
     command_words: frozenset[str]
     max_depth: int
+    shadowed: Mapping[str, frozenset[str]]
+    """Command word -> the global flag names that are the command's after it."""
+    version: str
 
 
-def _build_index() -> _Index:
-    """The lookup dicts, built once when this module loads (the rows are plain constants)."""
-    by_path = {spec.path: spec for spec in COMMANDS}
+def _has(since: str | None, version: str) -> bool:
+    return since is None or (parse_version(since) or (0, 0, 0)) <= (parse_version(version) or ())
+
+
+def _rows_of(version: str) -> tuple[CommandSpec, ...]:
+    """The command rows a release has, each with only the local flags it has."""
+    return tuple(
+        replace(spec, flags=tuple(f for f in spec.flags if _has(f.since, version)))
+        for spec in COMMANDS
+        if _has(spec.since, version)
+    )
+
+
+def _build_index(version: str) -> _Index:
+    """The lookup dicts of one release (the rows are plain constants)."""
+    commands = _rows_of(version)
+    flags = tuple(flag for flag in GLOBAL_FLAGS if _has(flag.since, version))
+    by_path = {spec.path: spec for spec in commands}
     literal = {
-        path: spec for spec in COMMANDS if not spec.synthetic for path in (spec.path, *spec.aliases)
+        path: spec for spec in commands if not spec.synthetic for path in (spec.path, *spec.aliases)
     }
     groups = {
         group.head: (
@@ -69,17 +98,51 @@ def _build_index() -> _Index:
         for group in GROUP_DEFAULTS
     }
     by_token = {
-        token: flag
-        for flag in GLOBAL_FLAGS
-        for token in (flag.name, flag.short)
-        if token is not None
+        token: flag for flag in flags for token in (flag.name, flag.short) if token is not None
     }
     words = frozenset(path[0] for path in (*literal, *groups))
     depth = max(len(path) for path in (*literal, *groups))
-    return _Index(COMMANDS, by_path, literal, groups, GLOBAL_FLAGS, by_token, words, depth)
+    shadowed: dict[str, set[str]] = {}
+    for spec in commands:
+        for local in spec.flags:
+            if local.shadows_global:
+                shadowed.setdefault(spec.path[0], set()).add(local.name)
+    frozen = {word: frozenset(names) for word, names in shadowed.items()}
+    return _Index(
+        commands, by_path, literal, groups, flags, by_token, words, depth, frozen, version
+    )
 
 
-_INDEX = _build_index()
+_INDEXES: dict[str, _Index] = {}
+_INDEX = _INDEXES.setdefault(TARGET_ENGINE_VERSION, _build_index(TARGET_ENGINE_VERSION))
+
+
+def use_engine(version: tuple[int, int, int] | None) -> str:
+    """Use the taxonomy of the supported release whose surface `version` has (`surface_of`);
+    returns that release. One engine per process: the last engine read decides."""
+    global _INDEX
+    surface = surface_of(version)
+    if surface not in _INDEXES:
+        _INDEXES[surface] = _build_index(surface)
+    _INDEX = _INDEXES[surface]
+    return surface
+
+
+@contextmanager
+def surface(version: str) -> Iterator[None]:
+    """Use the taxonomy of supported release `version` for the block (a check against a
+    release other than the running engine's: the baselines, the first call's pre-check)."""
+    before = parse_version(engine_surface())
+    use_engine(parse_version(version))
+    try:
+        yield
+    finally:
+        use_engine(before)
+
+
+def engine_surface() -> str:
+    """The release whose taxonomy the lookups use now."""
+    return _INDEX.version
 
 
 def all_commands() -> tuple[CommandSpec, ...]:
@@ -118,6 +181,7 @@ def split_global_flags(argv: Sequence[str]) -> tuple[list[tuple[str, str | None]
     found: list[tuple[str, str | None]] = []
     rest: list[str] = []
     seen_command = False
+    command_word: str | None = None
     position = 0
     while position < len(argv):
         token = argv[position]
@@ -127,8 +191,12 @@ def split_global_flags(argv: Sequence[str]) -> tuple[list[tuple[str, str | None]
             position += 1
             continue
         flag = index.global_by_token.get(token)
+        if flag is not None and token in index.shadowed.get(command_word or "", ()):
+            flag = None  # the command's own option (`wait ... --state visible`)
         if flag is None:
             rest.append(token)
+            if command_word is None and token in index.command_words:
+                command_word = token
             seen_command = seen_command or token in index.command_words
             position += 1
             continue

@@ -173,6 +173,12 @@ class LocalFlag:
     value: FlagValue = FlagValue.NONE
     sensitive: bool = False
     """Its value is a secret and must be redacted wherever argv is echoed."""
+    since: str | None = None
+    """The first supported engine release that has it (None: every supported release)."""
+    shadows_global: bool = False
+    """Shares its name with a global flag, and after the command word the engine reads it as
+    the command's (`wait ... --state visible` on 0.41; before the command it is still the
+    global one)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -281,6 +287,8 @@ class CommandSpec:
     to {url}.`): the first whose fields are all present wins. Empty: the presenter's shaped
     body, an element action sentence or one line per field (`results/answer_prose.py`); never
     the engine's JSON."""
+    since: str | None = None
+    """The first supported engine release that has it (None: every supported release)."""
 
     @property
     def name(self) -> str:
@@ -322,6 +330,8 @@ class GlobalFlag:
     """Part of the running daemon's identity (engine 0.39.4): a call on the session without
     it, or with another value, replaces the daemon and its browser (blank page, lost
     confirmations), so once set it is repeated on every call and helper of that session."""
+    since: str | None = None
+    """The first supported engine release that has it (None: every supported release)."""
 
 
 @dataclass(frozen=True, slots=True)

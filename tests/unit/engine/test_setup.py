@@ -16,7 +16,13 @@ from agent_browser_tools.engine.environment import (
     clamp_default_timeout,
     socket_dir_for,
 )
-from agent_browser_tools.engine.target import MIN_ENGINE_VERSION, TARGET_ENGINE_VERSION
+from agent_browser_tools.engine.target import (
+    MIN_ENGINE_VERSION,
+    TARGET_ENGINE_VERSION,
+    support_note,
+    supported,
+    surface_of,
+)
 from agent_browser_tools.settings import Settings, SettingsError
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -198,3 +204,27 @@ def test_execution_dir_from_env_or_config(tmp_path: Path) -> None:
     override.write_text(f'[tools]\ncwd = "{tmp_path / "work"}"\n')
     chosen = _settings(tmp_path, AGENT_BROWSER_TOOLS_CONFIG=str(override)).execution_dir
     assert chosen == tmp_path / "work"
+
+
+@pytest.mark.parametrize(
+    ("version", "surface"),
+    [
+        ((0, 39, 4), "0.39.4"),
+        ((0, 41, 2), "0.41.2"),
+        ((0, 40, 0), "0.39.4"),  # between: what it surely has is the older release's
+        ((0, 45, 0), "0.41.2"),
+        ((0, 39, 1), "0.39.4"),  # older than every supported release: the oldest
+        (None, TARGET_ENGINE_VERSION),
+    ],
+)
+def test_an_engine_is_read_with_the_surface_of_a_supported_release(
+    version: tuple[int, int, int] | None, surface: str
+) -> None:
+    assert surface_of(version) == surface
+
+
+def test_an_unsupported_engine_is_named_with_the_way_to_a_supported_one() -> None:
+    assert support_note((0, 41, 2)) == "supported" and supported((0, 39, 4))
+    note = support_note((0, 45, 0))
+    assert note.startswith("0.45.0 is not a supported engine (supported: 0.39.4, 0.41.2)")
+    assert "read as 0.41.2's" in note and "npm install -g agent-browser@0.41.2" in note

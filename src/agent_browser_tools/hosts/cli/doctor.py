@@ -33,6 +33,7 @@ from agent_browser_tools.engine.environment import (
 )
 from agent_browser_tools.engine.runner import run_engine, run_engine_quick
 from agent_browser_tools.engine.stream_guard import STREAM_OFF
+from agent_browser_tools.engine.target import support_note, supported
 from agent_browser_tools.hosts.cli.browser_choice import (
     ChosenBrowser,
     chosen_browser,
@@ -68,7 +69,10 @@ def _engine_check(settings: Settings) -> tuple[Check, EngineBinary | None]:
     except (EngineNotFound, EngineTooOld) as exc:
         return Check("engine", False, str(exc).split(". ")[0], remedy=str(exc)), None
     message = f"{engine.path} ({engine.source}) version {engine.version_label}"
-    return Check("engine", True, message), engine
+    if not supported(engine.version):
+        remedy = support_note(engine.version)
+        return Check("engine", False, f"{message}: not supported", remedy), engine
+    return Check("engine", True, f"{message}, supported"), engine
 
 
 def _browser_choice(settings: Settings, env: dict[str, str]) -> ChosenBrowser | None:

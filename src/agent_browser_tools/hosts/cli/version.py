@@ -26,6 +26,7 @@ def version_text() -> str:
         locate_engine,
         read_engine_version,
     )
+    from agent_browser_tools.engine.target import support_note
     from agent_browser_tools.settings import Settings, SettingsError
 
     try:
@@ -34,7 +35,8 @@ def version_text() -> str:
         return f"{PROG} {__version__}\nengine: not usable: {exc}"
     return (
         f"{PROG} {__version__}\n"
-        f"engine: agent-browser {engine.version_label} ({engine.source}: {engine.path})"
+        f"engine: agent-browser {engine.version_label} ({engine.source}: {engine.path}), "
+        f"{support_note(engine.version)}"
     )
 
 

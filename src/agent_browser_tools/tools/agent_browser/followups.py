@@ -42,7 +42,10 @@ async def read_back(call: DirectCall, obs: Observation, spawned: Spawned) -> lis
     prior = rt.log.state.session(call.key) if call.key is not None else None
     gate = confirmations.settle(plan, prior, obs, envelope)
     pending = obs.failure_category is FailureCategory.CONFIRMATION_REQUIRED
-    probe = await run_probe(call, obs) if wants_probe(plan, envelope) and not pending else None
+    # An approved `close` ended the session: a probe would start a new browser (0.41 launches
+    # one for any page command on a closed session).
+    quiet = pending or gate.closed
+    probe = await run_probe(call, obs) if wants_probe(plan, envelope) and not quiet else None
     nav_settle.report(call, obs)
     changed = page_change.title_changed(prior, probe)
     mutations = click_probe.judge(call, obs, title_changed=changed)

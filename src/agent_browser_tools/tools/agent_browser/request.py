@@ -13,11 +13,14 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from agent_browser_tools import taxonomy
+from agent_browser_tools.engine.target import SUPPORTED_ENGINE_VERSIONS
 from agent_browser_tools.input_limits import input_problem
 from agent_browser_tools.planning.argv_rules import ArgvRejected
 from agent_browser_tools.planning.file_policy import confine
 from agent_browser_tools.planning.idle_timeout import check_idle_timeout
 from agent_browser_tools.planning.inputs import AgentBrowserInput, explain_validation_error
+from agent_browser_tools.planning.known_surface import check_known
 from agent_browser_tools.planning.plan import ExecutionPlan, build_plan
 from agent_browser_tools.planning.policy import (
     PolicyBlocked,
@@ -99,6 +102,11 @@ def plan_request(
         _ = rt.sockets  # the conversation's socket dir must be private before anything runs
     except PrivateDirError as exc:
         raise ArgvRejected(f"refused before running: {exc}") from None
+    if not rt.engine_known:
+        # What no supported release knows is refused before even the engine's `--version`.
+        with taxonomy.surface(SUPPORTED_ENGINE_VERSIONS[-1]):
+            check_known(_build(rt, inp, nonce).checked, local_flags=False)
+    rt.engine_surface()  # the taxonomy of the engine that will run the call
     plan = _build(rt, inp, nonce)
     check_model_policy(plan.checked, rt.policy, grant)
     check_idle_timeout(plan, rt.settings.idle_timeout_ms)
@@ -106,6 +114,9 @@ def plan_request(
     check_secret_slots(plan.checked)
     check_timeout(inp.timeoutMs, rt.policy)
     confined = confine(inp, plan.checked, rt.file_roots)
+    # After the file roots: a path in a flag-like position (`upload #f -x /etc/passwd`, a
+    # file to the engine) is refused as the path it is.
+    check_known(plan.checked)
     if confined is inp:
         return plan
     # Relative paths were made absolute for the engine; `details.args` keeps the caller's.

@@ -32,10 +32,16 @@ def _opens(fake: FakeEngine) -> int:
     return sum(1 for argv in fake.argvs() if "open" in argv)
 
 
+def _dispatched(fake: FakeEngine) -> int:
+    """Engine calls that act (the planner's one read of the binary's `--version`, which
+    picks the taxonomy, runs nothing)."""
+    return sum(1 for argv in fake.argvs() if argv != ["--version"])
+
+
 def _recorder(fake: FakeEngine, seen: Seen, *, refuse_at: int | None = None) -> Any:
     async def before_execute(tool_call_id: str, ctx: DispatchContext) -> None:
         await asyncio.sleep(0)
-        seen.append((tool_call_id, ctx, len(fake.calls())))
+        seen.append((tool_call_id, ctx, _dispatched(fake)))
         if refuse_at is not None and len(seen) == refuse_at:
             raise RuntimeError("host checkpoint store is full")
 

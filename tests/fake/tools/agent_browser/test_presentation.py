@@ -20,15 +20,13 @@ PNG_1x1 = bytes.fromhex(
 async def test_a_getter_typed_without_get_fails_with_the_exact_fix(
     fake_engine: FakeEngine, tmp_path: Path
 ) -> None:
+    """Refused before the engine runs (the taxonomy knows no `title` command), with the
+    exact argv to send instead."""
     tools = _tools(fake_engine, tmp_path)
-    fake_engine.on(
-        {"any": True}, envelope={"success": False, "data": None, "error": "Unknown command: title"}
-    )
     result = await _call(tools, {"args": ["title"]})
-    assert result.is_error
-    assert "Use `get title` instead of `title`." in result.text
-    (action,) = [a for a in result.details["nextActions"] if a["id"] == "use-get-title"]
-    assert action["params"]["args"] == ["get", "title"]
+    assert result.is_error and result.details["failureCategory"] == "validation-error"
+    assert 'It is `get title`: send ["get", "title"].' in result.text
+    assert [argv for argv in fake_engine.argvs() if argv != ["--version"]] == []
 
 
 async def test_a_batch_step_error_echoing_a_secret_is_scrubbed_by_exact_value(
@@ -118,7 +116,9 @@ async def test_an_undeclared_password_flag_in_a_batch_step_is_never_echoed(
     rows = [{"command": command, "success": False, "result": None, "error": "login failed"}]
     fake_engine.on({"command": ["batch"]}, json=rows)
     result = await _call(tools, {"args": ["batch"], "stdin": json.dumps([command])})
-    assert "First failed step: 1. auth login x --password [REDACTED]" in result.text
+    # The taxonomy knows no `--password` for `auth login`: refused before the engine runs.
+    assert "batch row 1: --password is not a flag of `auth login`" in result.text
+    assert not any("batch" in argv for argv in fake_engine.argvs())
     assert secret not in result.text and secret not in json.dumps(result.details)
     await tools.aclose()
     state = tmp_path / "state"

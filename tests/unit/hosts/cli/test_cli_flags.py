@@ -133,10 +133,25 @@ def test_version_prints_ours_and_the_engines(
         main(["--version"])
     assert exited.value.code == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines == [
-        f"agent-browser-tools {__version__}",
-        f"engine: agent-browser 0.39.7 (explicit: {engine})",
-    ]
+    assert lines[0] == f"agent-browser-tools {__version__}"
+    assert lines[1].startswith(
+        f"engine: agent-browser 0.39.7 (explicit: {engine}), 0.39.7 is not a supported engine "
+        "(supported: 0.39.4, 0.41.2)"
+    )
+
+
+def test_version_names_a_supported_engine_as_supported(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from agent_browser_tools.engine.discovery import clear_engine_cache
+
+    clear_engine_cache()
+    engine = _fake_engine(tmp_path, "agent-browser 0.41.2")
+    monkeypatch.setenv(ENGINE_ENV, str(engine))
+    with pytest.raises(SystemExit):
+        main(["--version"])
+    engine_line = capsys.readouterr().out.splitlines()[1]
+    assert engine_line == f"engine: agent-browser 0.41.2 (explicit: {engine}), supported"
 
 
 def test_version_without_an_engine_says_so_and_still_exits_0(tmp_path: Path) -> None:

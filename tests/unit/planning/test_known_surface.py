@@ -1,0 +1,66 @@
+"""The allowlist: what the engine's taxonomy does not know is refused before the engine runs,
+and what a release added is read as that release reads it."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from agent_browser_tools.planning.argv_rules import ArgvRejected, CheckedArgv, check_argv
+from agent_browser_tools.planning.known_surface import check_known
+from agent_browser_tools.taxonomy import split_global_flags, surface
+
+
+def _checked(args: list[str], stdin: str | None = None) -> CheckedArgv:
+    return check_argv(args, stdin)
+
+
+def _refusal(args: list[str], stdin: str | None = None) -> str:
+    with pytest.raises(ArgvRejected) as caught:
+        check_known(_checked(args, stdin))
+    return str(caught.value)
+
+
+@pytest.mark.parametrize("version", ["0.39.4", "0.41.2"])
+def test_an_invented_flag_or_command_is_refused_naming_the_engine(version: str) -> None:
+    with surface(version):
+        message = _refusal(["--frobnicate", "get", "url"])
+        assert message.startswith(f"--frobnicate is not a global flag in agent-browser {version}")
+        assert 'Check the spelling with ["--help"]' in message
+        local = _refusal(["get", "url", "--frobnicate"])
+        assert "is not a flag of `get url`" in local and '["get", "url", "--help"]' in local
+        assert "`frobnicate` is not a command" in _refusal(["frobnicate"])
+        assert "Did you mean `snapshot`, `screenshot`?" in _refusal(["snapshoot", "-i"])
+        assert 'It is `get title`: send ["get", "title"].' in _refusal(["title"])
+
+
+def test_a_batch_row_is_held_to_the_same_list() -> None:
+    rows = [["open", "https://a.test/"], ["click", "@e1", "--frob"]]
+    message = _refusal(["batch"], json.dumps(rows))
+    assert message.startswith("batch row 2: --frob is not a flag of `click`")
+
+
+def test_known_calls_and_help_pass() -> None:
+    for args in (["get", "url"], ["snapshot", "-i"], ["--help"], ["click", "--help"]):
+        check_known(_checked(args))
+
+
+def test_a_flag_of_a_newer_release_is_unknown_to_the_older_ones() -> None:
+    with surface("0.39.4"):
+        assert "--cdp-headers is not a global flag in agent-browser 0.39.4" in _refusal(
+            ["--cdp-headers", "{}", "get", "url"]
+        )
+    with surface("0.41.2"):
+        check_known(_checked(["--cdp-headers", "{}", "get", "url"]))  # known: policy decides
+
+
+def test_wait_state_is_the_commands_own_option_from_0_41_only() -> None:
+    args = ["wait", "#go", "--state", "visible"]
+    with surface("0.39.4"):  # the engine loads a state file named `visible`
+        assert split_global_flags(args) == ([("--state", "visible")], ["wait", "#go"])
+    with surface("0.41.2"):
+        assert split_global_flags(args) == ([], args)
+        before_command = ["--state", "auth.json", "wait", "#go"]
+        assert split_global_flags(before_command)[0] == [("--state", "auth.json")]
+        check_known(_checked(args))
