@@ -102,10 +102,10 @@ GLOBAL_FLAGS: tuple[GlobalFlag, ...] = (
     # Remote CDP endpoints carry access tokens in their query strings.
     _g("--cdp", "Connect via CDP port or URL", launch=True, sensitive=True, access=OP),
     # Headers for the CDP handshake (an Authorization token): the connection is the operator's.
+    # Not launch-scoped: the contract's list is exact (and the operator sets it anyway).
     _g(
         "--cdp-headers",
         "Headers for --cdp discovery and handshake",
-        launch=True,
         sensitive=True,
         access=OP,
         since="0.41.2",
