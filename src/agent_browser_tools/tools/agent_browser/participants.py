@@ -190,14 +190,17 @@ BEFORE_DISPATCH: tuple[BeforeDispatch, ...] = (
     BeforeDispatch("ready to dispatch", _ready_to_dispatch),
     BeforeDispatch("credential fields found", _credential_fields),
 )
-"""Refusals that need no engine call come before those that read the page; the host's
-veto comes first once the URLs passed policy (nothing has touched the engine yet)."""
+"""The URL policy and the host's veto come first (nothing has touched the engine yet), then
+the browser's presence. The page reads (the endpoint, a caller-owned tab, refs a same-document
+change dropped, which journals a snapshot) come before the static guards, which judge what
+the reads recorded. The output-path checks need no engine call and could come earlier; output
+folders are made before the identity check, and stay when it then refuses."""
 
 
 def _probe_take(
     call: DirectCall, rows: RiderRows, scripts: Sequence[BatchRow], reads: Sequence[BatchRow]
 ) -> None:
-    assert isinstance(rows, click_probe.InstallRows)  # what `_probe_rows` gave
+    assert isinstance(rows, click_probe.InstallRows)  # what `click_probe.install_rows` gave
     click_probe.take_install(call, rows, scripts, reads)
 
 

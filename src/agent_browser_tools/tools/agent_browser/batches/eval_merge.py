@@ -8,7 +8,8 @@ counts, the dialog read). Consecutive script rows are sent as one script that ru
 in turn and answers all their values; the answer is split back into one row per part, so
 every reader sees the rows it asked for.
 
-Each part keeps its own outcome: a part that throws fails alone (its error says why), and in
+Each part keeps its own outcome: a part that throws fails alone (its error says why; a value
+`JSON.stringify` rejects, or a page that replaced `JSON.stringify`, fails them all), and in
 a fail-fast (`--bail`) batch the rows after it count as not run, as the engine would have
 stopped there (the engine does run the plain rows after the merged script: the wrapper's
 helper batches only read). Only the wrapper's own synchronous scripts go through here.

@@ -167,7 +167,7 @@ class Installed:
 
 @dataclass(frozen=True, kw_only=True)
 class InstallRows(RiderRows):
-    """The probe's part of the pre-dispatch batch: its page scripts (install, settle arming),
+    """The probe's part of the pre-dispatch batch: its page script (the install),
     then the read of its own marker, unless an identity check's marker binds the target. With
     a check in the same batch, the probe also holds the check's markers (they stay through
     the click and go when the probe is collected), so the batch needs no removal row."""
@@ -221,6 +221,9 @@ class ProbeState:
     probe: Installed | None = None
     seen: dict[str, int] | None = None
     """The counts the collection read (`events`, `mutations`, `quiet`)."""
+    marks_left: bool = False
+    """The identity check's markers stayed on the page for a probe whose install failed (its
+    batch sent no removal): the post-action batch or `discard` removes them."""
 
 
 def remember_page(call: DirectCall) -> None:
@@ -298,9 +301,10 @@ def take_install(
     call: DirectCall, rows: InstallRows, scripts: Sequence[BatchRow], reads: Sequence[BatchRow]
 ) -> None:
     """Keep the installed probe (`scripts`/`reads`: what the batch answered for its rows)."""
-    if not scripts or not scripts[0].success:
-        return
     state = call.part(ProbeState)
+    if not scripts or not scripts[0].success:
+        state.marks_left = rows.holds_marks
+        return
     if rows.bound is not None:
         state.probe = Installed(rows.token, rows.target, rows.bound)
         return
@@ -313,7 +317,8 @@ async def discard(call: DirectCall) -> None:
     identity check's markers it holds), not when it expires."""
     row = collect_row(call)
     if row is not None:
-        call.part(ProbeState).probe = None
+        state = call.part(ProbeState)
+        state.probe, state.marks_left = None, False
         await helper_batch(call.rt, call.plan, [row])
 
 
@@ -333,11 +338,12 @@ def _value(row: BatchRow) -> Any:
 
 
 def collect_row(call: DirectCall) -> list[str] | None:
-    """The `eval` that reads the counts and removes the probe, for the post-click batch."""
+    """The `eval` that reads the counts and removes the probe, for the post-click batch (or
+    only the check's markers, when the probe that was to hold them did not install)."""
     state = call.part(ProbeState)
     probe = state.probe
     if probe is None:
-        return None
+        return ["eval", page_watch.UNMARK_JS] if state.marks_left else None
     number = None
     if probe.bound is not None:
         number = _bound_number(call, probe.bound)

@@ -23,6 +23,12 @@ cost 10 ms on a page of 1,500 rows) and proved no element without a box. Anythin
 (another document, a page that hides the log, shadow DOM, frames, a name the page computes
 differently, a change near the element) is not a refusal: the full re-read decides, as before.
 
+Limit: the script runs in the page's own JavaScript world and trusts it. It guards against a
+page that re-renders, not against one written to fool this check: such a page can fake the
+change log (`window.__abtPageWatch1` is the page's to replace) or copy a marker onto another
+node from its own MutationObserver before the engine reads it. The full re-read, from the
+engine's accessibility tree, is not open to that.
+
 Pure: the JavaScript and the reading of its answer; `identity` runs the batch.
 """
 

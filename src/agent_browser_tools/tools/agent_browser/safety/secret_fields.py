@@ -344,28 +344,47 @@ def _play(
     return [field.value for field in after or () if field.value]
 
 
-def _planned(call: DirectCall) -> tuple[list[Target], list[list[str]], list[str | None]] | None:
+Planned = tuple[list[Target], list[list[str]], list[str | None]]
+"""The call's credential-field targets, the read rows for them and each row's key."""
+
+
+@dataclass
+class PreReads:
+    """What this call reads, decided once (`_planned`), and the answers when they rode in
+    the pre-dispatch batch (None: they did not)."""
+
+    decided: bool = False
+    planned: Planned | None = None
+    focused: FieldRead | None = None
+    """The previous call's read of the focused field, when the rows were made without a read
+    of their own (the memo lapses once any engine call ran, the pre-dispatch batch included:
+    rows and keys must come from the same moment)."""
+    answered: tuple[BatchRow, ...] | None = None
+
+
+def _planned(call: DirectCall) -> Planned | None:
     """This call's credential-field targets and the read rows for them, or None when there is
-    nothing to read (no session, no target, or a page this conversation does not know)."""
+    nothing to read (no session, no target, or a page this conversation does not know).
+    Decided on first use and kept for the call (see `PreReads.focused`)."""
+    state = call.part(PreReads)
+    if not state.decided:
+        state.decided = True
+        state.focused = focused_read.remembered(call)
+        state.planned = _plan(call, focused_known=state.focused is not None)
+    return state.planned
+
+
+def _plan(call: DirectCall, *, focused_known: bool) -> Planned | None:
     if call.key is None:
         return None
     found = targets(call.plan, call.ref_table)
     if not found:
         return None
-    rows, keys = probe_rows(
-        found, call.ref_table, focused_known=focused_read.remembered(call) is not None
-    )
+    rows, keys = probe_rows(found, call.ref_table, focused_known=focused_known)
     entry = call.rt.log.state.session(call.key)
     if not rows or (entry.target is None and entry.ref_snapshot is None):
         return found, [], keys
     return found, rows, keys
-
-
-@dataclass
-class PreReads:
-    """The field reads answered in the pre-dispatch batch (None: they did not ride in it)."""
-
-    answered: tuple[BatchRow, ...] | None = None
 
 
 def pre_rows(call: DirectCall) -> list[list[str]]:
@@ -382,7 +401,8 @@ def take_pre(call: DirectCall, answered: Sequence[BatchRow]) -> None:
 
 async def inspect(call: DirectCall) -> Findings:
     """Find this call's credential fields (at most one engine call, none when the reads rode
-    in the pre-dispatch batch) and register values.
+    in the pre-dispatch batch: their answers meet the keys the rows were made with) and
+    register values.
 
     A session with no page this conversation knows of is not read: the read would launch its
     browser behind the call's back (the call's own answer then says nothing was launched), and
@@ -401,7 +421,7 @@ async def inspect(call: DirectCall) -> Findings:
         envelope = await helper_call(call.rt, call.plan, ["batch"], stdin=json.dumps(rows))
         answered = (envelope.rows or ()) if envelope is not None else ()
     read = read_rows(answered, keys)
-    focused = focused_read.remembered(call)
+    focused = call.part(PreReads).focused
     if focused is not None:
         read[None] = focused
     entry = call.rt.log.state.session(call.key)

@@ -3,19 +3,26 @@ miss fails the click only when nothing changed after the press."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from types import SimpleNamespace as NS
 from typing import Any
 
+from agent_browser_tools.engine.envelope import BatchRow
 from agent_browser_tools.results.observation import Observation
 from agent_browser_tools.state.models import RefInfo
 from agent_browser_tools.taxonomy import CommandMatch, resolve_command
+from agent_browser_tools.tools.agent_browser.page import click_probe
 from agent_browser_tools.tools.agent_browser.page.click_probe import (
     Installed,
+    InstallRows,
     ProbeState,
     Target,
     _bound_by,
     collect_row,
+    discard,
     judge,
+    post_rows,
+    take_install,
     target_of,
 )
 from agent_browser_tools.tools.agent_browser.refs import page_watch as pw
@@ -143,3 +150,37 @@ def test_a_bound_probe_counts_the_events_of_the_candidate_the_engines_node_carri
     row = collect_row(call)
     assert row is not None and "n = null" in row[1]
     assert call.part(ProbeState).probe.target is None
+
+
+async def test_the_checks_markers_go_even_when_the_probe_that_was_to_hold_them_failed(
+    monkeypatch: Any,
+) -> None:
+    """A page that breaks the install (it patched `addEventListener`) leaves the check's
+    markers with no owner: the batch sent no removal, so the post-action batch or `discard`
+    must take them off."""
+    rows = InstallRows(
+        scripts=[["eval", "install"]],
+        reads=[],
+        holds_marks=True,
+        token="t",
+        target=None,
+        bound=None,
+    )
+    failed = BatchRow(("eval", "install"), False, None, "addEventListener is not a function")
+    call: Any = fake_call(ProbeState())
+    take_install(call, rows, [failed], [])
+    assert post_rows(call) == [["eval", pw.UNMARK_JS]]
+    sent: list[list[list[str]]] = []
+
+    async def helper_batch(rt: Any, plan: Any, batch: list[list[str]]) -> None:
+        sent.append(batch)
+
+    monkeypatch.setattr(click_probe, "helper_batch", helper_batch)
+    call = fake_call(ProbeState(), rt=None, plan=None)
+    take_install(call, rows, [failed], [])
+    await discard(call)
+    await discard(call)  # once removed, nothing is left to remove
+    assert sent == [[["eval", pw.UNMARK_JS]]]
+    kept = fake_call(ProbeState())
+    take_install(kept, replace(rows, holds_marks=False), [failed], [])
+    assert post_rows(kept) == []  # the check's own batch removed its markers

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from types import SimpleNamespace
 from typing import Any
 
 from agent_browser_tools.credentials import READ_PLACEHOLDER, TYPED_PLACEHOLDER, SecretStore
@@ -13,6 +14,7 @@ from agent_browser_tools.taxonomy import FieldEdit
 from agent_browser_tools.tools.agent_browser.effects import focused_read
 from agent_browser_tools.tools.agent_browser.effects.focused_read import FOCUSED_JS
 from agent_browser_tools.tools.agent_browser.safety import secret_fields as sf
+from tests.support.fake_calls import fake_call
 from tests.support.plans import plan
 
 REFS = {
@@ -336,3 +338,35 @@ def test_type_into_a_field_with_text_covers_a_caret_at_either_end() -> None:
     store = SecretStore()
     sf.judge(found, sf.read_attributes(envelope, ["#password"]), store)
     assert store.scrub("abcdpre1 pre1abcd") == f"{TYPED_PLACEHOLDER} {TYPED_PLACEHOLDER}"
+
+
+async def test_reads_that_rode_before_dispatch_meet_the_keys_they_were_made_with(
+    monkeypatch: Any,
+) -> None:
+    """The previous call's focused-field read stands in for a read of its own only while no
+    engine call ran; the pre-dispatch batch is one. Rows made with the memo must still be
+    judged with it, or the first field's answers shift onto the focused slot (seen: the
+    password `type` attribute dropped, the text typed into it never registered)."""
+    store = SecretStore()
+    focused = sf.read_attributes(_focused_answer("hun", (3, 3)), [None])[None]
+    memo: list[Any] = [focused]
+    monkeypatch.setattr(focused_read, "remembered", lambda call: memo[0])
+    key = SessionKey(session="abt-test")
+    entry = SimpleNamespace(target=SimpleNamespace(url=PAGE.url), ref_snapshot=None)
+    rt = SimpleNamespace(log=SimpleNamespace(state=SimpleNamespace(session=lambda k: entry)))
+    rt.secrets = store
+    rows = [["keyboard", "type", "ter2"], ["fill", "@e5", "bob-secret"]]
+    call = fake_call(rt=rt, key=key, plan=plan(["batch"], rows=rows), ref_table=REFS)
+    sent = sf.pre_rows(call)
+    assert ["eval", FOCUSED_JS] not in sent  # the memo stands in for the focused read
+    memo[0] = None  # the pre-dispatch batch ran: the memo has lapsed
+    attrs = {"type": "password", "autocomplete": "current-password"}
+    answers = [
+        BatchRow(tuple(row), True, {"value": attrs.get(row[3]) if len(row) > 3 else None}, None)
+        for row in sent
+    ]
+    sf.take_pre(call, answers)
+    findings = await sf.inspect(call)
+    assert [(f.get("step"), f["value"]) for f in findings.fields] == [(1, "typed"), (2, "typed")]
+    assert store.scrub("x bob-secret y") == f"x {TYPED_PLACEHOLDER} y"
+    assert store.scrub("hunter2") == TYPED_PLACEHOLDER
