@@ -56,7 +56,8 @@ def _engine() -> str:
     return f"agent-browser {taxonomy.engine_surface()}"
 
 
-def _unknown_flag(where: str, flag: str, command: str | None) -> str:
+def _unknown_flag(where: str, token: str, command: str | None) -> str:
+    flag = token.partition("=")[0]  # `--password=<value>`: never quote the value
     owner = f"a flag of `{command}`" if command is not None else "a global flag"
     help_args = json.dumps([*(command.split() if command else []), "--help"])
     return (

@@ -64,3 +64,9 @@ def test_wait_state_is_the_commands_own_option_from_0_41_only() -> None:
         before_command = ["--state", "auth.json", "wait", "#go"]
         assert split_global_flags(before_command)[0] == [("--state", "auth.json")]
         check_known(_checked(args))
+
+
+def test_the_refusal_never_quotes_a_flags_value() -> None:
+    message = _refusal(["get", "url", "--token=s3cret-value"])
+    assert message.startswith("--token is not a flag of `get url`")
+    assert "s3cret" not in message
