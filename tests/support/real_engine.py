@@ -20,12 +20,10 @@ passed to :func:`track_socket_dir`, or always in strict mode (``CI`` set, or
 ``ABT_LEAK_GUARD=strict``), since nothing else runs on a CI machine. So on a shared dev
 machine, other people's engine sessions are never reported or killed.
 
-Empirically (engine 0.39.4, Debian Chromium): after ``close`` the daemon, Chromium and both
-``chrome_crashpad_handler`` processes are gone within about a second; the crashpad handlers
-are children of init and exit on their own once their browser exits, even when the daemon
-and browser are SIGKILLed. A crashpad handler that outlives the grace period is therefore a
-leftover of a browser that is already gone: it is killed and reported, but it does not fail
-the run on its own. A daemon or browser that outlives the grace period is a real leak.
+Seen (engine 0.39.4, Debian Chromium): after ``close`` the daemon, Chromium and both crashpad
+handlers are gone within a second; the handlers exit on their own once their browser exits.
+One that outlives the grace period is killed and reported, but does not fail the run; a
+daemon or browser that outlives it is a real leak.
 """
 
 from __future__ import annotations
@@ -50,6 +48,7 @@ from typing import Any
 import pytest
 
 from .fixture_server import FixtureServer, start_fixture_server
+from .second_engine import chosen_engine
 
 #: Environment variable whose value tags every process this pytest run spawns.
 RUN_MARKER_ENV = "ABT_TEST_RUN_ID"
@@ -65,15 +64,10 @@ LEAK_GRACE_S = 15.0
 _ENGINE_TEST_SETTINGS = {
     "AGENT_BROWSER_DEFAULT_TIMEOUT": "25000",
     "AGENT_BROWSER_IDLE_TIMEOUT_MS": "600000",
-    # A test's own bare engine calls stay off the internet too (0.41 checks Chrome releases).
-    "AGENT_BROWSER_NO_VERSION_CHECK": "1",
+    "AGENT_BROWSER_NO_VERSION_CHECK": "1",  # 0.41 would fetch a Chrome release feed
 }
 
-TEST_ENGINE_ENV = "ABT_TEST_ENGINE"
-"""Run the real-engine tests on another engine binary than the wheel's (CI's second engine,
-`scripts/second_engine.sh`): the tests' bare calls and every `BrowserTools` use it."""
-
-# Inherited engine settings that describe the machine rather than the test, and so are kept.
+# Inherited engine settings that describe the machine, not the test: kept.
 _PASSTHROUGH_SETTINGS = frozenset({"AGENT_BROWSER_EXECUTABLE_PATH"})
 
 # --- running the engine ----------------------------------------------------------------
@@ -163,7 +157,7 @@ def engine_env_for(binary: Path, socket_dir: Path) -> EngineEnv:
     # Without this, downloads that no command asked for (a plain ``click`` on a download
     # link) land in ~/Downloads; keep them inside the module's private dir instead.
     env["AGENT_BROWSER_DOWNLOAD_PATH"] = str(socket_dir / "downloads")
-    if os.environ.get(TEST_ENGINE_ENV):
+    if chosen_engine() is not None:
         env["AGENT_BROWSER_TOOLS_BIN"] = str(binary)
     return EngineEnv(binary=binary, socket_dir=socket_dir, env=env)
 
@@ -231,13 +225,10 @@ def fixture_site() -> Iterator[FixtureServer]:
 @pytest.fixture(scope="session")
 def engine_binary() -> Path:
     """Path of the engine binary that the ``agent-browser-cli`` wheel ships, or the one
-    ``ABT_TEST_ENGINE`` names."""
-    chosen = os.environ.get(TEST_ENGINE_ENV)
-    if chosen:
-        if not Path(chosen).is_file():
-            pytest.fail(f"{TEST_ENGINE_ENV} names {chosen}, which does not exist")
-        return Path(chosen)
-    # The engine wheel ships no type information; imported lazily so unit runs never need it.
+    ``ABT_TEST_ENGINE`` names (`second_engine`)."""
+    if (chosen := chosen_engine()) is not None:
+        return chosen
+    # The wheel ships no type information; imported lazily so unit runs never need it.
     agent_browser: Any = importlib.import_module("agent_browser")
     path = Path(agent_browser.get_cli_binary_path())
     if not path.is_file():

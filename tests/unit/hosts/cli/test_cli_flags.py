@@ -121,37 +121,31 @@ def _fake_engine(tmp_path: Path, printed: str) -> Path:
     return engine
 
 
-def test_version_prints_ours_and_the_engines(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+@pytest.mark.parametrize(
+    ("printed", "support"),
+    [
+        ("0.39.7", "0.39.7 is not a supported engine (supported: 0.39.4, 0.41.2)"),
+        ("0.41.2", "supported"),
+    ],
+)
+def test_version_prints_ours_and_the_engines_and_whether_it_is_supported(
+    printed: str,
+    support: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     from agent_browser_tools.engine.discovery import clear_engine_cache
 
     clear_engine_cache()
-    engine = _fake_engine(tmp_path, "agent-browser 0.39.7")
+    engine = _fake_engine(tmp_path, f"agent-browser {printed}")
     monkeypatch.setenv(ENGINE_ENV, str(engine))
     with pytest.raises(SystemExit) as exited:
         main(["--version"])
     assert exited.value.code == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0] == f"agent-browser-tools {__version__}"
-    assert lines[1].startswith(
-        f"engine: agent-browser 0.39.7 (explicit: {engine}), 0.39.7 is not a supported engine "
-        "(supported: 0.39.4, 0.41.2)"
-    )
-
-
-def test_version_names_a_supported_engine_as_supported(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
-    from agent_browser_tools.engine.discovery import clear_engine_cache
-
-    clear_engine_cache()
-    engine = _fake_engine(tmp_path, "agent-browser 0.41.2")
-    monkeypatch.setenv(ENGINE_ENV, str(engine))
-    with pytest.raises(SystemExit):
-        main(["--version"])
-    engine_line = capsys.readouterr().out.splitlines()[1]
-    assert engine_line == f"engine: agent-browser 0.41.2 (explicit: {engine}), supported"
+    assert lines[1].startswith(f"engine: agent-browser {printed} (explicit: {engine}), {support}")
 
 
 def test_version_without_an_engine_says_so_and_still_exits_0(tmp_path: Path) -> None:
