@@ -70,3 +70,10 @@ def test_the_refusal_never_quotes_a_flags_value() -> None:
     message = _refusal(["get", "url", "--token=s3cret-value"])
     assert message.startswith("--token is not a flag of `get url`")
     assert "s3cret" not in message
+
+
+def test_the_command_list_it_names_is_the_resource_the_server_serves() -> None:
+    from agent_browser_tools.hosts.mcp.convert import COMMANDS_URI
+    from agent_browser_tools.planning.known_surface import COMMAND_LIST
+
+    assert COMMAND_LIST == COMMANDS_URI
