@@ -4,7 +4,7 @@
 #
 #   bash scripts/second_engine.sh path     # fetch it once into .venv/engines, print the binary
 #   bash scripts/second_engine.sh check    # its stored capability baseline still matches it
-#   bash scripts/second_engine.sh test     # the real-engine tests of the direct tool on it
+#   bash scripts/second_engine.sh test     # the whole real-engine suite (tests/real) on it
 #
 # The tarball ships prebuilt binaries for every platform; nothing else is downloaded (the
 # binary's own browser download is never used: Chromium comes from the system).
@@ -29,6 +29,6 @@ case "${1:-path}" in
       --markdown "$dir/package/skill-data/core/references/commands.md" ;;
   test)
     ABT_TEST_ENGINE="$(pwd)/$binary" exec .venv/bin/python -m pytest -q -p no:cacheprovider \
-      tests/real/tools/agent_browser tests/real/engine/test_offline_env.py ;;
+      tests/real ;;
   *) echo "usage: bash scripts/second_engine.sh [path|check|test]" >&2; exit 2 ;;
 esac

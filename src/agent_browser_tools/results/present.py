@@ -15,6 +15,7 @@ from agent_browser_tools.results import diagnostics, page_data
 from agent_browser_tools.results.action_lines import (
     action_headline,
     next_action_lines,
+    quoted_text,
 )
 from agent_browser_tools.results.answer_prose import answer_lines
 from agent_browser_tools.results.categories import SuccessCategory, category_line
@@ -193,26 +194,88 @@ def _clip(text: str) -> str:
 
 
 def _step_preview(step: Mapping[str, Any]) -> str | None:
-    """A short rendering of one successful step's result (full data stays in details)."""
+    """A short rendering of one successful step's result (full data stays in details): the
+    effect line of a direct action when the step acted on a ref, else the command's answer."""
+    page = step.get("page")
+    moved = _moved_to(page) if isinstance(page, Mapping) else None
+    if isinstance(effect := step.get("effect"), Mapping):
+        return _clip(action_headline(effect, moved))
     command = [str(t) for t in step.get("command", [])]
     match = resolve_command(command)
     path = match.spec.path if match is not None else tuple(command[:1])
     body = command_body(path, step.get("result"), match)
+    if moved is not None:
+        title = f"{quoted_text(moved['title'])} - " if moved.get("title") else ""
+        body = [*body, f"page {title}{moved['url']} (url changed)"]
     if not body:
         return None
     return _clip(" | ".join(line for line in body if line))
 
 
-def _batch_lines(steps: Sequence[Mapping[str, Any]]) -> list[str]:
-    """Dispatch-only mutations first (they prove nothing happened), then each step."""
+def _moved_to(page: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The navigation summary `action_headline` takes, when the step moved the page."""
+    if page.get("navigated") is not True or not page.get("url"):
+        return None
+    return {"url": page["url"], "title": page.get("title"), "urlChanged": True}
+
+
+def _effectful(step: Mapping[str, Any]) -> bool:
+    """A step that did something a repeat would do again (not a read)."""
+    match = resolve_command([str(t) for t in step.get("command", [])])
+    return match is not None and not match.spec.read_only
+
+
+def _numbers(steps: Sequence[Mapping[str, Any]]) -> str:
+    """`1-4, 6`: step numbers with consecutive runs as ranges."""
+    runs: list[list[int]] = []
+    for number in (int(s.get("step", 0)) for s in steps):
+        if runs and number == runs[-1][-1] + 1:
+            runs[-1].append(number)
+        else:
+            runs.append([number])
+    return ", ".join(f"{r[0]}-{r[-1]}" if len(r) > 1 else str(r[0]) for r in runs)
+
+
+def _batch_head(steps: Sequence[Mapping[str, Any]]) -> list[str]:
+    """What the model must know before the step lines: what took effect before a failure
+    (so it does not repeat it), and the mutations nothing read back."""
     lines: list[str] = []
+    moved = [s for s in steps if s.get("success") and _moved_to(s.get("page") or {})]
+    failed = next((s for s in steps if not s.get("success")), None)
+    if failed is not None:
+        took = [
+            s
+            for s in steps
+            if s.get("success") and s.get("step", 0) < failed.get("step", 0) and _effectful(s)
+        ]
+        if took:
+            went = [s for s in moved if s in took]
+            where = ""
+            if went:
+                page = went[-1]["page"]
+                shown = quoted_text(page["title"]) if page.get("title") else page["url"]
+                where = f"; step {went[-1].get('step')} moved the page to {shown}"
+            lines.append(
+                f"Took effect before step {failed.get('step')} failed: steps {_numbers(took)}"
+                f"{where}. Do not repeat them."
+            )
     mutations = [s for s in steps if s.get("success") and s.get("dispatchOnly")]
     if mutations:
         names = ", ".join(f"{s.get('step')}. {' '.join(map(str, s['command']))}" for s in mutations)
-        lines.append(
-            f"Dispatched without an observed change: {names}. Verify the page (snapshot -i, "
-            "get url/text) before relying on them; fixed waits are not postconditions."
-        )
+        last_move = moved[-1].get("step", 0) if moved else 0
+        if all(s.get("step", 0) < last_move for s in mutations):
+            lines.append(f"Sent before step {last_move} moved the page (not read back): {names}.")
+        else:
+            lines.append(
+                f"Dispatched without an observed change: {names}. Verify the page (snapshot -i, "
+                "get url/text) before relying on them; fixed waits are not postconditions."
+            )
+    return lines
+
+
+def _batch_lines(steps: Sequence[Mapping[str, Any]]) -> list[str]:
+    """What took effect and what is unverified first, then each step."""
+    lines = _batch_head(steps)
     failed = next((s for s in steps if not s.get("success")), None)
     if failed is not None:
         command = " ".join(str(t) for t in failed.get("command", []))

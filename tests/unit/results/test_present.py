@@ -60,10 +60,48 @@ def test_batch_promotes_dispatch_only_mutations_and_puts_the_failed_step_first()
     obs = Observation(success=False, failure_category=FailureCategory.SELECTOR_NOT_FOUND)
     obs.extra["batchSteps"] = steps
     lines = _text(obs, ("batch",)).splitlines()
-    assert lines[0].startswith("Dispatched without an observed change: 2. click @e3.")
-    assert lines[1] == "First failed step: 3. fill @e9 x [x]: Element not found"
-    assert lines[2] == "ok   1. open https://a.test/ -> Opened: (untitled) - https://a.test/"
-    assert lines[4] == "FAIL 3. fill @e9 x -> Element not found"
+    assert lines[0] == "Took effect before step 3 failed: steps 1-2. Do not repeat them."
+    assert lines[1].startswith("Dispatched without an observed change: 2. click @e3.")
+    assert lines[2] == "First failed step: 3. fill @e9 x [x]: Element not found"
+    assert lines[3] == "ok   1. open https://a.test/ -> Opened: (untitled) - https://a.test/"
+    assert lines[5] == "FAIL 3. fill @e9 x -> Element not found"
+
+
+def test_a_failure_after_a_page_move_says_what_took_effect_and_where_the_page_went() -> None:
+    """The form was sent: the model must not send it again. Reads do not count as effects,
+    and fills before the move are named as not read back, not as unobserved changes."""
+    moved = {"navigated": True, "url": "https://a.test/done", "title": "Order received"}
+    submit = {"verb": "clicked", "role": "button", "name": "Place order", "ref": "@e3"}
+    steps = [
+        _step(1, ["fill", "@e1", "Ada"], True, dispatchOnly=True, result={"filled": "@e1"}),
+        _step(2, ["get", "url"], True, result={"url": "https://a.test/"}),
+        _step(3, ["check", "@e2"], True, dispatchOnly=True, result={"clicked": "@e2"}),
+        _step(4, ["click", "@e3"], True, page=moved, effect=submit, result={"clicked": "@e3"}),
+        _step(5, ["click", "@e4"], False, error="gone", failureCategory="stale-ref"),
+    ]
+    obs = Observation(success=False, failure_category=FailureCategory.STALE_REF)
+    obs.extra["batchSteps"] = steps
+    lines = _text(obs, ("batch",)).splitlines()
+    assert lines[0] == (
+        "Took effect before step 5 failed: steps 1, 3-4; step 4 moved the page to "
+        '"Order received". Do not repeat them.'
+    )
+    assert lines[1] == (
+        "Sent before step 4 moved the page (not read back): 1. fill @e1 Ada, 3. check @e2."
+    )
+    assert lines[6] == (
+        'ok   4. click @e3 -> Clicked button "Place order" (@e3) -> page "Order received" - '
+        "https://a.test/done (url changed)"
+    )
+
+
+def test_a_step_without_an_effect_line_still_says_where_it_moved_the_page() -> None:
+    moved = {"navigated": True, "url": "https://a.test/next", "title": ""}
+    obs = Observation(success=True)
+    obs.extra["batchSteps"] = [_step(1, ["press", "Enter"], True, page=moved, result={})]
+    assert _text(obs, ("batch",)).splitlines()[0] == (
+        "ok   1. press Enter -> page https://a.test/next (url changed)"
+    )
 
 
 def test_a_batch_without_dispatch_only_steps_or_failures_has_no_promoted_lines() -> None:

@@ -98,11 +98,15 @@ def _failure_category(
     )
 
 
-def _step(index: int, row: BatchRow, match: CommandMatch | None) -> dict[str, Any]:
+def _step(
+    index: int, row: BatchRow, match: CommandMatch | None, planned: Sequence[str] | None
+) -> dict[str, Any]:
+    """One answered row as a step; its command is the model's row as planned (`planned`:
+    the row the engine answered may differ, a `check` sent as one `click`)."""
     path = _path_of(match, row.command)
     step: dict[str, Any] = {
         "step": index,
-        "command": redact_argv(row.command),
+        "command": redact_argv(list(planned) if planned else row.command),
         "success": row.success,
         "resultCategory": "success" if row.success else "failure",
     }
@@ -148,10 +152,17 @@ def _lifecycle(data: Any) -> dict[str, Any] | None:
 def observe_batch(plan: ExecutionPlan, envelope: Envelope) -> Observation:
     """Aggregate and per-step outcomes of a native batch."""
     rows = envelope.rows or ()
-    matches = plan.row_matches or ()
-    reached = [r for r in (plan.checked.batch.rows if plan.checked.batch else ()) if r]
+    planned = plan.checked.batch.rows if plan.checked.batch else ()
+    # The engine answers no empty row: answered row i is the i-th planned row with words.
+    matches = [m for row, m in zip(planned, plan.row_matches or (), strict=False) if row]
+    reached = [r for r in planned if r]
     steps = [
-        _step(i, row, matches[i - 1] if i - 1 < len(matches) else None)
+        _step(
+            i,
+            row,
+            matches[i - 1] if i - 1 < len(matches) else None,
+            reached[i - 1] if i - 1 < len(reached) else None,
+        )
         for i, row in enumerate(rows, start=1)
     ]
     rollup = [

@@ -33,6 +33,7 @@ from agent_browser_tools.engine.envelope import BatchRow
 from agent_browser_tools.results.observation import Observation
 from agent_browser_tools.results.tool_result import ToolResult
 from agent_browser_tools.tools.agent_browser import guards, pre_dispatch
+from agent_browser_tools.tools.agent_browser.batches import step_lines
 from agent_browser_tools.tools.agent_browser.browser import attached_app
 from agent_browser_tools.tools.agent_browser.call import Answer, DirectCall, Refused, Spawned
 from agent_browser_tools.tools.agent_browser.effects import action_readback, focused_field
@@ -272,9 +273,14 @@ async def _credential_fields_named(call: DirectCall, answer: Answer, nested: Nes
     secret_fields.annotate(answer.obs, call.part(secret_fields.Found).findings)
 
 
+async def _batch_steps(call: DirectCall, answer: Answer, nested: Nested) -> None:
+    step_lines.annotate(call, answer.obs)
+
+
 ON_OBSERVATION: tuple[AfterDispatch, ...] = (
     AfterDispatch("huge values to files", _huge_values),
     AfterDispatch("credential fields named", _credential_fields_named),
+    AfterDispatch("batch steps' elements and pages", _batch_steps),
 )
 
 
@@ -286,9 +292,14 @@ async def _recorded_files(call: DirectCall, answer: Answer, nested: Nested) -> N
     recorded_files.scrub(answer.obs, call.rt.secrets)
 
 
+async def _batch_last_page(call: DirectCall, answer: Answer, nested: Nested) -> None:
+    step_lines.annotate_last(call, answer.obs)
+
+
 AFTER_READ_BACK: tuple[AfterDispatch, ...] = (
     AfterDispatch("artifacts verified", _artifacts),
     AfterDispatch("recorded files scrubbed", _recorded_files),
+    AfterDispatch("a batch's last page move", _batch_last_page),
 )
 
 

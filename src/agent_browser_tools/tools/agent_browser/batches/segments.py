@@ -39,7 +39,11 @@ from agent_browser_tools.taxonomy import (
     resolve_command,
     split_global_flags,
 )
-from agent_browser_tools.tools.agent_browser.batches import batch_args, batch_progress
+from agent_browser_tools.tools.agent_browser.batches import (
+    batch_args,
+    batch_progress,
+    step_settle,
+)
 from agent_browser_tools.tools.agent_browser.call import DirectCall
 from agent_browser_tools.tools.agent_browser.refs import ref_proof, refmap
 from agent_browser_tools.tools.agent_browser.safety import dispatch_guard
@@ -123,6 +127,8 @@ async def run(
     raws: list[RawOutcome] = []
     envelopes: list[Envelope] = []
     stale: tuple[int, StaleRef] | None = None
+    steps = _step_numbers(plan)
+    call.part(step_settle.StepPages).last_step = max(steps.values(), default=None)
     for segment in segments:
         if segment.verify:
             changed = await _verify(call, segment.verify)
@@ -131,6 +137,11 @@ async def run(
                 break
         budget = max(1, int((deadline - time.monotonic()) * 1000))
         args, stdin = _engine_call(call, segment, guard)
+        step = steps.get(segment.start)
+        watched = len(segment.rows) == 1 and step is not None
+        watched = watched and step_settle.watched(call, segment.rows[0], step or 0)
+        if watched:
+            args, stdin = _armed(call, segment, args, stdin)
         raw = await rt.spawn(
             args,
             timeout_ms=budget,
@@ -143,10 +154,14 @@ async def run(
         finally:
             raw.discard_stdout()  # raw, unredacted output: never kept
         envelope = dispatch_guard.settle(envelope, guard)
+        if watched:
+            envelope = step_settle.unarmed(envelope)
         raws.append(raw)
         envelopes.append(envelope)
         if _stops(plan, envelope):
             break
+        if watched and envelope.success and step is not None:
+            await step_settle.settle(call, step)
     planned = plan.checked.batch.rows if plan.checked.batch is not None else ()
     sent = tuple(tuple(row) for row in refmap.rows_to_engine(planned, call.ref_table))
     merged = merge(envelopes, stale, sent)
@@ -175,6 +190,29 @@ def _engine_call(
         return batch_args.keep_rows(args, positions, segment.start, stop), None
     engine_rows = refmap.rows_to_engine(segment.rows, call.ref_table, call.checked, guard)
     return list(plan.effective_args), json.dumps(engine_rows)
+
+
+def _step_numbers(plan: ExecutionPlan) -> dict[int, int]:
+    """Row index -> step number (1-based) for the rows the engine answers (not empty ones)."""
+    rows = plan.checked.batch.rows if plan.checked.batch is not None else ()
+    numbers: dict[int, int] = {}
+    for index, row in enumerate(rows):
+        if row:
+            numbers[index] = len(numbers) + 1
+    return numbers
+
+
+def _armed(
+    call: DirectCall, segment: Segment, args: list[str], stdin: str | None
+) -> tuple[list[str], str | None]:
+    """A watched step's engine call with the settle watcher's arming row before the step."""
+    if stdin is not None:
+        return args, json.dumps(step_settle.armed_rows(json.loads(stdin)))
+    batch = call.plan.checked.batch
+    positions = batch_args.row_positions(call.plan.effective_args, len(batch.rows)) if batch else ()
+    assert positions is not None  # `split` checked the caller's argv the same way
+    # Every row before this segment's was dropped from `args` (`batch_args.keep_rows`).
+    return step_settle.armed_args(args, positions[segment.start] - segment.start), None
 
 
 def _stops(plan: ExecutionPlan, envelope: Envelope) -> bool:

@@ -45,7 +45,6 @@ the server's answer time, which any next command would wait for too.
 
 from __future__ import annotations
 
-import json
 import secrets
 import time
 from collections.abc import Mapping, Sequence
@@ -55,129 +54,21 @@ from typing import Any
 from agent_browser_tools.engine.envelope import BatchRow
 from agent_browser_tools.input_limits import loads_json_text
 from agent_browser_tools.results.observation import Observation
-from agent_browser_tools.taxonomy import CommandSpec, PageEffect
+from agent_browser_tools.tools.agent_browser.batches import step_settle
 from agent_browser_tools.tools.agent_browser.call import DirectCall
-from agent_browser_tools.tools.agent_browser.confirm.confirm_gate import confirmation_gated
-
-QUIET_MS = 150
-"""DOM quiet spell a new document must show after `load` (apps that render after load)."""
-SKEW_MS = 200
-"""A document whose navigation started after the action did (less this much clock slack
-between our wall clock and the browser's `performance.timeOrigin`) is the action's new page."""
-HOLD_MS = 100
-"""On an older unarmed document, how long a click or an Enter/Space press is given to start
-the navigation it may have caused (a form submission starts a few ms after the key)."""
-HOLD_KEYS = ("Enter", "Space", " ")
-HOLD_COMMANDS = frozenset({"click", "dblclick", "tap", "find"})
-BACKSTOP_MS = 3_000
-"""Engine-side `wait --timeout` beyond the page-side deadline: only a browser clock far
-behind ours reaches it (the batch then stops there and the probe is read again)."""
-
-_ARM = """const abtArm = (prior) => {
-const w = window, nav = w.navigation, hits = [];
-if (prior && prior.stop) prior.stop();
-const base = () => { const b = document.querySelector("base[target]"); return b ? b.target : ""; };
-const selfish = (t) => ["", "_self", "_top", "_parent"].includes((t || "").toLowerCase());
-const bare = (u) => u.split("#")[0];
-const onSubmit = (e) => {
-  const f = e.target, b = e.submitter;
-  const method = (b && b.getAttribute("formmethod")) || f.getAttribute("method") || "get";
-  const target = (b && b.getAttribute("formtarget")) || f.getAttribute("target") || base();
-  if (method.toLowerCase() !== "dialog" && selfish(target)) hits.push({kind: "submit", e});
-};
-const onClick = (e) => {
-  if (e.button !== 0 || e.ctrlKey || e.metaKey || e.shiftKey || e.altKey) return;
-  const a = e.composedPath().find((n) => n instanceof Element && n.matches("a[href],area[href]"));
-  if (!a || a.hasAttribute("download") || !selfish(a.getAttribute("target") || base())) return;
-  let u; try { u = new URL(a.href, location.href); } catch (x) { return; }
-  if (!/^(https?|file):$/.test(u.protocol)) return;
-  if (u.hash && bare(u.href) === bare(location.href)) return;
-  hits.push({kind: "link", e});
-};
-const onNavigate = (e) => {
-  const d = e.destination;
-  if (!e.hashChange && !(d && d.sameDocument) && !e.downloadRequest) hits.push({kind: "navigate"});
-};
-const onEnd = () => { for (const h of hits) h.done = true; };
-const s = {stale: false, outcome: null};
-const onHide = () => { s.stale = true; };
-const onShow = (e) => { if (e.persisted) s.restored = true; };
-s.pending = () => hits.some((h) => !h.done && !(h.e && h.e.defaultPrevented));
-s.stop = () => {
-  w.removeEventListener("submit", onSubmit, true);
-  w.removeEventListener("click", onClick, true);
-  w.removeEventListener("pagehide", onHide, true);
-  w.removeEventListener("pageshow", onShow, true);
-  if (nav) {
-    nav.removeEventListener("navigate", onNavigate);
-    nav.removeEventListener("navigatesuccess", onEnd);
-    nav.removeEventListener("navigateerror", onEnd);
-  }
-};
-w.addEventListener("submit", onSubmit, true);
-w.addEventListener("click", onClick, true);
-w.addEventListener("pagehide", onHide, true);
-w.addEventListener("pageshow", onShow, true);
-if (nav) {
-  nav.addEventListener("navigate", onNavigate);
-  nav.addEventListener("navigatesuccess", onEnd);
-  nav.addEventListener("navigateerror", onEnd);
-}
-w.__abtSettle = s;
-return s;
-};"""
-
-ARM_JS = "(() => {\n" + _ARM + "\nabtArm(window.__abtSettle);\nreturn true;\n})()"
-"""Arm the watcher on the current document (a row of the click probe's install batch)."""
-
-_CHECK = """(() => {
-const cfg = %s, w = window, s = w.__abtSettle, now = Date.now();
-const late = now >= cfg.deadline;
-if (s && s.by === cfg.token) return true;
-%s
-const done = (out) => {
-  const q = w.__abtSettleQuiet;
-  if (q) { q.observer.disconnect(); delete w.__abtSettleQuiet; }
-  const next = abtArm(s);
-  next.by = cfg.token;
-  next.outcome = {...out, waitedMs: Math.max(0, now - cfg.start), readyState: document.readyState};
-  return true;
-};
-if (s && !s.stale) {
-  if (!s.pending()) return done({navigated: false, settled: true, reason: "no-navigation"});
-  return late ? done({navigated: true, settled: false, reason: "not-committed"}) : false;
-}
-if (s && s.restored && document.readyState === "complete") {
-  return done({navigated: true, settled: true, reason: "restored"});
-}
-let q = w.__abtSettleQuiet;
-if (!q) {
-  const young = performance.timeOrigin >= cfg.since - cfg.skew;
-  q = {first: performance.now(), last: performance.now(), young};
-  q.observer = new MutationObserver(() => { q.last = performance.now(); });
-  q.observer.observe(document, {subtree: true, childList: true, attributes: true,
-    characterData: true});
-  w.__abtSettleQuiet = q;
-}
-const complete = document.readyState === "complete";
-const calm = performance.now() - q.last >= cfg.quiet;
-const held = !q.young && !late && performance.now() - q.first < cfg.hold;
-if (complete && (calm || !q.young) && !held) {
-  return done({navigated: q.young, settled: true, reason: q.young ? "loaded" : "no-navigation"});
-}
-const grace = complete && performance.now() - q.first < cfg.quiet + 150;
-if (!late || grace) return false;
-return done({navigated: q.young, settled: false, reason: complete ? "dom-busy" : "loading"});
-})()"""
-
-OUTCOME_JS = "JSON.stringify((window.__abtSettle && window.__abtSettle.outcome) || null)"
-
-PENDING = '{"pending": true}'
-_QUICK = "(() => {\nconst settled = %s;\nreturn settled === true ? %s : '%s';\n})()"
-"""The check once, as a page script beside the probe batch's others: its outcome when the
-page is settled now (nearly every action), else `PENDING` (the wait runs in a second batch)."""
-
-SETTLING_EFFECTS = frozenset({PageEffect.MAY_NAVIGATE, PageEffect.HISTORY})
+from agent_browser_tools.tools.agent_browser.page import settle_scripts
+from agent_browser_tools.tools.agent_browser.page.settle_scripts import (
+    ARM_JS,
+    BACKSTOP_MS,
+    HOLD_COMMANDS,
+    HOLD_KEYS,
+    HOLD_MS,
+    OUTCOME_JS,
+    PENDING,
+    QUICK_JS,
+    QUIET_MS,
+    SKEW_MS,
+)
 
 
 @dataclass
@@ -211,7 +102,7 @@ def arm_rows(call: DirectCall) -> list[list[str]]:
 
 def rows(call: DirectCall, obs: Observation, *, quick: bool = False) -> list[list[str]]:
     """The rows that lead the probe batch: the settle wait and its outcome after an action
-    that may have navigated (`quick`: one evaluation of the check, see `_QUICK`), else only
+    that may have navigated (`quick`: one evaluation of the check, see `QUICK_JS`), else only
     the arming row (so a later `press Enter` finds the watcher armed); none when settling is
     off or not allowed here."""
     if not _allowed(call):
@@ -221,7 +112,7 @@ def rows(call: DirectCall, obs: Observation, *, quick: bool = False) -> list[lis
     check, timeout = _check(call)
     call.part(SettleState).quick = quick
     if quick:
-        return [["eval", _QUICK % (check, OUTCOME_JS, PENDING)]]
+        return [["eval", QUICK_JS % (check, OUTCOME_JS, PENDING)]]
     return [["wait", "--fn", check, "--timeout", timeout], ["eval", OUTCOME_JS]]
 
 
@@ -242,25 +133,24 @@ def _check(call: DirectCall) -> tuple[str, str]:
         "hold": HOLD_MS if _holds(call) else 0,
     }
     state.waiting = True
-    return _CHECK % (json.dumps(cfg), _ARM), str(budget + BACKSTOP_MS)
+    return settle_scripts.check_script(cfg), str(budget + BACKSTOP_MS)
 
 
 def _allowed(call: DirectCall) -> bool:
-    """A session, a budget, and no engine confirmation policy that could turn the page
-    script into a prompt of its own (`confirm_gate`)."""
-    return budget_ms(call) > 0 and call.key is not None and not confirmation_gated(call)
+    return budget_ms(call) > 0 and settle_scripts.allowed(call)
 
 
 def _may_navigate(call: DirectCall) -> bool:
-    """The taxonomy's may-navigate and history commands (and batches that reached one)."""
+    """The taxonomy's may-navigate and history commands (and batches that reached one: a
+    batch run step by step settled its earlier steps as it went, `step_settle`, so only its
+    last step is left to settle here)."""
     plan = call.plan
     if plan.is_batch:
-        return any(m is not None and _settles(m.spec) for m in plan.row_matches or ())
-    return plan.match is not None and _settles(plan.match.spec)
-
-
-def _settles(spec: CommandSpec) -> bool:
-    return spec.page_effect in SETTLING_EFFECTS or spec.navigation_summary
+        matches = [m for m in plan.row_matches or () if m is not None]
+        if call.part(step_settle.StepPages).last_step is not None:
+            matches = matches[-1:]
+        return any(settle_scripts.settles(m.spec) for m in matches)
+    return plan.match is not None and settle_scripts.settles(plan.match.spec)
 
 
 def _holds(call: DirectCall) -> bool:
@@ -302,22 +192,8 @@ def take(call: DirectCall, answered: Sequence[BatchRow]) -> bool:
     except ValueError:
         seen = None
     unread = {"settled": True, "reason": "outcome-unread"}
-    state.outcome = _outcome(seen) if isinstance(seen, Mapping) else unread
+    state.outcome = settle_scripts.outcome(seen) if isinstance(seen, Mapping) else unread
     return True
-
-
-def _outcome(seen: Mapping[str, Any]) -> dict[str, Any]:
-    out: dict[str, Any] = {
-        "navigated": seen.get("navigated") is True,
-        "settled": seen.get("settled") is not False,
-        "reason": str(seen.get("reason") or "unknown"),
-    }
-    waited = seen.get("waitedMs")
-    if isinstance(waited, int | float):
-        out["waitedMs"] = int(waited)
-    if isinstance(seen.get("readyState"), str):
-        out["readyState"] = seen["readyState"]
-    return out
 
 
 def report(call: DirectCall, obs: Observation) -> None:

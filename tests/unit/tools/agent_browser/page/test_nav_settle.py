@@ -14,7 +14,7 @@ from agent_browser_tools.results.observation import Observation
 from agent_browser_tools.settings import DEFAULT_SETTLE_MS, Settings, SettingsError
 from agent_browser_tools.taxonomy import resolve_command
 from agent_browser_tools.tools.agent_browser.call import DirectCall
-from agent_browser_tools.tools.agent_browser.page import nav_settle
+from agent_browser_tools.tools.agent_browser.page import nav_settle, settle_scripts
 from tests.support.fake_calls import fake_call
 
 
@@ -122,7 +122,7 @@ def test_an_arming_row_alone_has_nothing_to_take() -> None:
 
 def test_settling_off_arms_nothing() -> None:
     assert nav_settle.arm_rows(_call("click", "@e1", settle_ms=0)) == []
-    assert nav_settle.arm_rows(_call("click", "@e1")) == [["eval", nav_settle.ARM_JS]]
+    assert nav_settle.arm_rows(_call("click", "@e1")) == [["eval", settle_scripts.ARM_JS]]
 
 
 def _may_navigate_call() -> DirectCall:
@@ -137,7 +137,7 @@ def test_the_quick_check_is_one_page_script_and_its_outcome_needs_no_wait(
 ) -> None:
     """Settled at once (nearly every click): the outcome comes back with the probe batch's
     other page scripts; not yet (or unreadable): the polling wait runs in a batch of its own."""
-    monkeypatch.setattr(nav_settle, "confirmation_gated", lambda call: False)
+    monkeypatch.setattr(settle_scripts, "confirmation_gated", lambda call: False)
     call = _may_navigate_call()
     (quick,) = nav_settle.rows(call, Observation(success=True), quick=True)
     assert quick[0] == "eval" and "__abtSettle" in quick[1]
@@ -147,8 +147,8 @@ def test_the_quick_check_is_one_page_script_and_its_outcome_needs_no_wait(
     assert nav_settle.take(call, settled)
     seen = call.part(nav_settle.SettleState).outcome
     assert seen is not None and seen["reason"] == "no-navigation"
-    for answer in (_rows({"result": nav_settle.PENDING}), _rows(None, ok=False), []):
+    for answer in (_rows({"result": settle_scripts.PENDING}), _rows(None, ok=False), []):
         assert nav_settle.pending(call, answer)
     wait, outcome = nav_settle.rows(call, Observation(success=True))
-    assert wait[:2] == ["wait", "--fn"] and outcome == ["eval", nav_settle.OUTCOME_JS]
+    assert wait[:2] == ["wait", "--fn"] and outcome == ["eval", settle_scripts.OUTCOME_JS]
     assert not nav_settle.pending(call, _rows({"waited": "function"}, {"result": page}))
