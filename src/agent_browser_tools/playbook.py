@@ -124,6 +124,9 @@ FULL_GUIDANCE = """# Browser tools: full guidance
   page did not touch act again without one; so does a ref whose element reads as before again.
 - In a batch, a step that can replace the page (open, click, press, eval, tab ...) blocks later
   ref steps until a `snapshot` step; fills and same-snapshot checkbox/radio/select steps do not.
+  A step that moves the page (a submit) is followed by a wait for the new page, so the next
+  step reads it; when a later step fails, the result says which steps took effect: do not
+  repeat them.
 - `snapshot --compact` for a denser tree; full `snapshot` only when you need everything.
 - Dense pages: `snapshot -i --search TEXT` (any case, part of a name or line; names equal to
   TEXT come first), `--search-exact NAME` (whole accessible name only, for names that are
