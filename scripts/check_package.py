@@ -6,11 +6,13 @@ wheel from a fresh venv.
     python scripts/check_package.py --keep DIR # leave the built files in DIR
 
 Why: what users install is the wheel, not this checkout. Checked here: `python -m build`
-succeeds; `twine check --strict` passes (the README renders as the index page); the wheel
-carries LICENSE, the SPDX `License-Expression`, this package's version and the data files the
-server reads at run time; and the wheel, installed alone into a fresh venv (its dependencies
-borrowed from this environment through a `.pth` line, so nothing is downloaded), answers
-`--version` and an MCP handshake with its console script.
+succeeds (on a temporary copy of the source tree: setuptools writes `build/` and
+`src/*.egg-info` next to the sources it builds, and this checkout must stay clean); `twine
+check --strict` passes (the README renders as the index page); the wheel carries LICENSE, the
+SPDX `License-Expression`, this package's version and the data files the server reads at run
+time; and the wheel, installed alone into a fresh venv (its dependencies borrowed from this
+environment through a `.pth` line, so nothing is downloaded), answers `--version` and an MCP
+handshake with its console script.
 """
 
 from __future__ import annotations
@@ -54,6 +56,21 @@ HANDSHAKE = [
 ]
 
 IMPORTED_FROM = "import agent_browser_tools as m; print(m.__file__)"
+NOT_COPIED = (
+    ".git",
+    ".venv",
+    "build",
+    "dist",
+    "*.egg-info",
+    "__pycache__",
+    ".mypy_cache",
+    ".ruff_cache",
+    ".pytest_cache",
+    ".hypothesis",
+    "node_modules",
+)
+"""What the build's copy of the source tree leaves out: VCS data, environments, build output
+and caches (none of it is in the sdist)."""
 
 
 class PackageProblem(Exception):
@@ -82,9 +99,12 @@ def _run(
     return done
 
 
-def build(out: Path) -> Path:
-    """Build the sdist and the wheel into `out`; `twine check` both; return the wheel."""
-    _run([sys.executable, "-m", "build", "--outdir", str(out), str(ROOT)])
+def build(out: Path, work: Path) -> Path:
+    """Build the sdist and the wheel into `out` from a copy of the source tree made in
+    `work`; `twine check` both; return the wheel."""
+    tree = work / "source"
+    shutil.copytree(ROOT, tree, ignore=shutil.ignore_patterns(*NOT_COPIED), symlinks=True)
+    _run([sys.executable, "-m", "build", "--outdir", str(out), str(tree)])
     built = sorted(out.iterdir())
     _run([sys.executable, "-m", "twine", "check", "--strict", *map(str, built)])
     wheels = [path for path in built if path.suffix == ".whl"]
@@ -164,7 +184,7 @@ def main() -> int:
     work = Path(tempfile.mkdtemp(prefix="abt-package-"))
     out = args.keep or work / "dist"
     try:
-        wheel = build(out)
+        wheel = build(out, work)
         check_wheel(wheel)
         check_installed(fresh_venv(wheel, work), work)
     except PackageProblem as exc:

@@ -39,6 +39,14 @@ DEFAULT_SETTLE_MS = 2_000
 `tools/agent_browser/page/nav_settle.py`."""
 STDOUT_MEMORY_LIMIT_BYTES = 512 * 1024
 """Engine stdout beyond this goes to a private temp file instead of memory."""
+IMAGE_RESPONSES_ENV = ENV_PREFIX + "IMAGE_RESPONSES"
+IMAGE_RESPONSES_KEY = "[tools] image_responses"
+IMAGE_RESPONSE_MODES = ("include", "omit")
+"""Whether results carry screenshots as inline image content: `include` (the contract's
+default) or `omit` (the text still names the saved file and its verification), like
+playwright-mcp's `--image-responses`. An operator setting (`serve --image-responses`, the
+config key, the env variable) and never a tool input: the images are what the operator's
+client and model pay for."""
 
 
 class SettingsError(ValueError):
@@ -146,6 +154,34 @@ class Settings:
             execution_dir=Path(str(cwd_value)).expanduser() if cwd_value else None,
             layers=tuple(layers),
         )
+
+
+def image_responses(settings: Settings) -> str:
+    """`include` or `omit`. The env variable wins over `[tools] image_responses` (where the
+    `serve` flag lands as a config layer), as for the other operator settings."""
+    raw: Any = settings.env.get(IMAGE_RESPONSES_ENV)
+    source = IMAGE_RESPONSES_ENV
+    if raw is None or not raw.strip():
+        section = settings.merged_config.get("tools", {})
+        if not isinstance(section, Mapping):
+            raise SettingsError("config [tools] must be a table; fix or remove it.")
+        raw, source = section.get("image_responses"), f"config {IMAGE_RESPONSES_KEY}"
+    if raw is None:
+        return IMAGE_RESPONSE_MODES[0]
+    if not isinstance(raw, str) or raw.strip().lower() not in IMAGE_RESPONSE_MODES:
+        raise SettingsError(
+            f"{source} = {raw!r} must be include (screenshots inline, the default) or omit "
+            "(results name the saved file, no image); fix or unset it."
+        )
+    return raw.strip().lower()
+
+
+def inline_image_limit(settings: Settings) -> int:
+    """The largest screenshot a result carries inline; -1 (none at all) when images are
+    omitted."""
+    if image_responses(settings) == "omit":
+        return -1
+    return settings.inline_image_max_bytes
 
 
 def _int_knob(env: Mapping[str, str], name: str, default: int, *, zero: bool = False) -> int:

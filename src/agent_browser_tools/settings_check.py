@@ -12,12 +12,13 @@ from collections.abc import Iterable
 from agent_browser_tools.engine.isolation import shared_session_names
 from agent_browser_tools.launch_options import operator_launch_env
 from agent_browser_tools.planning.policy import ModelPolicy
-from agent_browser_tools.settings import Settings
+from agent_browser_tools.settings import Settings, image_responses
 
 
 def check_settings(settings: Settings, *, shared_sessions: Iterable[str] = ()) -> None:
-    """Raise `SettingsError` (with the fix) now for operator launch, policy or isolation
-    settings every conversation would refuse later."""
+    """Raise `SettingsError` (with the fix) now for operator launch, policy, isolation or
+    result settings every conversation would refuse later."""
     ModelPolicy.from_settings(settings)
+    image_responses(settings)
     operator_launch_env(settings)
     shared_session_names(settings, shared_sessions)

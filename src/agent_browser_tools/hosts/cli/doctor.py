@@ -45,7 +45,7 @@ from agent_browser_tools.launch_options import browser_section, operator_launch_
 from agent_browser_tools.planning.file_config import describe_access
 from agent_browser_tools.planning.policy import ModelPolicy
 from agent_browser_tools.private_fs import dir_mode, ensure_private_dir
-from agent_browser_tools.settings import Settings, SettingsError, config_paths
+from agent_browser_tools.settings import Settings, SettingsError, config_paths, image_responses
 from agent_browser_tools.state.writable import STATE_DIR_FIX, state_dir_problem
 
 BROWSER_REMEDY = (
@@ -140,6 +140,7 @@ def _policy_check(settings: Settings) -> Check:
         policy = ModelPolicy.from_settings(settings)
         operator_launch_env(settings)
         launch = sorted(browser_section(settings))
+        images = image_responses(settings)
     except SettingsError as exc:
         return Check("policy", False, str(exc), "fix the named setting or flag")
     parts = [
@@ -147,6 +148,7 @@ def _policy_check(settings: Settings) -> Check:
         + (f" (set: {', '.join(launch)})" if launch else " (engine defaults)"),
         "model may also pass: " + (", ".join(sorted(policy.allowed_flags)) or "nothing more"),
         f"timeoutMs <= {policy.max_timeout_ms} ms",
+        f"screenshot images in results: {images}",
     ]
     return Check("policy", True, "; ".join(parts), warn=bool(policy.allowed_flags))
 

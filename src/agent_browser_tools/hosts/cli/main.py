@@ -25,6 +25,7 @@ from agent_browser_tools.hosts.cli.version import VersionAction
 from agent_browser_tools.hosts.mcp.operator_flags import (
     add_access_flags,
     add_file_page_flag,
+    add_image_flag,
     add_operator_flags,
     operator_layer,
 )
@@ -81,6 +82,7 @@ def _add_serve(sub: Any) -> None:
     )
     add_access_flags(serve)
     add_file_page_flag(serve)
+    add_image_flag(serve)
     add_operator_flags(serve)
 
 

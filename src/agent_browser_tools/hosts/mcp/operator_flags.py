@@ -1,9 +1,9 @@
 """`serve` flags for the operator's browser and model policy, as one more config layer.
 
 Every launch option of `launch_options.LAUNCH_OPTIONS` is a flag here, plus `--viewport`,
-`--isolated`, `--allow-model-flag` and `--max-timeout-ms`; the flags given become a config
-layer above the config files (`Settings.with_layer`), so a flag and its config key can never
-mean different things.
+`--isolated`, `--allow-model-flag`, `--max-timeout-ms`, `--allow-file-pages` and
+`--image-responses`; the flags given become a config layer above the config files
+(`Settings.with_layer`), so a flag and its config key can never mean different things.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ import argparse
 from typing import Any
 
 from agent_browser_tools.launch_options import ISOLATED_HELP, LAUNCH_OPTIONS, VIEWPORT_HELP
+from agent_browser_tools.settings import IMAGE_RESPONSE_MODES, IMAGE_RESPONSES_ENV
 
 
 def add_operator_flags(parser: argparse.ArgumentParser) -> None:
@@ -87,6 +88,20 @@ def add_file_page_flag(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_image_flag(parser: argparse.ArgumentParser) -> None:
+    """`--image-responses` becomes `[tools] image_responses` in the flags layer (like
+    playwright-mcp's option of that name); a value outside the modes stops the start."""
+    parser.add_argument(
+        "--image-responses",
+        dest="tools_image_responses",
+        choices=IMAGE_RESPONSE_MODES,
+        metavar="MODE",
+        help="screenshots in results: include (default) sends the image inline besides the "
+        "saved file's path; omit sends no image content, only the text naming the file (or "
+        f"env {IMAGE_RESPONSES_ENV}, config [tools] image_responses)",
+    )
+
+
 def operator_layer(args: argparse.Namespace) -> dict[str, Any]:
     """The config layer the operator's flags make (`{}` when none were given)."""
     layer: dict[str, dict[str, Any]] = {}
@@ -94,6 +109,6 @@ def operator_layer(args: argparse.Namespace) -> dict[str, Any]:
         if value is None or value is False or value == []:
             continue
         section, _, key = name.partition("_")
-        if section in ("browser", "policy", "files") and key:
+        if section in ("browser", "policy", "files", "tools") and key:
             layer.setdefault(section, {})[key] = value
     return layer

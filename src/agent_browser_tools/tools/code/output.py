@@ -3,7 +3,9 @@
 Images: only handles this cell's `browser()` calls returned can be selected (the host checks
 that); here each one is rechecked on disk (regular file, same size and mtime as when it was
 returned), must be an inline image type within the per-image bound
-(`settings.inline_image_max_bytes`), and all of them together within `MAX_IMAGE_BYTES`.
+(`settings.inline_image_max_bytes`), and all of them together within `MAX_IMAGE_BYTES`. When
+the operator omits image responses (`settings.image_responses`) the same checks run and the
+selection names the files but carries no image blocks.
 
 `outputPath`: the result data is written atomically (temp file + rename, mode 0600), objects
 as pretty JSON with a trailing newline and strings as-is, relative to the execution dir, a
@@ -45,6 +47,8 @@ class ImageSelection:
     rows: list[dict[str, Any]] = field(default_factory=list)
     error: str | None = None
     category: FailureCategory | None = None
+    omitted: bool = False
+    """The images were checked but not attached: the operator omits image responses."""
 
 
 def _check_image(handle: ImageHandle, per_image_max: int) -> tuple[str | None, str, bool]:

@@ -25,6 +25,7 @@ from agent_browser_tools.results.observation import Observation
 from agent_browser_tools.results.tool_result import ToolResult
 from agent_browser_tools.runtime import Runtime
 from agent_browser_tools.sandbox.bridge import BridgeOutcome, JsError
+from agent_browser_tools.settings import image_responses
 from agent_browser_tools.tools.code.cell import STEP_ROWS, CodeCellHost
 from agent_browser_tools.tools.code.output import ImageSelection, load_images, write_output
 
@@ -42,7 +43,12 @@ def script_error_text(error: JsError | None) -> str:
 
 
 def load_selected(rt: Runtime, host: CodeCellHost) -> ImageSelection:
-    return load_images(host.selected_handles(), rt.settings.inline_image_max_bytes)
+    """The cell's selected images, checked; with image responses omitted (an operator
+    setting) the result names them but attaches none."""
+    selection = load_images(host.selected_handles(), rt.settings.inline_image_max_bytes)
+    if selection.error is None and image_responses(rt.settings) == "omit":
+        selection.blocks, selection.omitted = [], True
+    return selection
 
 
 def save_output(rt: Runtime, raw: str, obs: Observation, host: CodeCellHost) -> dict[str, Any]:
@@ -132,7 +138,10 @@ def _tail(
     lines = _failure_lines(host)
     if images is not None and images.rows:
         names = ", ".join(str(row["path"]) for row in images.rows)
-        lines.append(f"Images attached: {len(images.rows)} ({names}).")
+        if images.omitted:
+            lines.append(f"Images not attached (this server omits images): {names}.")
+        else:
+            lines.append(f"Images attached: {len(images.rows)} ({names}).")
     if output_file is not None and output_file.get("status") == "saved":
         lines.append(f"Output file: {output_file['absolutePath']} ({output_file['bytes']} bytes)")
     elif output_file is not None and output_file.get("status") == "skipped":

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -143,3 +144,32 @@ async def test_inline_image_bound_applies(shots: list[Path], tmp_path: Path) -> 
     result = await cell(rt, code)
     assert result.details["failureCategory"] == "validation-error"
     assert "inline image limit" in result.details["error"]
+
+
+async def test_with_images_omitted_the_cell_names_them_but_attaches_none(
+    shots: list[Path], tmp_path: Path
+) -> None:
+    """The operator's `--image-responses omit`: the selection is checked as always, and the
+    result says the image was not attached instead of carrying it."""
+    settings = Settings(
+        env={"HOME": str(tmp_path), "AGENT_BROWSER_TOOLS_IMAGE_RESPONSES": "omit"},
+        state_dir=tmp_path / "state",
+    )
+    rt = Runtime(settings, conversation_id="conv-omit", cwd=tmp_path)
+    code = """
+      const shot = await browser({ args: ['screenshot', 'shot0.png'] });
+      emitImage(shot.imageObservations[0]);
+    """
+    result = await cell(rt, code)
+    assert not result.is_error, result.text
+    assert result.images == () and not any(isinstance(b, ImageBlock) for b in result.content)
+    assert f"Images not attached (this server omits images): {shots[0]}." in result.text
+    assert "Images attached" not in result.text
+    assert result.details["images"][0]["path"] == str(shots[0])
+    # The same checks as when images are sent: omitting them changes no verdict.
+    capped = Runtime(
+        replace(settings, inline_image_max_bytes=10), conversation_id="c2", cwd=tmp_path
+    )
+    over = await cell(capped, code)
+    assert over.details["failureCategory"] == "validation-error"
+    assert "inline image limit" in over.details["error"]

@@ -22,6 +22,7 @@ def test_default_policy_is_stated(tmp_path: Path) -> None:
     assert check.ok and not check.warn
     assert "engine defaults" in check.message and "nothing more" in check.message
     assert "timeoutMs <= 600000 ms" in check.message
+    assert "screenshot images in results: include" in check.message
 
 
 def test_widened_policy_is_a_note(tmp_path: Path) -> None:
@@ -39,3 +40,10 @@ def test_widened_policy_is_a_note(tmp_path: Path) -> None:
 def test_unusable_policy_fails_with_the_fix(tmp_path: Path) -> None:
     check = _policy_check(_settings(tmp_path, '[browser]\nviewport = "wide"\n'))
     assert not check.ok and "1280x720" in check.message
+
+
+def test_the_image_responses_choice_is_stated_and_checked(tmp_path: Path) -> None:
+    omitted = _policy_check(_settings(tmp_path, '[tools]\nimage_responses = "omit"\n'))
+    assert omitted.ok and "screenshot images in results: omit" in omitted.message
+    bad = _policy_check(_settings(tmp_path, AGENT_BROWSER_TOOLS_IMAGE_RESPONSES="never"))
+    assert not bad.ok and "must be include" in bad.message

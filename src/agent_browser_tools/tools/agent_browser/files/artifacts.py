@@ -22,6 +22,7 @@ from agent_browser_tools.results.media import image_dimensions
 from agent_browser_tools.results.observation import Observation
 from agent_browser_tools.results.output_file import resolve_output_path
 from agent_browser_tools.results.tool_result import ImageBlock
+from agent_browser_tools.settings import inline_image_limit
 from agent_browser_tools.taxonomy import ArtifactKind
 from agent_browser_tools.tools.agent_browser.call import DirectCall, Spawned
 from agent_browser_tools.tools.agent_browser.confirm.confirm_gate import confirmation_gated
@@ -165,7 +166,8 @@ async def collect(call: DirectCall, obs: Observation, spawned: Spawned) -> list[
     samples = call.part(GeometrySamples).samples
     if samples and obs.success:
         samples.append(await geometry.sample(call))
-    inline_max = call.rt.settings.inline_image_max_bytes if call.hooks.model_visible else -1
+    # -1: nothing inline (a call the model does not see, or the operator omits images).
+    inline_max = inline_image_limit(call.rt.settings) if call.hooks.model_visible else -1
     return attach(call.plan, obs, entries, inline_max, samples=tuple(samples))
 
 
