@@ -89,8 +89,13 @@ async def bare_engine(
     return stdout
 
 
-async def tool_call(tools: BrowserTools, args: list[str]) -> dict[str, Any]:
-    result = await tools.call(TOOL, {"args": args})
+async def tool_call(
+    tools: BrowserTools, args: list[str], stdin: str | None = None
+) -> dict[str, Any]:
+    params: dict[str, Any] = {"args": args}
+    if stdin is not None:
+        params["stdin"] = stdin
+    result = await tools.call(TOOL, params)
     if result.is_error:
         raise BenchError(f"{TOOL} {args} failed: {result.text[:500]}")
     return result.details
@@ -352,7 +357,9 @@ async def _helper_batch_times(
     return (await measure({"helpers": replay}, iterations, 3))["helpers"]
 
 
-async def spawned(tools: BrowserTools, args: list[str]) -> list[tuple[list[str], str | None]]:
+async def spawned(
+    tools: BrowserTools, args: list[str], stdin: str | None = None
+) -> list[tuple[list[str], str | None]]:
     """The engine processes one tool call spawns (argv and stdin, at `Runtime.spawn`)."""
     rt = tools.runtime
     spawn = rt.spawn
@@ -364,15 +371,15 @@ async def spawned(tools: BrowserTools, args: list[str]) -> list[tuple[list[str],
 
     rt.spawn = recording  # type: ignore[method-assign]
     try:
-        await tool_call(tools, args)
+        await tool_call(tools, args, stdin)
     finally:
         rt.spawn = spawn  # type: ignore[method-assign]
     return sent
 
 
-async def engine_calls(tools: BrowserTools, args: list[str]) -> int:
+async def engine_calls(tools: BrowserTools, args: list[str], stdin: str | None = None) -> int:
     """How many engine processes one tool call spawns."""
-    return len(await spawned(tools, args))
+    return len(await spawned(tools, args, stdin))
 
 
 async def _close_all(tools: BrowserTools, root: Path) -> None:

@@ -8,6 +8,12 @@ site's settle home page, then, interleaved so drift hits both alike, it clicks t
 settle rows after it, the behaviour before item 6) and on (the default budget), and prints
 the medians, the paired difference and what `details.navigationSettle` said.
 
+It then times a batch of four same-page "Count" clicks and a `get text` (issue 33: a batch
+step that may navigate is settled before the next step runs, `batches/step_settle.py`) with
+settling off and on, beside the same rows sent to the bare engine as one `batch` (the
+engine's argv, as the wrapper ran it), and prints how many engine processes each tool
+batch started.
+
 For scale it also times one navigating click each way (a form POST answered 303 after 400 ms,
 to a cart page answered after 400 ms that builds its Checkout link after `load`), and whether
 the `snapshot -i` right after it already lists that link.
@@ -24,6 +30,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import json
 import statistics
 import sys
 import time
@@ -43,7 +50,12 @@ from tests.support.real_engine import close_socket_dir  # noqa: E402
 from agent_browser_tools import BrowserTools  # noqa: E402
 
 sys.path.insert(0, str(REPO / "benchmarks"))
-from engine_overhead import measure  # noqa: E402  (the same interleaved timing loop)
+from engine_overhead import (  # noqa: E402  (the same interleaved timing loop)
+    bare_engine,
+    engine_calls,
+    measure,
+    spawned,
+)
 
 TOOL = "agent_browser"
 
@@ -87,6 +99,7 @@ async def run(iterations: int, warmup: int, root: Path) -> None:
         timings = await measure(
             {"off": clicker(off, "off"), "on": clicker(on, "on")}, iterations, warmup
         )
+        batch = await _batches(tools, count, on, off, iterations, warmup)
         navigating = {
             name: await _navigating(tools, server, settings)
             for name, settings in (("off", off), ("on", on))
@@ -98,6 +111,52 @@ async def run(iterations: int, warmup: int, root: Path) -> None:
         close_socket_dir(rt.engine.path, rt.child_env, root / "sock")
         server.close()
     _print(timings, seen, navigating, iterations, warmup, on.settle_ms)
+    _print_batches(*batch)
+
+
+async def _batches(
+    tools: BrowserTools, count: str, on: Any, off: Any, iterations: int, warmup: int
+) -> tuple[dict[str, list[float]], dict[str, int]]:
+    """Four same-page clicks and a read in one batch: settle off, on, and the bare engine."""
+    rt = tools.runtime
+    rows = [["click", count]] * 4 + [["get", "text", "#clicks"]]
+    stdin = json.dumps(rows)
+
+    def batcher(settings: Any) -> Callable[[], Awaitable[None]]:
+        async def run_batch() -> None:
+            rt.settings = settings
+            result = await tools.call(TOOL, {"args": ["batch"], "stdin": stdin})
+            if result.is_error:
+                raise BenchError(f"batch failed: {result.text[:500]}")
+
+        return run_batch
+
+    rt.settings = on
+    sent = await spawned(tools, ["get", "url"])
+    bare_argv = [*sent[0][0][: sent[0][0].index("get")], "batch"]
+
+    async def bare() -> None:
+        await bare_engine(str(rt.engine.path), bare_argv, rt.child_env, stdin)
+
+    timings = await measure(
+        {"bare": bare, "off": batcher(off), "on": batcher(on)}, iterations, warmup
+    )
+    processes: dict[str, int] = {}
+    for name, settings in (("off", off), ("on", on)):
+        rt.settings = settings
+        processes[name] = await engine_calls(tools, ["batch"], stdin)
+    rt.settings = on
+    return timings, processes
+
+
+def _print_batches(timings: dict[str, list[float]], processes: dict[str, int]) -> None:
+    bare, off, on = (statistics.median(timings[k]) for k in ("bare", "off", "on"))
+    print("batch of 4 same-page clicks + get text:")
+    print(f"  bare engine (one batch call):  {bare:7.2f} ms median")
+    print(f"  tool, settle off:              {off:7.2f} ms median ({processes['off']} processes)")
+    print(f"  tool, settle on:               {on:7.2f} ms median ({processes['on']} processes)")
+    paired = statistics.median(b - a for a, b in zip(timings["off"], timings["on"], strict=True))
+    print(f"  cost of settling the batch's steps: {paired:+.2f} ms (paired median)")
 
 
 async def _navigating(tools: BrowserTools, server: Any, settings: Any) -> tuple[float, bool]:
