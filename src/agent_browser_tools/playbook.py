@@ -255,10 +255,12 @@ FULL_GUIDANCE = """# Browser tools: full guidance
 
 
 def command_reference() -> str:
-    """The native command list, generated from the taxonomy so it cannot drift."""
+    """The native command list, generated from the taxonomy so it cannot drift: each command
+    with its operands as a refused call's usage spells them (`<required>`, `[optional]`)."""
     lines = ["# agent-browser command reference (generated from the command table)", ""]
     for spec in taxonomy.all_commands():
         if spec.synthetic or not spec.cli_available:
             continue
-        lines.append(f"- `{spec.name}`: {spec.summary}")
+        operands = "".join(f" {name}" for name in spec.operand_names)
+        lines.append(f"- `{spec.name}`{operands}: {spec.summary}")
     return "\n".join(lines) + "\n"

@@ -5,7 +5,9 @@ silently act on a *different* element. A ref keeps its id while its element does
 so a ref from any earlier snapshot of the page is as good as one from the latest; the guard
 blocks a command whose ref the page's snapshots retired (its element gone, or showing
 something else: `element-gone`, `element-changed`), that no snapshot of this page showed, or
-whose refs were invalidated (navigation, a new browser).
+whose refs were invalidated (navigation, a new browser). A ref above every id the wrapper has
+shown in this conversation (`ConversationState.ref_high`) was never issued at all: that is a
+wrong argument (`unknown-ref`, refused as a validation error), not a ref gone stale.
 
 Batches are scanned in order: a step that can swap the page sets a latch that blocks later
 ref-using steps until a `snapshot` step, except same-snapshot form-control steps (ticking a
@@ -39,6 +41,7 @@ StaleReason = Literal[
     "engine-unknown-ref",
     "engine-element-not-found",
     "browser-closed",
+    "unknown-ref",
 ]
 """Why a ref was refused, as a stable code agents and tests can branch on (`staleRef.reason`)."""
 
@@ -72,6 +75,32 @@ def ref_ids(match: CommandMatch) -> tuple[str, ...]:
         if hit:
             found.append(hit.group(1))
     return tuple(found)
+
+
+def issued_high(ref_high: int, entry: SessionPageState) -> int:
+    """The highest ref id shown in this conversation: the state's counter, and the session's
+    own recorded ids in case a journal predates the counter."""
+    snapshot = entry.ref_snapshot
+    known = [*snapshot.refs, *snapshot.retired] if snapshot is not None else []
+    numbers = [int(ref[1:]) for ref in known if ref[1:].isdigit()]
+    return max([ref_high, *numbers])
+
+
+def never_issued(ids: Sequence[str], high: int) -> tuple[StaleReason, str] | None:
+    """`unknown-ref` for refs above every id shown in this conversation (`high`), else None."""
+    unknown = [i for i in ids if int(i[1:]) > high]
+    if not unknown:
+        return None
+    shown = ", ".join("@" + i for i in unknown)
+    if high == 0:
+        return "unknown-ref", (
+            f"{shown} was never issued: no snapshot in this conversation has shown refs yet. "
+            "Run `snapshot -i` first and use a ref from it."
+        )
+    return "unknown-ref", (
+        f"{shown} was never issued by a snapshot in this conversation (the highest ref shown "
+        f"so far is @e{high}); run `snapshot -i` and use a ref from it."
+    )
 
 
 def _check_against_state(
@@ -117,15 +146,19 @@ def _latch_exempt(match: CommandMatch, ids: Sequence[str], refs: Mapping[str, Re
     return all((refs.get(i) or RefInfo()).role in roles for i in ids)
 
 
-def guard_direct(match: CommandMatch | None, entry: SessionPageState) -> StaleRef | None:
-    """Check one direct command."""
+def guard_direct(
+    match: CommandMatch | None, entry: SessionPageState, *, ref_high: int | None = None
+) -> StaleRef | None:
+    """Check one direct command. `ref_high` is the conversation's highest shown ref id
+    (`ConversationState.ref_high`); None leaves the never-issued check out."""
     if match is None:
         return None
     # Reads too: a read of another element is a wrong answer, not a harmless one.
     ids = ref_ids(match)
     if not ids:
         return None
-    found = _check_against_state(ids, entry)
+    unknown = None if ref_high is None else never_issued(ids, issued_high(ref_high, entry))
+    found = unknown or _check_against_state(ids, entry)
     if found is None:
         return None
     code, reason = found
@@ -133,9 +166,15 @@ def guard_direct(match: CommandMatch | None, entry: SessionPageState) -> StaleRe
 
 
 def guard_batch(
-    rows: Sequence[Sequence[str]], entry: SessionPageState, *, latch: bool = True
+    rows: Sequence[Sequence[str]],
+    entry: SessionPageState,
+    *,
+    ref_high: int | None = None,
+    latch: bool = True,
 ) -> StaleRef | None:
-    """Scan batch rows in order with the invalidation latch; first blocked row wins.
+    """Scan batch rows in order with the invalidation latch; first blocked row wins. A row
+    before any in-batch snapshot whose ref was never issued (above `ref_high`) is refused as
+    `unknown-ref`, ahead of the latch.
 
     `latch=False` when the caller re-reads refs where they run (a later step after a
     page-changing step is then verified at that point instead of refused here); after an
@@ -144,6 +183,7 @@ def guard_batch(
     latched: str | None = None
     fresh_snapshot = False
     refs: Mapping[str, RefInfo] = entry.ref_snapshot.refs if entry.ref_snapshot else {}
+    high = None if ref_high is None else issued_high(ref_high, entry)
     for index, row in enumerate(rows, start=1):
         if not row:
             continue
@@ -158,17 +198,14 @@ def guard_batch(
             latched, fresh_snapshot, refs = None, True, {}
             continue
         ids = ref_ids(match)
+        unknown = None
+        if ids and high is not None and not fresh_snapshot:
+            unknown = never_issued(ids, high)
+        if unknown is not None:
+            reason = f"step {index}: {unknown[1]}"
+            return StaleRef(refs=ids, reason=reason, step=index, code=unknown[0])
         if ids and latched is not None:
-            return StaleRef(
-                refs=ids,
-                reason=(
-                    f"step {index} uses {', '.join('@' + i for i in ids)} after step {latched} "
-                    "may have replaced the page; put a `snapshot -i` step before it or split "
-                    "the batch."
-                ),
-                step=index,
-                code="batch-latch",
-            )
+            return _latch_refusal(index, ids, latched)
         if ids and not fresh_snapshot:
             found = _check_against_state(ids, entry)
             if found is not None:
@@ -184,6 +221,14 @@ def guard_batch(
         if not verifiable and match.sets_batch_latch and not _latch_exempt(match, ids, refs):
             latched = f"{index} (`{match.spec.name}`)"
     return None
+
+
+def _latch_refusal(index: int, ids: tuple[str, ...], latched: str) -> StaleRef:
+    reason = (
+        f"step {index} uses {', '.join('@' + i for i in ids)} after step {latched} may have "
+        "replaced the page; put a `snapshot -i` step before it or split the batch."
+    )
+    return StaleRef(refs=ids, reason=reason, step=index, code="batch-latch")
 
 
 def describe_ref(info: RefInfo) -> str:

@@ -241,6 +241,9 @@ class CommandSpec:
     min_operands: int = 0
     max_operands: int | None = 0
     """None: variadic."""
+    operand_names: tuple[str, ...] = ()
+    """The operands as usage spells them (`<selector>`, `[url]`, `<value...>`): the source of
+    `min_operands`/`max_operands` (`taxonomy.usage`)."""
     flags: tuple[LocalFlag, ...] = ()
     sensitive_operands: tuple[int, ...] = ()
     """Operands that are secrets (cookie/storage values, credentials, header JSON)."""

@@ -77,3 +77,32 @@ def test_the_command_list_it_names_is_the_resource_the_server_serves() -> None:
     from agent_browser_tools.planning.known_surface import COMMAND_LIST
 
     assert COMMAND_LIST == COMMANDS_URI
+
+
+def test_an_unknown_command_always_names_the_nearest_commands_and_the_list() -> None:
+    message = _refusal(["frobnicate"])
+    assert message.startswith("`frobnicate` is not a command in agent-browser ")
+    nearest = message.partition("Nearest commands: ")[2].partition(".")[0].split(", ")
+    assert len(nearest) == 3 and all(n.startswith("`") for n in nearest), message
+    assert message.endswith(
+        'Every command: ["--help"], or the agent-browser-tools://commands resource.'
+    )
+
+
+def test_a_group_without_a_known_subcommand_lists_its_subcommands() -> None:
+    bare = _refusal(["get"])
+    assert bare.startswith("`get` needs a subcommand in agent-browser ")
+    assert "`get text`" in bare and "`get title`" in bare and '["get", "--help"]' in bare
+    typo = _refusal(["get", "titel"])
+    assert "`get titel` is not a command" in typo and "Did you mean `get title`?" in typo
+    assert "agent-browser-tools://commands" in typo
+    nested = _refusal(["network", "har"])
+    assert "`network har start`, `network har stop`" in nested
+
+
+def test_before_the_engine_is_known_no_single_release_is_named() -> None:
+    with pytest.raises(ArgvRejected) as caught:
+        check_known(_checked(["frobnicate"]), local_flags=False, every_release=True)
+    assert "not a command in any supported agent-browser release (0.39.4, 0.41.2)" in str(
+        caught.value
+    )

@@ -406,7 +406,7 @@ def test_the_model_catches_a_guard_that_lets_everything_through(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """The property can fail: with the guards disabled the model reports the stale ref."""
-    monkeypatch.setattr(guards, "guard_direct", lambda match, entry: None)
+    monkeypatch.setattr(guards, "guard_direct", lambda match, entry, **_: None)
     with pytest.raises(StaleRefReachedEngine):
         run_actions([Navigate(_A), Snapshot(("button",)), Navigate(_B), UseRef("click", 1, "@")])
 

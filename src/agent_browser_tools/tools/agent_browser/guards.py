@@ -59,23 +59,28 @@ def refusal(plan: ExecutionPlan, state: ConversationState) -> Observation | None
     # A stdin batch is split where a ref follows a page-changing step and re-read there
     # (`segments`), so the static latch is only needed for args batches.
     latch = batch is not None and (batch.source != "stdin" or entry.ref_snapshot is None)
-    stale = guard_batch(batch.rows, entry, latch=latch) if batch else None
+    high = state.ref_high
+    stale = guard_batch(batch.rows, entry, ref_high=high, latch=latch) if batch else None
     if stale is None and not plan.is_batch:
-        stale = guard_direct(plan.match, entry)
+        stale = guard_direct(plan.match, entry, ref_high=high)
     if stale is not None:
         return stale_refusal(plan, stale)
     return editable_guard.refusal(plan, entry)
 
 
 def stale_refusal(plan: ExecutionPlan, stale: StaleRef) -> Observation:
-    """The `stale-ref` failure for a refused ref, with the refresh next action."""
+    """The `stale-ref` failure for a refused ref, with the refresh next action; a ref never
+    issued in this conversation is a wrong argument (`validation-error`, `unknown-ref`)."""
     prefix = na.session_prefix(plan.session.key, not plan.session.used_implicit_session)
-    obs = Observation(
-        success=False,
-        failure_category=FailureCategory.STALE_REF,
-        error=f"Stale ref blocked before dispatch: {stale.reason} Run `snapshot -i` and use the "
-        "current refs.",
-    )
+    if stale.code == "unknown-ref":
+        category, error = FailureCategory.VALIDATION_ERROR, f"Nothing ran: {stale.reason}"
+    else:
+        category = FailureCategory.STALE_REF
+        error = (
+            f"Stale ref blocked before dispatch: {stale.reason} Run `snapshot -i` and use the "
+            "current refs."
+        )
+    obs = Observation(success=False, failure_category=category, error=error)
     obs.next_actions.append(na.refresh_interactive_refs(prefix))
     obs.extra["staleRef"] = {
         "refs": ["@" + r for r in stale.refs],

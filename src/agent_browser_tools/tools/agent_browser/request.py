@@ -17,6 +17,7 @@ from agent_browser_tools import taxonomy
 from agent_browser_tools.engine.target import SUPPORTED_ENGINE_VERSIONS
 from agent_browser_tools.input_limits import input_problem
 from agent_browser_tools.planning.argv_rules import ArgvRejected
+from agent_browser_tools.planning.arity import check_arity
 from agent_browser_tools.planning.file_policy import confine
 from agent_browser_tools.planning.idle_timeout import check_idle_timeout
 from agent_browser_tools.planning.inputs import AgentBrowserInput, explain_validation_error
@@ -105,9 +106,13 @@ def plan_request(
     if not rt.engine_known:
         # What no supported release knows is refused before even the engine's `--version`.
         with taxonomy.surface(SUPPORTED_ENGINE_VERSIONS[-1]):
-            check_known(_build(rt, inp, nonce).checked, local_flags=False)
+            early = _build(rt, inp, nonce).checked
+            check_known(early, local_flags=False, every_release=True)
+            check_arity(early)
     rt.engine_surface()  # the taxonomy of the engine that will run the call
     plan = _build(rt, inp, nonce)
+    # An unknown command is a wrong argument before it is anything the policy judges.
+    check_known(plan.checked, local_flags=False)
     check_model_policy(plan.checked, rt.policy, grant)
     check_idle_timeout(plan, rt.settings.idle_timeout_ms)
     check_session_names(plan.checked)
@@ -117,6 +122,7 @@ def plan_request(
     # After the file roots: a path in a flag-like position (`upload #f -x /etc/passwd`, a
     # file to the engine) is refused as the path it is.
     check_known(plan.checked)
+    check_arity(plan.checked)
     if confined is inp:
         return plan
     # Relative paths were made absolute for the engine; `details.args` keeps the caller's.

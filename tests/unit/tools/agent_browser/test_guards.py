@@ -9,8 +9,13 @@ from agent_browser_tools.tools.agent_browser.batches import segments
 from agent_browser_tools.tools.agent_browser.guards import refusal
 from tests.support.plans import CLEAN, FORM, managed, named, page, plan
 
-CURRENT = managed(page(FORM, refs_from=FORM))
-"""On the form page with refs from a snapshot of that page."""
+CURRENT = managed(page(FORM, refs_from=FORM)).model_copy(update={"ref_high": 120})
+"""On the form page with refs from a snapshot of that page; refs up to @e120 were shown earlier
+in the conversation (so @e99 is a ref of another page, not one never issued)."""
+FIRST = managed(page(FORM, refs_from=FORM))
+"""The same page, and its snapshot is the only one the conversation has shown."""
+NO_SNAPSHOT = managed(page(FORM, refs_from=None))
+"""On the form page, and no snapshot has shown a ref yet."""
 MOVED = managed(page(CLEAN, refs_from=FORM))
 """Now on the clean page, refs still from the older snapshot of the form page."""
 UNKNOWN = managed(page(None, refs_from=None, target_unknown=True))
@@ -153,3 +158,54 @@ def test_text_mode_alone_does_not_bypass_the_stale_ref_guard() -> None:
     """`--json false` changes the rendering, not the element the click would hit."""
     obs = _refusal(["--json", "false", "click", "@e99"], CURRENT)
     assert obs is not None and obs.failure_category is FailureCategory.STALE_REF
+
+
+def test_a_ref_never_issued_in_the_conversation_is_a_validation_error() -> None:
+    """Above every id shown so far: a wrong argument, not a stale ref."""
+    obs = _refusal(["click", "@e999"], CURRENT)
+    assert obs is not None and obs.failure_category is FailureCategory.VALIDATION_ERROR
+    assert obs.error == (
+        "Nothing ran: @e999 was never issued by a snapshot in this conversation (the highest "
+        "ref shown so far is @e120); run `snapshot -i` and use a ref from it."
+    )
+    assert obs.extra["staleRef"] == {"refs": ["@e999"], "step": None, "reason": "unknown-ref"}
+    assert [a.id for a in obs.next_actions] == ["refresh-interactive-refs"]
+
+
+def test_the_highest_issued_id_is_the_last_one_that_stays_stale() -> None:
+    """@e120 was shown (stale on this page), @e121 never was: the boundary is exact."""
+    shown = _refusal(["click", "@e120"], CURRENT)
+    never = _refusal(["click", "@e121"], CURRENT)
+    assert shown is not None and shown.failure_category is FailureCategory.STALE_REF
+    assert never is not None and never.extra["staleRef"]["reason"] == "unknown-ref"
+
+
+def test_without_the_counter_the_sessions_own_snapshot_bounds_what_was_issued() -> None:
+    """A state whose counter is 0 (an older journal) still knows the ids its snapshot shows."""
+    assert _refusal(["click", "@e13"], FIRST) is None
+    obs = _refusal(["click", "@e99"], FIRST)
+    assert obs is not None and obs.extra["staleRef"]["reason"] == "unknown-ref"
+    assert "highest ref shown so far is @e" in (obs.error or "")
+
+
+def test_with_no_snapshot_yet_the_model_is_told_to_take_one_first() -> None:
+    obs = _refusal(["click", "@e1"], NO_SNAPSHOT)
+    assert obs is not None and obs.failure_category is FailureCategory.VALIDATION_ERROR
+    assert obs.error == (
+        "Nothing ran: @e1 was never issued: no snapshot in this conversation has shown refs "
+        "yet. Run `snapshot -i` first and use a ref from it."
+    )
+
+
+def test_a_batch_row_with_a_never_issued_ref_is_named_before_the_latch() -> None:
+    rows = [["click", "@e13"], ["fill", "@e999", "Ada"]]
+    obs = _refusal(["batch"], CURRENT, rows=rows)
+    assert obs is not None and obs.failure_category is FailureCategory.VALIDATION_ERROR
+    assert obs.extra["staleRef"] == {"refs": ["@e999"], "step": 2, "reason": "unknown-ref"}
+    assert (obs.error or "").startswith("Nothing ran: step 2: @e999 was never issued")
+
+
+def test_refs_after_an_in_batch_snapshot_are_not_judged_by_the_counter() -> None:
+    """Those ids come from a snapshot taken inside the batch: nobody has seen them yet."""
+    rows = [["snapshot", "-i"], ["click", "@e999"]]
+    assert _refusal(["batch"], CURRENT, rows=rows) is None
