@@ -71,9 +71,12 @@ def _state_part(effect: Mapping[str, Any]) -> str:
 
 
 def _page_part(nav: Mapping[str, Any] | None) -> str:
-    """` -> page "Welcome" - URL (url changed)` when the action moved the page."""
+    """` -> page "Welcome" - URL (url changed)` when the action moved the page, ` -> URL
+    changed to URL#part (same page)` when only its fragment moved (an in-page link)."""
     if not isinstance(nav, Mapping) or not nav.get("urlChanged") or not nav.get("url"):
         return ""
+    if nav.get("sameDocument") is True:
+        return f" -> URL changed to {nav['url']} (same page)"
     title = nav.get("title")
     shown = f"{quoted_text(title)} - " if title else ""
     return f" -> page {shown}{nav['url']} (url changed)"

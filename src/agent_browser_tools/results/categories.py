@@ -42,19 +42,20 @@ class FailureCategory(StrEnum):
     VALIDATION_ERROR = "validation-error"
 
 
-def category_line(
-    success: bool,
-    category: SuccessCategory | FailureCategory | None,
-    *,
-    flag_error: bool = True,
-) -> str:
+def category_line(success: bool, category: SuccessCategory | FailureCategory | None) -> str:
     """The prose line agents branch on, spelled here only (every result text uses it).
 
-    `flag_error=False` leaves out `; isError: true` on failures: a refused `enable` and the
-    host's shutdown notice have always been written without it.
+    What it says, and why no more: the category itself (`failureCategory: stale-ref`),
+    because a model branches on it (snapshot again, do not retry a refusal, ...) and the
+    structured fields that carry it travel in MCP `_meta`, which hosts do not show to a model;
+    and "failure" in words, for a host that passes only the text on. Never `isError: true`:
+    every host here carries that flag itself (MCP `isError`, `ToolResult.is_error`, the CLI's
+    exit status). The reference contract appends it because the Pi host ignored a returned
+    flag and patched it in (`Pi tool isError: true`); that is not the case here. Callers use
+    it on every failure, and on a success only where the category is news (an artifact
+    verdict).
     """
     value = category.value if category is not None else "?"
     if success:
         return f"Result category: success; successCategory: {value}."
-    flag = "; isError: true" if flag_error else ""
-    return f"Result category: failure; failureCategory: {value}{flag}."
+    return f"Result category: failure; failureCategory: {value}."

@@ -149,7 +149,7 @@ def text(
     kind = "successCategory" if success else "failureCategory"
     full = {"resultCategory": result.value, kind: category.value, **(details or {})}
     if not success:
-        body = f"{body}\n{category_line(False, category, flag_error=False)}"
+        body = f"{body}\n{category_line(False, category)}"
     return ToolResult(content=(TextBlock(text=body),), details=full, is_error=not success)
 
 

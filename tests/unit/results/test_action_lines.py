@@ -47,6 +47,15 @@ def test_a_click_that_navigated_names_the_new_page() -> None:
     assert "->" not in action_headline(effect, {**nav, "urlChanged": False})
 
 
+def test_an_in_page_link_says_the_url_changed_on_the_same_page() -> None:
+    """A fragment-only move is not a new page: no "page" wording, the new URL in full."""
+    effect = _effect(verb="clicked", role="link", name="Jump", ref="@e2", verified=None)
+    nav = {"url": "http://x.test/a#s", "title": "A", "urlChanged": True, "sameDocument": True}
+    line = action_headline(effect, nav)
+    assert line == 'Clicked link "Jump" (@e2) -> URL changed to http://x.test/a#s (same page)'
+    assert "->" not in action_headline(effect, {**nav, "urlChanged": False})
+
+
 def test_an_unread_value_says_so_and_a_selector_target_still_reads() -> None:
     line = action_headline({"verb": "filled", "ref": "#name", "verified": None}, None)
     assert line == "Filled #name (not read back)"

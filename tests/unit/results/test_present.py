@@ -124,7 +124,7 @@ def test_failures_end_with_the_category_line_after_exact_next_actions() -> None:
         "Warning: careful",
         "Next actions:",
         "- refresh: snapshot -i - Get refs.",
-        "Result category: failure; failureCategory: stale-ref; isError: true.",
+        "Result category: failure; failureCategory: stale-ref.",
     ]
 
 

@@ -12,7 +12,7 @@ from agent_browser_tools.results.categories import FailureCategory, SuccessCateg
 from agent_browser_tools.results.observation import Observation
 from agent_browser_tools.results.tool_result import ImageBlock
 
-FLAGGED = "Result category: failure; failureCategory: validation-error; isError: true."
+CATEGORY_LINE = "Result category: failure; failureCategory: validation-error."
 
 
 @pytest.mark.parametrize(
@@ -61,7 +61,7 @@ def test_caller_wants_json_reads_the_last_json_flag(args: Any, wanted: bool) -> 
 def test_refused_is_a_plain_validation_failure() -> None:
     result = response.refused("unknown tool 'x'.", extra=1)
     assert result.is_error
-    assert result.text == f"Error: unknown tool 'x'.\n{FLAGGED}"
+    assert result.text == f"Error: unknown tool 'x'.\n{CATEGORY_LINE}"
     assert result.details == {
         "success": False,
         "resultCategory": "failure",
@@ -90,7 +90,7 @@ def test_from_observation_follows_the_observation() -> None:
     failed = Observation(success=False, failure_category=FailureCategory.TIMEOUT, error="slow")
     result = response.from_observation(failed)
     assert result.is_error and result.details == failed.to_dict()
-    line = "Result category: failure; failureCategory: timeout; isError: true."
+    line = "Result category: failure; failureCategory: timeout."
     assert result.text == f"Error: slow\n{line}"
     image = ImageBlock(data="aGk=", mime_type="image/png")
     shown = response.from_observation(

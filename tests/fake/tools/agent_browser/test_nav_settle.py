@@ -14,7 +14,7 @@ from typing import Any
 from agent_browser_tools.api import BrowserTools
 from agent_browser_tools.results.tool_result import ToolResult
 from agent_browser_tools.tools.agent_browser.followups import TITLE_JS
-from agent_browser_tools.tools.agent_browser.page.nav_settle import ARM_JS, OUTCOME_JS, PENDING
+from agent_browser_tools.tools.agent_browser.page.settle_scripts import ARM_JS, OUTCOME_JS, PENDING
 from tests.support.fake import FakeEngine, fake_settings
 
 PAGE = "https://a.test/"

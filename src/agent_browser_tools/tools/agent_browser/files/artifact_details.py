@@ -98,14 +98,17 @@ def artifact_actions(
     entries: Sequence[Mapping[str, Any]], saved_path: str | None
 ) -> list[na.NextAction]:
     """`use-saved-artifact` for a saved file on disk; `verify-artifact-path` for each file
-    that is missing or unverified (a pending recording has its own stop action)."""
+    that is missing or unverified (a pending recording has its own stop action).
+
+    Each one's visible line carries its path (`file PATH - reason`), and many hosts show a
+    model only that line: a reason must never send it to a structured field it cannot see."""
     actions: list[na.NextAction] = []
     saved = next((e for e in entries if e.get("path") == saved_path), None)
     if saved is not None and saved.get("state") == "verified":
         actions.append(
             na.NextAction(
                 id="use-saved-artifact",
-                reason="Use the saved file's path from the structured result, not from prose.",
+                reason="Saved and verified on disk at this path.",
                 safety="It is verified on disk now; check it again before relying on it later.",
                 params={},
                 artifact_path=str(saved["path"]),

@@ -2,15 +2,17 @@
 
 `navigationSummary.urlChanged` is true only against a known pre-command URL, so a same-URL
 click (or one with no baseline) stays "dispatched, unverified" instead of being reported as an
-observed navigation. "Application change unverified" is said only when nothing was seen: no
-new URL or title, no DOM mutation caught by the click probe, no covering dialog, no value or
-state read back as asked. Artifacts and
+observed navigation. A URL that differs only in its `#fragment` changed too (an in-page anchor
+link, a hash router): it is observed, said as "URL changed to ..." and marked `sameDocument`,
+never as a new page (the document, and the refs on it, stayed). "Application change
+unverified" is said only when nothing was seen: no new URL or title, no DOM mutation caught by
+the click probe, no covering dialog, no value or state read back as asked. Artifacts and
 batches get their own summaries (`settle`, `_batch_summary`).
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from agent_browser_tools.planning.plan import ExecutionPlan
 from agent_browser_tools.results.observation import Observation
@@ -20,6 +22,22 @@ from agent_browser_tools.state.stale_refs import normalize_url
 from agent_browser_tools.taxonomy import PageEffect
 
 UNVERIFIED_WARNING = "Action dispatched; application change unverified."
+
+UrlMove = Literal["document", "fragment"]
+"""How a URL moved: to another document URL (query significant), or only its `#fragment`."""
+
+
+def url_move(before: str | None, after: str | None) -> UrlMove | None:
+    """How `after` differs from a known `before` (None: unchanged, or either is unknown).
+
+    Why the fragment counts: a click on `#section` changed the URL the model will see, which
+    is evidence the click took; why it stays apart: the document did not change, so the ref
+    rules (`normalize_url`) and the overlay check keep ignoring it."""
+    if before is None or after is None:
+        return None
+    if normalize_url(after) != normalize_url(before):
+        return "document"
+    return "fragment" if after.strip() != before.strip() else None
 
 
 def annotate(
@@ -43,18 +61,12 @@ def annotate(
     spec = plan.match.spec
     before = prior.target.url if prior is not None and prior.target is not None else None
     observed = next((e for e in effects if isinstance(e, TargetObserved)), None)
-    changed = False
+    moved = url_move(before, probe.url) if probe is not None else None
     if probe is not None:
-        changed = (
-            before is not None
-            and probe.url is not None
-            and (normalize_url(probe.url) != normalize_url(before))
-        )
-        obs.extra["navigationSummary"] = {
-            "url": probe.url,
-            "title": probe.title,
-            "urlChanged": changed,
-        }
+        nav: dict[str, Any] = {"url": probe.url, "title": probe.title, "urlChanged": bool(moved)}
+        if moved == "fragment":
+            nav["sameDocument"] = True
+        obs.extra["navigationSummary"] = nav
     if not (spec.page_change_summary or spec.page_effect is not PageEffect.NONE):
         return
     summary = _summary(
@@ -62,7 +74,7 @@ def annotate(
         spec.page_effect,
         spec.page_change_summary and not spec.read_only,
         observed,
-        changed,
+        moved,
     )
     if summary is not None and not summary["observed"]:
         _seen_without_navigation(summary, prior, probe, dom_mutations)
@@ -80,14 +92,22 @@ def _summary(
     effect: PageEffect,
     mutating: bool,
     observed: TargetObserved | None,
-    url_changed: bool,
+    moved: UrlMove | None,
 ) -> dict[str, Any] | None:
-    """The compact change summary: observed navigation beats an unverified mutation."""
+    """The compact change summary: observed navigation beats an unverified mutation; a
+    fragment-only move is a same-document navigation (`url_move`)."""
     base = {"command": command, "nextActionIds": ["inspect-after-mutation"]}
-    navigated = observed is not None and (
-        url_changed
-        or effect in (PageEffect.NAVIGATES, PageEffect.HISTORY, PageEffect.TARGET_SWITCH)
-    )
+    transition = effect in (PageEffect.NAVIGATES, PageEffect.HISTORY, PageEffect.TARGET_SWITCH)
+    navigated = observed is not None and (moved == "document" or transition)
+    if moved == "fragment" and observed is not None and not transition:
+        return {
+            **base,
+            "changeType": "navigation",
+            "observed": True,
+            "sameDocument": True,
+            "summary": f"{command}: URL changed to {observed.url} (same page)",
+            "url": observed.url,
+        }
     if navigated and observed is not None:
         where = observed.title or observed.url
         summary: dict[str, Any] = {

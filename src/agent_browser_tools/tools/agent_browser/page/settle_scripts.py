@@ -18,7 +18,11 @@ QUIET_MS = 150
 """DOM quiet spell a new document must show after `load` (apps that render after load)."""
 SKEW_MS = 200
 """A document whose navigation started after the action did (less this much clock slack
-between our wall clock and the browser's `performance.timeOrigin`) is the action's new page."""
+between our wall clock and the browser's `performance.timeOrigin`) is the action's new page,
+unless it had finished loading before the action started: its `load` end, measured back from
+now on the page's own monotonic clock (so without that slack), is older than the action. Why:
+a click on an in-page `#anchor` right after a load keeps a document that passed the skew test,
+and on a page that never stops changing its DOM the wait for quiet ran to the budget."""
 HOLD_MS = 100
 """On an older unarmed document, how long a click or an Enter/Space press is given to start
 the navigation it may have caused (a form submission starts a few ms after the key)."""
@@ -107,7 +111,11 @@ if (s && s.restored && document.readyState === "complete") {
 }
 let q = w.__abtSettleQuiet;
 if (!q) {
-  const young = performance.timeOrigin >= cfg.since - cfg.skew;
+  const entry = performance.getEntriesByType("navigation")[0];
+  const loaded = entry && entry.loadEventEnd > 0
+    ? Date.now() - (performance.now() - entry.loadEventEnd) : null;
+  const young = performance.timeOrigin >= cfg.since - cfg.skew
+    && !(loaded !== null && loaded < cfg.since);
   q = {first: performance.now(), last: performance.now(), young};
   q.observer = new MutationObserver(() => { q.last = performance.now(); });
   q.observer.observe(document, {subtree: true, childList: true, attributes: true,

@@ -7,11 +7,12 @@ snapshot could then pass for a ref of the latest one. So the wrapper shows its o
 engine ref keeps its shown id from one snapshot to the next while it is the same element
 (same node, role and name and, for look-alikes, anchors: `state.ref_identity`), which is
 nearly always; otherwise, and after the engine launched a browser, it gets a new id above
-every id shown so far. At dispatch the shown ids go back to
-engine ids. In the common case (a fresh conversation) the shown ids equal the engine's.
+every id shown so far. At dispatch the shown ids go back to engine ids.
 
-Pure. Page text is never rewritten: only ref maps, `ref=eN` in snapshot trees, whole-string
-`@eN` echoes and `Unknown ref: eN` errors.
+Which ids are shown is decided in `shown_ids`; this module translates both ways.
+
+Pure. Page text is never rewritten: only ref map keys, `ref=eN` in snapshot trees,
+whole-string `@eN` echoes and the engine's `Unknown ref: eN` and `Element '@eN'` errors.
 """
 
 from __future__ import annotations
@@ -20,16 +21,14 @@ import json
 import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from agent_browser_tools.engine.envelope import BatchRow, Envelope
-from agent_browser_tools.last_made import LastMade
 from agent_browser_tools.planning.plan import ExecutionPlan
 from agent_browser_tools.planning.script_guard import ScriptGuard
 from agent_browser_tools.state.effects import refs_from_snapshot, remember_refs
-from agent_browser_tools.state.models import RefInfo, RetiredRef
-from agent_browser_tools.state.ref_identity import same_element
+from agent_browser_tools.state.models import Anchor, RefInfo
+from agent_browser_tools.state.ref_identity import END, START
 from agent_browser_tools.taxonomy import (
     FlagValue,
     batch_row_words,
@@ -38,12 +37,15 @@ from agent_browser_tools.taxonomy import (
     resolve_command,
     split_global_flags,
 )
+from agent_browser_tools.tools.agent_browser.refs.shown_ids import TREE_REF
+from agent_browser_tools.tools.agent_browser.refs.shown_ids import Shown as Shown  # callers' name
 
 _SPELLING = re.compile(r"^(@|ref=)?(e\d+)$")
 _KEY = re.compile(r"^e(\d+)$")
-_TREE_REF = re.compile(r"\bref=(e\d+)\b")
 _ECHO = re.compile(r"^@(e\d+)$")
-_UNKNOWN = re.compile(r"(Unknown ref: @?)(e\d+)")
+_UNKNOWN = re.compile(r"(Unknown ref: @?|Element '@)(e\d+)")
+"""Engine errors that name the ref they were given: `Unknown ref: e3`, `Element '@e3' is
+covered by <div#overlay> ...`."""
 
 
 def engine_id(shown: str, table: Mapping[str, RefInfo]) -> str:
@@ -175,127 +177,6 @@ def checked_states(data: Any) -> dict[str, bool]:
     return states
 
 
-@dataclass
-class Shown:
-    """Engine id -> shown id for one answer: the previous snapshot's ids where the element
-    is the same, new ones above `high` otherwise."""
-
-    table: Mapping[str, RefInfo]
-    high: int
-    restarted: bool = False
-    assigned: dict[str, str] = field(default_factory=dict)
-    kept: Mapping[str, str] = field(default_factory=dict)
-    """Engine id -> the shown id it had before a page change within the same document, for
-    elements proven to be the very nodes those refs named (`same_document`)."""
-    retired: Mapping[str, RetiredRef] = field(default_factory=dict)
-    """The page's retired refs: a node that showed something else for a while and now reads
-    exactly as one of its retired refs did gets that ref back (`_changed_back`)."""
-
-    def __post_init__(self) -> None:
-        self.fresh: Mapping[str, RefInfo] = {}
-        """The refs of the snapshot being shown, by engine id (for twins' anchors)."""
-        self._renamed = {} if self.restarted else _renamed(self.table)
-
-    def _known(self, engine: str) -> tuple[str, RefInfo] | None:
-        """(shown id, recorded info) of an engine id the recorded table knows."""
-        if self.restarted:
-            return None
-        shown = self._renamed.get(engine)
-        if shown is not None:
-            return shown, self.table[shown]
-        info = self.table.get(engine)
-        return (engine, info) if info is not None and not info.engine else None
-
-    def _anchor_now(self, shown: str) -> RefInfo | None:
-        """What a recorded anchor (a shown id) shows in the snapshot being shown."""
-        info = self.table.get(shown)
-        return self.fresh.get(info.engine or shown if info is not None else shown)
-
-    def ref(self, engine: str, info: RefInfo | None = None) -> str:
-        """The shown id of `engine`; with `info` (the element it is now, from a snapshot) a
-        changed or unknown element gets a new id: its own number when no id up to it was
-        shown yet (so a fresh conversation shows the engine's numbers), else the next one."""
-        if engine in self.assigned:
-            return self.assigned[engine]
-        known = self._known(engine)
-        if info is None:
-            # An echo or error names an element without describing it: show the id it had,
-            # but bind nothing, so a later ref map in the same answer still compares it.
-            if known is not None:
-                return known[0]
-            if _number(engine) > self.high:
-                return engine
-        elif known is not None and same_element(known[1], info, self._anchor_now):
-            self.assigned[engine] = known[0]
-            return known[0]
-        number = _number(engine)
-        shown = engine if number > self.high else f"e{self.high + 1}"
-        self.high = max(self.high, _number(shown))
-        self.assigned[engine] = shown
-        return shown
-
-    def bind(self, infos: Mapping[str, RefInfo]) -> None:
-        """Shown ids for every ref of a snapshot being shown (`ref` with its info), in the
-        engine's numeric order so new ids count up as the engine's do. A ref recorded under
-        its own number that reads exactly as recorded (nearly all of them, on a page read
-        again) keeps it without the element-by-element comparison. Only while no shown id
-        differs from its engine id: a twin's anchors name shown ids, equal to engine ids then."""
-        self.fresh = infos
-        rest = infos
-        if not self.restarted and not self._renamed:
-            table, assigned = self.table, self.assigned
-            rest = {}
-            for engine, info in infos.items():
-                if table.get(engine) == info and engine not in assigned:
-                    assigned[engine] = engine
-                else:
-                    rest[engine] = info
-        if self.kept and not self.restarted:
-            taken = set(self.table) | set(self.assigned.values())
-            for engine, shown in self.kept.items():
-                if engine in rest and engine not in self.assigned and shown not in taken:
-                    self.assigned[engine] = shown
-                    taken.add(shown)
-            rest = {engine: info for engine, info in rest.items() if engine not in self.assigned}
-        if self.retired and not self.restarted:
-            rest = self._changed_back(rest)
-        for engine in sorted(rest, key=_number):
-            self.ref(engine, rest[engine])
-
-    def _changed_back(self, rest: Mapping[str, RefInfo]) -> dict[str, RefInfo]:
-        """Give a node its retired ref back when it reads exactly as that ref did (a label
-        that rotated away and back): the engine keeps a node's id, so it is the very element
-        a model that remembers the ref means. Returns the refs still without a shown id."""
-        back: dict[str, list[tuple[str, RefInfo]]] = {}
-        for shown, old in self.retired.items():
-            if old.now is not None:
-                back.setdefault(old.was.engine or shown, []).append((shown, old.was))
-        taken = set(self.table) | set(self.assigned.values())
-        for engine, info in rest.items():
-            for shown, was in reversed(back.get(engine, ())):
-                if shown not in taken and same_element(was, info, self._anchor_now):
-                    self.assigned[engine] = shown
-                    taken.add(shown)
-                    break
-        return {engine: info for engine, info in rest.items() if engine not in self.assigned}
-
-    def reverse(self) -> dict[str, str]:
-        """Shown id -> engine id, for ids this answer assigned that differ."""
-        return {shown: engine for engine, shown in self.assigned.items() if shown != engine}
-
-
-_RENAMED: LastMade[dict[str, str]] = LastMade()
-
-
-def _renamed(table: Mapping[str, RefInfo]) -> dict[str, str]:
-    """Engine id -> shown id of a recorded table's refs shown under another number (few).
-    Every call of a session reads the same (immutable) table until the next snapshot, which
-    can hold thousands of refs: the index is kept for the last table seen (read only)."""
-    return _RENAMED.get_or_make(
-        (table,), lambda: {info.engine: shown for shown, info in table.items() if info.engine}
-    )
-
-
 def data_to_model(data: Any, shown: Shown) -> Any:
     """Engine data with its refs as shown ids; snapshot ref maps get their ids first."""
     if isinstance(data, Mapping):
@@ -306,9 +187,10 @@ def data_to_model(data: Any, shown: Shown) -> Any:
             text = text if isinstance(text, str) else data.get("tree")
             tree = text if isinstance(text, str) else None
             infos = refs_from_snapshot(data, tree)
-            shown.bind(infos)
+            shown.bind(infos, tree)
             if not shown.reverse() and (tree is None or tree.count("ref=e") == len(refs)):
                 return _same_ids(data, shown, refs, tree, infos)
+            return _shown_ids(data, shown, refs, tree, infos)
         out: dict[str, Any] = {}
         for key, value in data.items():
             if key == "refs" and isinstance(value, Mapping):
@@ -344,6 +226,46 @@ def _same_ids(
     return out
 
 
+def _shown_ids(
+    data: Mapping[str, Any],
+    shown: Shown,
+    refs: Mapping[str, Any],
+    tree: str | None,
+    table: Mapping[str, RefInfo],
+) -> dict[str, Any]:
+    """A snapshot shown under other ids: its ref map keyed by shown ids (each ref's record,
+    role and name as the page wrote them, kept as it is), its tree's `ref=` translated, and
+    the table built under engine ids translated to shown ids, anchors too: it is what
+    building the table again from the shown answer gives (`refs_from_snapshot`), without
+    reading thousands of refs twice."""
+    assigned = shown.assigned  # every ref of the map is bound by now (`bind`)
+    out: dict[str, Any] = {}
+    for key, value in data.items():
+        if value is refs:
+            out[key] = {assigned.get(k) or _key(k, shown): v for k, v in refs.items()}
+        elif tree is not None and value is tree:
+            out[key] = TREE_REF.sub(
+                lambda m: "ref=" + (assigned.get(m.group(1)) or shown.ref(m.group(1))), value
+            )
+        else:
+            out[key] = data_to_model(value, shown)
+    refs_key = next(k for k, v in data.items() if v is refs)
+    tree_key = next((k for k, v in data.items() if tree is not None and v is tree), None)
+    translated: dict[str, RefInfo] = {}
+    for engine, info in table.items():
+        if info.anchors is not None:
+            moved = tuple(_shown_anchor(anchor, shown) for anchor in info.anchors)
+            info = info._replace(anchors=(moved[0], moved[1]))
+        translated[assigned.get(engine) or shown.ref(engine)] = info
+    remember_refs(out[refs_key], out[tree_key] if tree_key is not None else None, translated)
+    return out
+
+
+def _shown_anchor(anchor: Anchor, shown: Shown) -> Anchor:
+    """A twin's anchor under the shown id of its ref (a page end stays as it is)."""
+    return anchor if anchor.ref in (START, END) else Anchor(shown.ref(anchor.ref), anchor.text)
+
+
 def left_candidates(left: Mapping[str, RefInfo], infos: Mapping[str, RefInfo]) -> dict[str, str]:
     """Engine id -> shown id of a dropped ref (`left`) that the element reads exactly as,
     when it is the only one on each side that reads so (two alike are told apart by
@@ -367,16 +289,6 @@ def _reading(info: RefInfo) -> tuple[object, ...]:
     return info.role, info.name or None, anchors, info.nth if anchors else None
 
 
-def ref_number(engine: str) -> int:
-    """The number of an `eN` id (0 for anything else): ids sort by it."""
-    return _number(engine)
-
-
-def _number(engine: str) -> int:
-    digits = engine[1:]
-    return int(digits) if engine[:1] == "e" and digits.isdigit() and digits.isascii() else 0
-
-
 def _key(key: Any, shown: Shown) -> Any:
     return shown.ref(str(key)) if _KEY.match(str(key)) else key
 
@@ -388,11 +300,11 @@ def text_to_model(text: str, shown: Shown) -> str:
     echo = _ECHO.match(text)
     if echo is not None:
         return "@" + shown.ref(echo.group(1))
-    return _TREE_REF.sub(lambda m: "ref=" + shown.ref(m.group(1)), text)
+    return TREE_REF.sub(lambda m: "ref=" + shown.ref(m.group(1)), text)
 
 
 def error_to_model(error: str | None, shown: Shown) -> str | None:
-    """`Unknown ref: e3` names the id the model sent."""
+    """`Unknown ref: e3` and `Element '@e3' ...` name the id the model sent."""
     if error is None:
         return None
     return _UNKNOWN.sub(lambda m: m.group(1) + shown.ref(m.group(2)), error)

@@ -14,7 +14,7 @@ document's token (`left_of_this_document`):
    neither inserted nor changed (nor its labels) since that snapshot (`page_watch`, one
    small batch); a reading alone proves nothing (a wizard's "Continue" is a new node each
    step);
-3. proven elements show their old ids (`refmap.Shown.kept`); the rest get new ones.
+3. proven elements show their old ids (`shown_ids.Shown.kept`); the rest get new ones.
 
 Cost: nothing unless the snapshot follows such a page change; then one batch for at most
 `MAX_KEPT` candidates (a page of thousands keeps the first ones in document order).
@@ -25,7 +25,7 @@ small `eval` that checks the page still shows that document): refs the model saw
 change act when their elements are proven the same; the others are refused as no longer the
 element that snapshot named (`not_kept`). So does a call with a ref the page retired because
 its element showed something else: a node that reads exactly as the ref did again (a label
-that rotated away and back) gets the ref back (`refmap.Shown.retired`). Without this such a
+that rotated away and back) gets the ref back (`shown_ids.Shown.retired`). Without this such a
 call was refused although its element was, at that moment, what the model saw.
 """
 
@@ -44,7 +44,7 @@ from agent_browser_tools.state.stale_refs import StaleRef, describe_ref, ref_ids
 from agent_browser_tools.tools.agent_browser.call import DirectCall
 from agent_browser_tools.tools.agent_browser.confirm.confirm_gate import confirmation_gated
 from agent_browser_tools.tools.agent_browser.helpers import helper_batch, helper_data
-from agent_browser_tools.tools.agent_browser.refs import page_watch, ref_proof, refmap
+from agent_browser_tools.tools.agent_browser.refs import page_watch, ref_proof, refmap, shown_ids
 
 MAX_KEPT = 200
 
@@ -58,7 +58,7 @@ async def kept_ids(call: DirectCall, envelope: Envelope) -> dict[str, str]:
     infos = refs_from_snapshot({"refs": payload.refs}, payload.text)
     found = refmap.left_candidates(left.refs, infos)
     askable = [engine for engine in found if page_watch.askable(left.refs[found[engine]])]
-    engines = sorted(askable, key=refmap.ref_number)[:MAX_KEPT]
+    engines = sorted(askable, key=shown_ids.ref_number)[:MAX_KEPT]
     questions = [page_watch.Question(engine, left.refs[found[engine]]) for engine in engines]
     check = page_watch.check_rows(left.epoch, questions)
     if check is None:
@@ -125,7 +125,7 @@ def _changed(snapshot: RefSnapshot, ref: str) -> bool:
 
 
 def retired_refs(call: DirectCall) -> Mapping[str, RetiredRef]:
-    """The session's retired refs, for an answer that may give one back (`refmap.Shown`)."""
+    """The session's retired refs, for an answer that may give one back (`shown_ids.Shown`)."""
     entry = call.rt.log.state.session(call.key) if call.key is not None else None
     snapshot = entry.ref_snapshot if entry is not None else None
     return snapshot.retired if snapshot is not None else {}

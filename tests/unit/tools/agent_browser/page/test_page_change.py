@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from agent_browser_tools.engine.envelope import parse_json_output
 from agent_browser_tools.planning.plan import ExecutionPlan
 from agent_browser_tools.results import next_actions as na
@@ -11,7 +13,12 @@ from agent_browser_tools.results.observation import Observation
 from agent_browser_tools.state.effects import Probe
 from agent_browser_tools.state.models import PageTarget, SessionPageState, TargetObserved
 from agent_browser_tools.tools.agent_browser.observe import observe
-from agent_browser_tools.tools.agent_browser.page.page_change import annotate, saw_overlay, settle
+from agent_browser_tools.tools.agent_browser.page.page_change import (
+    annotate,
+    saw_overlay,
+    settle,
+    url_move,
+)
 from agent_browser_tools.tools.agent_browser.record import effects_of
 from tests.support.envelopes import command, envelope
 from tests.support.plans import CLEAN, FORM, managed, page, plan
@@ -48,22 +55,78 @@ def test_a_click_whose_probe_shows_a_new_url_is_an_observed_navigation() -> None
     assert warnings == []
 
 
-def test_a_fragment_change_is_not_a_navigation() -> None:
-    """URLs are compared without the fragment: an in-page anchor did not change the page."""
+def test_a_fragment_change_is_an_observed_same_page_url_change() -> None:
+    """An in-page anchor changed the URL the model sees: observed, said as a URL change on the
+    same page (never "now on" a new page), with no unverified warning."""
     extra, warnings = _annotated("click_ref", probe=Probe(url=FORM + "#top", title="Profile Form"))
+    assert extra["navigationSummary"] == {
+        "url": FORM + "#top",
+        "title": "Profile Form",
+        "urlChanged": True,
+        "sameDocument": True,
+    }
+    assert extra["pageChangeSummary"] == {
+        "command": "click",
+        "nextActionIds": NEXT,
+        "changeType": "navigation",
+        "observed": True,
+        "sameDocument": True,
+        "summary": f"click: URL changed to {FORM}#top (same page)",
+        "url": FORM + "#top",
+    }
+    assert warnings == []
+
+
+def test_the_same_fragment_again_is_no_change() -> None:
+    """Clicking `#top` while already on `#top` moved nothing: still unverified."""
+    on_top = page(FORM + "#top")
+    extra, warnings = _annotated(
+        "click_ref", prior=on_top, probe=Probe(url=FORM + "#top", title="Profile Form")
+    )
     assert extra["navigationSummary"] == {
         "url": FORM + "#top",
         "title": "Profile Form",
         "urlChanged": False,
     }
-    assert extra["pageChangeSummary"] == {
-        "command": "click",
-        "nextActionIds": NEXT,
-        "changeType": "mutation",
-        "observed": False,
-        "summary": "click dispatched; no application change was observed.",
-    }
+    assert _part(extra, "pageChangeSummary")["observed"] is False
     assert warnings == [UNVERIFIED]
+
+
+def _part(extra: dict[str, object], key: str) -> dict[str, object]:
+    part = extra[key]
+    assert isinstance(part, dict)
+    return part
+
+
+def test_a_fragment_dropped_is_a_url_change_and_a_new_path_is_a_new_page() -> None:
+    """`#top` -> no fragment is a same-page URL change; another path is a new document even
+    with the same fragment."""
+    on_top = page(FORM + "#top")
+    extra, _ = _annotated("click_ref", prior=on_top, probe=Probe(url=FORM, title="Profile Form"))
+    assert _part(extra, "navigationSummary")["sameDocument"] is True
+    summary = _part(extra, "pageChangeSummary")["summary"]
+    assert summary == f"click: URL changed to {FORM} (same page)"
+    extra, _ = _annotated("click_ref", prior=on_top, probe=Probe(url=CLEAN + "#top", title="C"))
+    assert "sameDocument" not in _part(extra, "navigationSummary")
+    assert _part(extra, "pageChangeSummary")["summary"] == "click: now on C"
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "moved"),
+    [
+        ("https://a.test/p", "https://a.test/p", None),
+        ("https://a.test/p", " https://a.test/p ", None),
+        ("https://a.test/p", "https://a.test/p#x", "fragment"),
+        ("https://a.test/p#x", "https://a.test/p#y", "fragment"),
+        ("https://a.test/p#x", "https://a.test/p#", "fragment"),
+        ("https://a.test/p?q=1#x", "https://a.test/p?q=2#x", "document"),
+        ("https://a.test/p", "https://a.test/r#x", "document"),
+        (None, "https://a.test/p#x", None),
+        ("https://a.test/p", None, None),
+    ],
+)
+def test_url_move(before: str | None, after: str | None, moved: str | None) -> None:
+    assert url_move(before, after) == moved
 
 
 def test_without_a_known_prior_url_a_probed_click_is_not_called_a_navigation() -> None:
