@@ -22,6 +22,17 @@ ROUTINE_ACTIONS = frozenset({"inspect-after-mutation"})
 SHOWN_CHARS = 80
 """Names and values longer than this are cut in the visible line (the whole is in details)."""
 
+COMMAND_VERBS = {
+    "fill": "filled",
+    "type": "typed",
+    "select": "selected",
+    "check": "checked",
+    "uncheck": "unchecked",
+    "click": "clicked",
+    "tap": "clicked",
+}
+"""An element action's command -> the verb of its effect line (direct calls and batch steps)."""
+
 _VERB_LABEL = {
     "filled": "Filled",
     "typed": "Typed into",

@@ -15,6 +15,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from agent_browser_tools.results.action_lines import COMMAND_VERBS
 from agent_browser_tools.results.observation import Observation
 from agent_browser_tools.taxonomy import resolve_command
 from agent_browser_tools.tools.agent_browser.batches import step_settle
@@ -22,16 +23,6 @@ from agent_browser_tools.tools.agent_browser.call import DirectCall
 from agent_browser_tools.tools.agent_browser.page import settle_scripts
 
 _REF = re.compile(r"^(?:@|ref=)(e\d+)$")
-
-VERBS = {
-    "fill": "filled",
-    "type": "typed",
-    "select": "selected",
-    "check": "checked",
-    "uncheck": "unchecked",
-    "click": "clicked",
-}
-"""The model's command -> the verb of its effect line (`results.action_lines`)."""
 
 
 def annotate(call: DirectCall, obs: Observation) -> None:
@@ -82,7 +73,7 @@ def _effect(call: DirectCall, step: Mapping[str, Any]) -> dict[str, Any] | None:
     """Verb and element of a ref action (role and name from the snapshot the model used)."""
     command = [str(t) for t in step.get("command", [])]
     match = resolve_command(command)
-    verb = VERBS.get(match.spec.name) if match is not None else None
+    verb = COMMAND_VERBS.get(match.spec.name) if match is not None else None
     refs = match.ref_values() if match is not None else ()
     spelled = _REF.match(refs[0]) if match is not None and len(refs) == 1 else None
     if verb is None or spelled is None:

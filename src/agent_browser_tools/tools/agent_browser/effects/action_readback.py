@@ -29,6 +29,7 @@ from agent_browser_tools.engine.envelope import BatchRow, OutputMode
 from agent_browser_tools.planning.plan import ExecutionPlan
 from agent_browser_tools.redaction import redact_text
 from agent_browser_tools.results import next_actions as na
+from agent_browser_tools.results.action_lines import COMMAND_VERBS
 from agent_browser_tools.results.observation import Observation
 from agent_browser_tools.state.models import RefInfo
 from agent_browser_tools.state.ref_identity import same_element
@@ -43,15 +44,6 @@ from agent_browser_tools.tools.agent_browser.page.page_change import UNVERIFIED_
 from agent_browser_tools.tools.agent_browser.refs import page_watch, refmap
 from agent_browser_tools.tools.agent_browser.refs.ref_proof import DEFAULT_READ, current_refs
 
-VERBS = {
-    "fill": "filled",
-    "type": "typed",
-    "select": "selected",
-    "check": "checked",
-    "uncheck": "unchecked",
-    "click": "clicked",
-    "tap": "clicked",
-}
 TOGGLES = frozenset({"checkbox", "radio", "switch", "menuitemcheckbox", "menuitemradio"})
 DATE_PART_ROLES = frozenset({"spinbutton"})
 """Chromium shows each part of a native date/time input as a spinbutton."""
@@ -70,7 +62,7 @@ def applies(plan: ExecutionPlan) -> bool:
     return (
         not plan.is_batch
         and match is not None
-        and match.spec.name in VERBS
+        and match.spec.name in COMMAND_VERBS
         and bool(match.operands)
     )
 
@@ -186,7 +178,7 @@ def judge(call: DirectCall, obs: Observation) -> None:
     read: Mapping[str, Any] = call.part(ReadbackState).read
     hidden = _hidden(call, obs, target, read)
     effect: dict[str, Any] = {
-        "verb": VERBS[target.command],
+        "verb": COMMAND_VERBS[target.command],
         "ref": "@" + target.ref if target.ref else None,
         "role": target.role,
         "name": redact_text(target.info.name) if target.info and target.info.name else None,
