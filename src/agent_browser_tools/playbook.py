@@ -128,6 +128,8 @@ FULL_GUIDANCE = """# Browser tools: full guidance
   step reads it; when a later step fails, the result says which steps took effect: do not
   repeat them.
 - `snapshot --compact` for a denser tree; full `snapshot` only when you need everything.
+- A result too large to show names its saved spill and the call that reads it, a window at a
+  time: {"args": ["spill", NAME]}, then the `--offset N` its next action gives.
 - Dense pages: `snapshot -i --search TEXT` (any case, part of a name or line; names equal to
   TEXT come first), `--search-exact NAME` (whole accessible name only, for names that are
   common substrings such as a link "in") or `--filter role=ROLE` show matching refs (the full
@@ -263,4 +265,9 @@ def command_reference() -> str:
             continue
         operands = "".join(f" {name}" for name in spec.operand_names)
         lines.append(f"- `{spec.name}`{operands}: {spec.summary}")
+    lines += [
+        "",
+        "Answered by the wrapper, never sent to the engine:",
+        "- `spill` <name> [--offset N]: read a saved spill that a result named, a window at a time",
+    ]
     return "\n".join(lines) + "\n"

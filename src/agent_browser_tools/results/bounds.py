@@ -30,6 +30,17 @@ class Bounded:
     spill_error: str | None = None
 
 
+SPILL_COMMAND = "spill"
+"""The direct tool's word for reading a spill back (`results.spill_reader`)."""
+
+
+def read_call(name: str, offset: int = 0) -> str:
+    """The exact call that reads spill `name` from `offset`, as result lines write it: the
+    state dir holding spills is never the model's to open, so the tool reads them."""
+    words = [SPILL_COMMAND, name] if offset == 0 else [SPILL_COMMAND, name, "--offset", str(offset)]
+    return "agent_browser " + json.dumps({"args": words})
+
+
 def spill_observation(spill_dir: Path, observation: dict[str, Any]) -> Path:
     """Write the whole observation as JSON (0600) and return its path."""
     directory = ensure_private_dir(spill_dir)
@@ -60,7 +71,8 @@ def bound_visible(body: str, tail: str, observation: dict[str, Any], spill_dir: 
         path = spill_observation(spill_dir, observation)
         notice = (
             f"[Output truncated to fit {VISIBLE_LIMIT} characters. The complete observation is "
-            f"at {path} (observationPath); read it with a file tool or narrow the command.]"
+            f"at {path} (observationPath); read it with {read_call(path.name)}, or narrow "
+            "the command.]"
         )
         spilled, error = str(path), None
     except OSError as exc:

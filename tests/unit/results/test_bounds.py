@@ -25,6 +25,8 @@ def test_oversized_body_is_cut_the_tail_kept_whole_and_the_spill_named(tmp_path:
     path = bounded.observation_path
     assert path is not None
     assert f"The complete observation is at {path} (observationPath)" in bounded.text
+    read = f'read it with agent_browser {{"args": ["spill", "{Path(path).name}"]}}'
+    assert read in bounded.text, "the tool reads it back: the state dir is not the model's"
     assert json.loads(Path(path).read_text()) == observation
     assert os.stat(path).st_mode & 0o777 == 0o600
 

@@ -3,7 +3,7 @@
 `run` is the whole order of a direct call; each stage is a module of this package and each
 feature a participant listed in `participants`, in order:
 
-1. validate and plan (`request`), lock;
+1. validate and plan (`request`), lock; a spill read (`results.spill_reader`) is answered here;
 2. the steps before the dispatch (`participants.BEFORE_DISPATCH`: any may refuse);
 3. the engine round trip (`dispatch`): journal the intent, run the engine;
 4. the answer before and after it is observed (`participants.ON_ANSWER`, `observe`,
@@ -25,7 +25,7 @@ from typing import Any
 from agent_browser_tools.planning.inputs import AgentBrowserInput
 from agent_browser_tools.planning.plan import ExecutionPlan
 from agent_browser_tools.planning.policy import PolicyBlocked
-from agent_browser_tools.results import response
+from agent_browser_tools.results import response, spill_reader
 from agent_browser_tools.results.observation import CELL, keys_for
 from agent_browser_tools.results.response import caller_wants_json
 from agent_browser_tools.results.tool_result import ToolResult
@@ -69,6 +69,10 @@ async def run(
     verdicts; `lock_held=True` when a compound caller already holds this identity's lock."""
     try:
         request = _validated(rt, params, hooks)
+        if spill_reader.asks(request.inp.args):  # a saved output, read without the engine
+            return rt.scrub_result(
+                spill_reader.answer(rt.spill_dir, request.params, request.inp.args)
+            )
         async with planned_under_lock(rt, request, lock_held) as call:
             refusal = await _guard(call)
             if refusal is not None:

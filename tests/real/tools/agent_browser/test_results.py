@@ -7,6 +7,7 @@ import json
 import os
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -18,7 +19,8 @@ from tests.support.fixture_server import (
     SESSION_ID_COOKIE,
     FixtureServer,
 )
-from tests.support.tools import ab, ref_for
+from tests.support.real_engine import EngineEnv
+from tests.support.tools import ab, ref_for, tools_settings
 
 pytestmark = pytest.mark.real_engine
 
@@ -192,7 +194,8 @@ async def test_dense_snapshot_is_compacted_with_a_spill_and_parseable_json(
     assert compaction["compacted"] is True
     spill = Path(prose.details["fullOutputPath"])
     assert spill.stat().st_mode & 0o777 == 0o600
-    assert f"Full snapshot: {spill}" in prose.text
+    read = f'read it with agent_browser {{"args": ["spill", "{spill.name}"]}}'
+    assert read in prose.text, "the line says exactly how to read the spill through the tool"
     assert "Edit 500" in spill.read_text(), "the spill holds the whole tree"
     assert len(prose.details["refSnapshot"]["refs"]) > 1000, "refs stay complete in details"
     omitted = prose.details["data"]["highValueControlRefIds"]
@@ -314,3 +317,38 @@ async def test_record_start_retires_refs_and_says_so(
             assert pending["status"] == "pending" and pending["willExistOnStop"] is True
             stopped = await ab(browser_tools, "record", "stop")
             assert stopped.details["artifacts"][0]["state"] == "verified", stopped.text
+
+
+async def test_the_spill_a_compacted_snapshot_names_is_read_back_through_the_tool(
+    browser_tools: BrowserTools, engine_env: EngineEnv, fixture_site: FixtureServer, tmp_path: Path
+) -> None:
+    """Window by window, following each result's own next call, the reads reassemble the
+    spilled tree exactly; another conversation cannot read it (its spills are its own)."""
+    await ab(browser_tools, "open", fixture_site.url("/dense.html"))
+    snap = await ab(browser_tools, "snapshot", "-i")
+    spill = Path(snap.details["fullOutputPath"])
+    params: dict[str, Any] = {"args": ["spill", spill.name]}
+    parts: list[str] = []
+    for _ in range(100):
+        window = await browser_tools.call("agent_browser", params)
+        assert not window.is_error, window.text
+        assert len(window.text) <= 16_000
+        data = window.details["data"]
+        parts.append(window.text.split("\n", 1)[1].rsplit("\n", 1)[0])
+        actions = window.details.get("nextActions", [])
+        if data["end"] == data["total"]:
+            assert not actions and window.text.endswith("End of the spill.")
+            break
+        (more,) = actions
+        params = more["params"]
+    assert "".join(parts) == spill.read_text(encoding="utf-8")
+    assert len(parts) > 1, "the tree did not need more than one window"
+
+    # The same state dir as `browser_tools`: only the conversation differs.
+    other = BrowserTools(settings=tools_settings(engine_env, tmp_path / "state"), cwd=tmp_path)
+    try:
+        stranger = await other.call("agent_browser", {"args": ["spill", spill.name]})
+    finally:
+        await other.aclose()
+    assert stranger.is_error and stranger.details["failureCategory"] == "validation-error"
+    assert "No spill named" in stranger.text

@@ -14,13 +14,14 @@ from __future__ import annotations
 import json
 import uuid
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from agent_browser_tools.engine.envelope import Envelope
 from agent_browser_tools.planning.plan import ExecutionPlan
 from agent_browser_tools.private_fs import ensure_private_dir, write_private_file
 from agent_browser_tools.redaction import redact_data
-from agent_browser_tools.results.bounds import VISIBLE_LIMIT
+from agent_browser_tools.results.bounds import VISIBLE_LIMIT, read_call
 from agent_browser_tools.results.observation import Observation
 from agent_browser_tools.results.snapshot import views
 from agent_browser_tools.results.snapshot.compaction import compact_snapshot
@@ -95,7 +96,10 @@ def compact(rt: Runtime, obs: Observation) -> None:
             obs.context["snapshot_text"] = payload.text
         return
     path = _spill_snapshot(rt, payload.text)
-    where = f"Full snapshot: {path}" if path else "Full snapshot could not be saved."
+    where = "Full snapshot could not be saved."
+    if path:
+        name, size = Path(path).name, len(payload.text)
+        where = f"Full snapshot ({size:,} characters): read it with {read_call(name)}"
     obs.context["snapshot_text"] = f"{result.text}\n{where}"
     obs.extra["snapshotCompaction"] = result.details()
     if path:
