@@ -322,6 +322,11 @@ async def test_a_stale_compiled_find_offers_refresh_then_the_same_find(
 async def test_a_stale_direct_select_ref_gets_refresh_guidance_only(
     fake_tools: BrowserTools, fake_engine: FakeEngine
 ) -> None:
+    """A ref the conversation's snapshot issued that the engine no longer knows: stale (a
+    ref no snapshot ever issued is a validation error instead, `unknown-ref`)."""
+    snapshot_rule(fake_engine, {"e5": {"role": "combobox", "name": "Size"}})
+    snap = await fake_tools.call("agent_browser", {"args": ["snapshot", "-i"]})
+    assert not snap.is_error, snap.text
     fake_engine.on({"command": ["select"]}, envelope={"error": "Unknown ref: e5"})
 
     result = await act(fake_tools, action="select", selector="@e5", value="L")
