@@ -40,6 +40,7 @@ from agent_browser_tools.results.snapshot.sections import (
     Section,
     split_sections,
 )
+from agent_browser_tools.results.snapshot.structure import collapse_structure
 from agent_browser_tools.results.snapshot.tree import (
     Names,
     SnapshotLine,
@@ -330,18 +331,33 @@ def _hard_trim(text: str, limit: int) -> str:
 
 
 def compact_snapshot(
-    text: str, refs: Mapping[str, Mapping[str, Any]], *, budget: int
+    text: str, refs: Mapping[str, Mapping[str, Any]], *, budget: int, interactive: bool = False
 ) -> CompactSnapshot:
     """Return the snapshot verbatim when it fits `budget`, else a compact view.
 
     The compact text is at most `budget - SPILL_LINE_RESERVE` characters, so the caller's
     spill-path line still fits. `high_value_ref_ids` are the refs named in the omitted
-    controls list (`details.data.highValueControlRefIds`).
+    controls list (`details.data.highValueControlRefIds`). An `interactive` (`-i`) tree first
+    loses its runs of non-interactive table structure (`structure.py`); when that alone fits,
+    the rest is shown whole.
     """
     if len(text) <= budget:
         lines = parse_snapshot(text)
         return CompactSnapshot(text, False, _refs_in(lines), (), len(lines), len(lines))
     limit = max(budget - SPILL_LINE_RESERVE, budget // 2)
+    total = len(parse_snapshot(text))
+    collapsed = collapse_structure(text) if interactive else None
+    if collapsed is not None and collapsed.collapsed_lines:
+        text = collapsed.text
+        header = (
+            f"[Interactive snapshot: {total - collapsed.collapsed_lines} of {total} lines "
+            f"shown; {collapsed.collapsed_lines} non-interactive table lines collapsed.]"
+        )
+        if len(header) + 1 + len(text) <= limit:
+            lines = parse_snapshot(text)
+            return CompactSnapshot(
+                f"{header}\n{text}", True, _refs_in(lines), (), total, len(lines)
+            )
     layout = _layout(text, refs)
     layout.list_chars = int(limit * OMITTED_SHARE)
     worst = _assemble(layout)
@@ -359,7 +375,7 @@ def compact_snapshot(
         compacted=True,
         shown_ref_ids=tuple(sorted(rendered.visible - listed, key=_ref_order)),
         high_value_ref_ids=tuple(sorted(listed, key=_ref_order)),
-        total_lines=len(layout.lines),
+        total_lines=max(total, len(layout.lines)),
         shown_lines=rendered.shown_lines,
         unlisted_control_count=rendered.unlisted,
     )

@@ -17,7 +17,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-#: Matches returned to the caller (validation first), and text/name bounds per match.
+#: Matches returned (validation kept first when cut; document order), and text/name bounds.
 SEARCH_MAX_MATCHES = 20
 MATCH_TEXT_LIMIT = 160
 #: Elements scanned before a probe gives up (keeps a huge page from stalling the call).
@@ -178,7 +178,8 @@ _SEARCH_TEMPLATE = r"""
   if (needle) walk(document.body || document.documentElement);
   const rank = (m) => (m.kind === "validation" ? 0 : 1);
   found.sort((a, b) => rank(a) - rank(b) || a.order - b.order);
-  const matches = found.slice(0, MAX).map(({order, ...rest}) => rest);
+  const kept = found.slice(0, MAX).sort((a, b) => a.order - b.order);
+  const matches = kept.map(({order, ...rest}) => rest);
   return {search: __NEEDLE__, matches, total, truncated: total > matches.length || capped,
     scanned, capped};
 })()
@@ -248,21 +249,29 @@ def _bounded_str(value: Any) -> str | None:
 
 
 def _unique_ref(role: str, name: str, refs: Mapping[str, Mapping[str, Any]]) -> str | None:
+    """The one ref with this role and name. A name the probe cut at MATCH_TEXT_LIMIT (a long
+    table cell) matches a ref whose name starts with it."""
     wanted = " ".join(name.split())
+    cut = len(name) >= MATCH_TEXT_LIMIT
     hits = [
         ref
         for ref, entry in refs.items()
         if isinstance(entry, Mapping)
         and entry.get("role") == role
         and isinstance(entry.get("name"), str)
-        and " ".join(entry["name"].split()) == wanted
+        and _same_name(" ".join(entry["name"].split()), wanted, cut)
     ]
     return hits[0] if len(hits) == 1 else None
 
 
+def _same_name(name: str, wanted: str, cut: bool) -> bool:
+    return name.startswith(wanted) if cut else name == wanted
+
+
 def parse_search_probe(result: Any, refs: Mapping[str, Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """Validated matches (validation first, as the probe sorted them), each with a unique `ref`
-    when its role and name identify exactly one ref of the full snapshot."""
+    """Validated matches in document order (the probe keeps validation messages first when it
+    must cut the list), each with a unique `ref` when its role and name identify exactly one
+    ref of the full snapshot."""
     raw = result.get("matches") if isinstance(result, Mapping) else None
     if not isinstance(raw, list):
         return []

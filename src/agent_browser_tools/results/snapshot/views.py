@@ -25,6 +25,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from agent_browser_tools.results.snapshot import search_list
 from agent_browser_tools.results.snapshot.diff import diff_refs, render_diff
 from agent_browser_tools.results.snapshot.probes import (
     SEARCH_PROBE_JS,
@@ -48,10 +49,11 @@ __all__ = [
     "SnapshotFlags",
     "diff_refs",
     "filter_snapshot",
+    "is_interactive",
     "parse_search_probe",
     "parse_viewport_probe",
     "render_diff",
-    "render_search_matches",
+    "render_search",
     "search_probe_counts",
     "search_probe_js",
     "snapshot_filter_details",
@@ -91,7 +93,8 @@ class SnapshotFlags:
         return self.search is not None or self.role is not None or self.viewport or self.diff
 
 
-def _is_interactive(token: str) -> bool:
+def is_interactive(token: str) -> bool:
+    """Whether `token` is `-i`/`--interactive` or a short-flag bundle holding it (`-ic`)."""
     if token in ("-i", "--interactive"):
         return True
     letters = token[1:]
@@ -164,7 +167,7 @@ def split_snapshot_flags(tokens: Sequence[str]) -> tuple[list[str], SnapshotFlag
         raise ValueError(f"use one of --search / --search-exact: {_SEARCH_FIX} or {_EXACT_FIX}")
     flags = SnapshotFlags(**found)
     if (flags.search is not None or flags.role is not None) and not any(
-        _is_interactive(t) for t in clean
+        is_interactive(t) for t in clean
     ):
         raise ValueError(
             "--search/--filter work on the interactive ref map: add -i, e.g. "
@@ -240,12 +243,12 @@ def _match_rank(
 
 
 def _with_context(lines: Sequence[SnapshotLine], index: int) -> list[int]:
-    """The match, its ancestors, and one line either side (with theirs) for orientation."""
-    picked = [*ancestors(lines, index), index]
-    for near in (index - 1, index + 1):
-        if 0 <= near < len(lines):
-            picked += [*ancestors(lines, near), near]
-    return picked
+    """The match and its ancestors (the cell a button sits in, the dialog a field is in).
+
+    Neighbouring lines are not shown: in a flat `-i` tree the line before or after a match is
+    another control (a code sample's `generic ">>>" clickable`, the next row's cell), which
+    read as unrelated matches."""
+    return [*ancestors(lines, index), index]
 
 
 def _render_lines(lines: Sequence[SnapshotLine], chosen: Sequence[int]) -> list[str]:
@@ -315,7 +318,8 @@ def snapshot_filter_details(
     probe_result: Any = None,
     refs: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> dict[str, Any]:
-    """`details.snapshotFilter`; the rendered-DOM fields appear only when search probed."""
+    """`details.snapshotFilter`; the rendered-DOM fields appear only when search probed, and
+    hold only the matches a `--filter role=` keeps (`search_list.role_filtered`)."""
     details: dict[str, Any] = {"cleanArgs": list(clean_args)}
     if filtered.search is not None:
         details["search"] = filtered.search
@@ -331,16 +335,18 @@ def snapshot_filter_details(
     )
     if probe_result is not None:
         total, truncated = search_probe_counts(probe_result)
-        details["renderedTextMatches"] = parse_search_probe(probe_result, refs or {})
+        parsed = parse_search_probe(probe_result, refs or {})
+        kept, excluded = search_list.role_filtered(parsed, filtered.role)
+        details["renderedTextMatches"] = kept
         details["renderedTextTotalMatches"] = total
         details["renderedTextTruncated"] = truncated
+        if filtered.role is not None:
+            details["renderedTextRoleExcluded"] = excluded
     return details
 
 
-def render_search_matches(
-    filtered: FilteredSnapshot, matches: Sequence[Mapping[str, Any]], total: int, truncated: bool
-) -> list[str]:
-    """Visible summary lines that keep direct ref matches and rendered-text matches apart."""
+def render_search(filtered: FilteredSnapshot, details: Mapping[str, Any]) -> list[str]:
+    """The visible answer: one summary line, then one list in page order (`search_list`)."""
     what = " and ".join(
         part
         for part in (
@@ -351,21 +357,20 @@ def render_search_matches(
         )
         if part
     )
-    lines = [
-        f"Snapshot filter ({what}): {filtered.matched_refs} direct ref matches of "
-        f"{filtered.total_refs} refs; showing {filtered.visible_lines} of "
-        f"{filtered.total_lines} snapshot lines with context."
-    ]
-    if filtered.search is None or filtered.exact:
-        return lines
-    more = " (list cut short)" if truncated else ""
-    lines.append(
-        f"Rendered page text: {total} visible element matches{more} "
-        "(may include text with no ref; hidden elements excluded):"
+    tree = filtered.text.split("\n") if filtered.text else []
+    tail = [tree.pop()] if tree and tree[-1].startswith("… ") else []
+    matches = details.get("renderedTextMatches")
+    if not isinstance(matches, list):
+        head = search_list.header(what, filtered.matched_refs, filtered.total_refs, None)
+        return [head, *tree, *tail]
+    merged, added = search_list.merge(tree, matches)
+    head = search_list.header(
+        what,
+        filtered.matched_refs,
+        filtered.total_refs,
+        added,
+        probe_total=int(details.get("renderedTextTotalMatches") or 0),
+        truncated=bool(details.get("renderedTextTruncated")),
+        role_excluded=int(details.get("renderedTextRoleExcluded") or 0),
     )
-    for match in matches:
-        where = " [offscreen]" if match.get("offscreen") else ""
-        ref = f" @{match['ref']}" if match.get("ref") else ""
-        kind = "VALIDATION " if match.get("kind") == "validation" else ""
-        lines.append(f'- {kind}<{match.get("tagName", "")}>{ref}{where}: "{match.get("text")}"')
-    return lines
+    return [head, *merged, *tail]

@@ -58,7 +58,7 @@ async def read_back(call: DirectCall, obs: Observation, spawned: Spawned) -> lis
     page_change.annotate(plan, obs, prior, probe, effects, dom_mutations=mutations)
     action_readback.conclude(call, obs)
     if plan.path == ("snapshot",) and obs.success and plan.output_mode is OutputMode.JSON:
-        snapshot_flow.compact(rt, obs)
+        snapshot_flow.compact(rt, obs, interactive=snapshot_flow.interactive(plan))
         if call.hooks.snapshot is not None:
             previous = prior.ref_snapshot.refs if prior and prior.ref_snapshot else None
             await snapshot_flow.apply_views(rt, plan, obs, call.hooks.snapshot, previous)

@@ -24,7 +24,7 @@ from agent_browser_tools.results.snapshot.views import (
     parse_search_probe,
     parse_viewport_probe,
     render_diff,
-    render_search_matches,
+    render_search,
     search_probe_counts,
     search_probe_js,
     snapshot_filter_details,
@@ -115,7 +115,8 @@ def test_search_is_case_insensitive_over_names_and_counts_match_details() -> Non
     assert filtered.total_lines == len(record["snapshot"].splitlines())
     snapshot_lines = [line for line in filtered.text.splitlines() if line.strip() != "…"]
     assert filtered.visible_lines == len(snapshot_lines)
-    assert filtered.matched_refs < filtered.visible_lines < 100
+    # Each button's cell is its ancestor; no neighbouring row is shown as context.
+    assert filtered.matched_refs == filtered.visible_lines
     for ref in filtered.matched_ref_ids:
         assert f"ref={ref}]" in filtered.text
     details = snapshot_filter_details(filtered, ["snapshot", "-i"])
@@ -166,15 +167,18 @@ def test_rendered_summary_keeps_direct_and_rendered_matches_apart() -> None:
     result = probe("search_grid_export_failed")
     matches = parse_search_probe(result, record["refs"])
     total, truncated = search_probe_counts(result)
-    lines = render_search_matches(filtered, matches, total, truncated)
-    assert lines[0].startswith('Snapshot filter (search "export failed"): 0 direct ref matches')
-    assert lines[1].startswith("Rendered page text: 1 visible element matches")
-    assert "VALIDATION <p> [offscreen]" in lines[2]
     details = snapshot_filter_details(
         filtered, ["snapshot", "-i"], probe_result=result, refs=record["refs"]
     )
-    assert details["renderedTextTotalMatches"] == 1
-    assert details["renderedTextTruncated"] is False
+    lines = render_search(filtered, details)
+    assert lines[0].startswith('Snapshot filter (search "export failed"): 0 ref matches')
+    assert "1 more found only in the rendered page, marked [rendered text]" in lines[0]
+    assert lines[1:] == [
+        '- [rendered text, validation] alert <p> [offscreen]: "Export failed: 3 orders are '
+        'missing an address"'
+    ]
+    assert details["renderedTextTotalMatches"] == total == 1
+    assert details["renderedTextTruncated"] is truncated is False
     assert details["renderedTextMatches"] == matches
 
 
@@ -393,10 +397,10 @@ def test_exact_search_details_and_summary_say_exact_and_skip_rendered_text() -> 
     exact = filter_snapshot(IN_PAGE, {}, search="in", role=None, exact=True)
     details = snapshot_filter_details(exact, ["snapshot", "-i"])
     assert (details["search"], details["searchExact"], details["matchedRefs"]) == ("in", True, 1)
-    lines = render_search_matches(exact, [], 0, False)
-    assert lines == [
-        'Snapshot filter (search-exact "in"): 1 direct ref matches of 7 refs; showing '
-        f"{exact.visible_lines} of 7 snapshot lines with context."
-    ]
+    lines = render_search(exact, details)
+    assert (
+        lines[0] == 'Snapshot filter (search-exact "in"): 1 ref matches of 7 refs, in page order.'
+    )
+    assert lines[1:] == exact.text.splitlines()
     plain = filter_snapshot(IN_PAGE, {}, search="in", role=None)
     assert "searchExact" not in snapshot_filter_details(plain, ["snapshot", "-i"])

@@ -79,18 +79,26 @@ def _spill_snapshot(rt: Runtime, text: str) -> str | None:
     return str(path)
 
 
-def compact(rt: Runtime, obs: Observation) -> None:
+def interactive(plan: ExecutionPlan) -> bool:
+    """Whether the snapshot call asked for the interactive (`-i`) tree."""
+    return any(views.is_interactive(t) for t in split_global_flags(plan.args)[1])
+
+
+def compact(rt: Runtime, obs: Observation, *, interactive: bool = False) -> None:
     """Fit the snapshot text in the visible budget (spilling the full tree if needed).
 
     A native `--delta` full answer is shown like an ordinary snapshot (its tree, not the
-    revision object, which stays in details.data)."""
+    revision object, which stays in details.data). An `interactive` tree loses its
+    non-interactive table runs before anything else is cut (`structure.py`)."""
     data = obs.data
     payload = snapshot_payload(data)
     if payload is None or not isinstance(data, Mapping):
         return
     native = not isinstance(data.get("snapshot"), str)
     refs = payload.refs if isinstance(payload.refs, Mapping) else {}  # read, not copied
-    result = compact_snapshot(payload.text, refs, budget=VISIBLE_LIMIT - HEADER_RESERVE)
+    result = compact_snapshot(
+        payload.text, refs, budget=VISIBLE_LIMIT - HEADER_RESERVE, interactive=interactive
+    )
     if not result.compacted:
         if native:
             obs.context["snapshot_text"] = payload.text
@@ -129,14 +137,7 @@ async def apply_views(
         probe = await _probe(rt, plan, views.search_probe_js(substring)) if substring else None
         details = views.snapshot_filter_details(filtered, clean, probe_result=probe, refs=refs)
         obs.extra["snapshotFilter"] = details
-        matches = details.get("renderedTextMatches", [])
-        lines += views.render_search_matches(
-            filtered,
-            matches,
-            details.get("renderedTextTotalMatches", 0),
-            bool(details.get("renderedTextTruncated")),
-        )
-        lines.append(filtered.text)
+        lines += views.render_search(filtered, details)
         if substring and probe is None:
             obs.warnings.append("The rendered-text search probe failed; ref matches only.")
     if flags.viewport:
