@@ -9,6 +9,7 @@ on demand (MCP resources, `agent_browser_tools {}`), never pushed into every con
 from __future__ import annotations
 
 from agent_browser_tools import taxonomy
+from agent_browser_tools.taxonomy.usage import usage
 
 AGENT_BROWSER = (
     "Use a real browser: open and read live pages, click and fill forms, take screenshots, "
@@ -128,8 +129,6 @@ FULL_GUIDANCE = """# Browser tools: full guidance
   step reads it; when a later step fails, the result says which steps took effect: do not
   repeat them.
 - `snapshot --compact` for a denser tree; full `snapshot` only when you need everything.
-- A result too large to show names its saved spill and the call that reads it, a window at a
-  time: {"args": ["spill", NAME]}, then the `--offset N` its next action gives.
 - Dense pages: `snapshot -i --search TEXT` (any case, part of a name or line; names equal to
   TEXT come first), `--search-exact NAME` (whole accessible name only, for names that are
   common substrings such as a link "in") or `--filter role=ROLE` show matching refs (the full
@@ -163,10 +162,13 @@ FULL_GUIDANCE = """# Browser tools: full guidance
 ## Output
 - Omit --json for readable prose; add --json for parseable JSON; --json false keeps the
   engine's native text (never used as evidence of page state).
-- Results over 16,000 characters are cut; the full observation is in the named file.
-- A value over 1M characters (eval, get html) keeps its first 8,000 and names the file with
+- Results over 16,000 characters are cut; the full observation is saved as a spill.
+- A value over 1M characters (eval, get html) keeps its first 8,000 and names the spill with
   all of it (details.largeValues); a whole answer over 768 KiB moves its biggest parts (the
-  ref map first) to files named in the text and details.messageBudget.
+  ref map first) to spills named in the text and details.messageBudget.
+- Every spill is read through this tool, never a file tool (the server's state is not
+  reachable): {"args": ["spill", NAME]} answers 12,000 characters and the exact next call
+  (`--offset N`); no browser is needed. The result that names a spill gives its call.
 - Limits per call: typed text 100 KiB (enter more in parts), stdin 4 MiB, batch 10,000 rows.
 - details.resultCategory is success/failure; failureCategory says why; nextActions are exact
   payloads to send next.
@@ -260,14 +262,15 @@ def command_reference() -> str:
     """The native command list, generated from the taxonomy so it cannot drift: each command
     with its operands as a refused call's usage spells them (`<required>`, `[optional]`)."""
     lines = ["# agent-browser command reference (generated from the command table)", ""]
-    for spec in taxonomy.all_commands():
-        if spec.synthetic or not spec.cli_available:
-            continue
-        operands = "".join(f" {name}" for name in spec.operand_names)
-        lines.append(f"- `{spec.name}`{operands}: {spec.summary}")
-    lines += [
-        "",
-        "Answered by the wrapper, never sent to the engine:",
-        "- `spill` <name> [--offset N]: read a saved spill that a result named, a window at a time",
-    ]
+    specs = [s for s in taxonomy.all_commands() if not s.synthetic and s.cli_available]
+    lines += [_reference_line(s) for s in specs if not s.wrapper_only]
+    lines += ["", "Answered by the wrapper itself, never sent to the engine (call each alone):"]
+    lines += [_reference_line(s) for s in specs if s.wrapper_only]
     return "\n".join(lines) + "\n"
+
+
+def _reference_line(spec: taxonomy.CommandSpec) -> str:
+    if spec.wrapper_only:  # its flags too: no engine `--help` explains them
+        return f"- `{usage(spec)}`: {spec.summary}"
+    operands = "".join(f" {name}" for name in spec.operand_names)
+    return f"- `{spec.name}`{operands}: {spec.summary}"

@@ -144,7 +144,8 @@ async def test_eval_of_a_50_mb_string_fits_and_the_whole_value_is_in_its_file(
         assert value.is_relative_to(state_dir / "spill") and value.stat().st_size == EVAL_CHARS
         with value.open() as handle:
             assert handle.read(64) == PATTERN * 4
-        assert f"the whole value is in {value}" in text_of(result)
+        read = f'read it with agent_browser {{"args": ["spill", "{value.name}"]}}'
+        assert read in text_of(result) and str(value) not in text_of(result)
         assert details["data"]["result"].startswith(PATTERN * 100)
         # The runner's raw overflow file is gone; only named spill files stay.
         assert not list((state_dir / "spill").rglob("stdout-*"))

@@ -228,6 +228,10 @@ async def _evals(rec: Recorder, s: Secrets) -> None:
     assert spilled.details.get("observationPath"), "the oversized result must spill"
     spilled_json = await rec.ok("--json", "eval", "--stdin", stdin=big)
     assert spilled_json.details.get("observationPath")
+    for shown in (spilled, spilled_json):  # read back through the tool: the windows join the
+        name = Path(shown.details["observationPath"]).name  # leak search like every result
+        window = await rec.ok("spill", name)
+        assert window.details["data"]["name"] == name and window.details["data"]["text"]
     await rec.ok("--json", "false", "eval", "--stdin", stdin=script)
     await rec.ok("get", "url")  # native text cannot show where a may-navigate eval landed
 

@@ -9,6 +9,8 @@ taxonomy applies (`taxonomy.engine_surface`) and what to do instead: an unknown 
 the nearest commands (always some, so the model has one to try) and the command list
 resource, a group word without a known subcommand (`get`, `get titel`) lists the group's
 subcommands. Help and version calls (`--help`, `--version`) stay verbatim: they only print.
+A wrapper-only command (`spill`) is answered before planning when sent alone; anywhere it
+would reach the engine (a batch row) it is refused.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from collections.abc import Sequence
 
 from agent_browser_tools import taxonomy
 from agent_browser_tools.planning.argv_rules import ArgvRejected, CheckedArgv
-from agent_browser_tools.taxonomy import CommandMatch
+from agent_browser_tools.taxonomy import CommandMatch, ModelAccess
 from agent_browser_tools.taxonomy.releases import SUPPORTED_ENGINE_VERSIONS
 
 COMMAND_LIST = "agent-browser-tools://commands"
@@ -53,6 +55,12 @@ def _check_call(
     engine: str,
 ) -> None:
     if match is not None:
+        if match.spec.wrapper_only:  # answered before planning when alone; never the engine's
+            raise ArgvRejected(
+                f"{where}`{match.spec.name}` is answered by the wrapper, not the engine, so it "
+                f"cannot be a batch row; send it alone: "
+                f"{json.dumps({'args': [*match.spec.path, *match.spec.operand_names]})}."
+            )
         if match.unknown_flags and local_flags:
             raise ArgvRejected(
                 _unknown_flag(where, match.unknown_flags[0], match.spec.name, engine)
@@ -101,6 +109,16 @@ def _paths() -> list[tuple[str, ...]]:
     return [spec.path for spec in taxonomy.all_commands() if not spec.synthetic]
 
 
+def _offered(paths: list[tuple[str, ...]]) -> list[tuple[str, ...]]:
+    """The paths a list of suggestions names: not the operator-only ones (`profiles`, `get
+    cdp-url`), which the model's next call would only have refused as policy-blocked; all of
+    them when every one is operator-only (`dashboard`)."""
+    allowed = {
+        spec.path for spec in taxonomy.all_commands() if spec.access is not ModelAccess.OPERATOR
+    }
+    return [path for path in paths if path in allowed] or paths
+
+
 def _group_of(tokens: Sequence[str]) -> tuple[str, ...]:
     """The longest group head the words start with (`get`, `network har`), else ()."""
     heads = {path[:depth] for path in _paths() for depth in range(1, len(path))}
@@ -111,10 +129,13 @@ def _group_of(tokens: Sequence[str]) -> tuple[str, ...]:
 
 
 def _nearest_sub(group: tuple[str, ...], given: str | None) -> str:
-    """The group's subcommands, the closest spellings of `given` first."""
-    subs = sorted({path[len(group)] for path in _paths() if path[: len(group)] == group})
+    """The group's subcommands the model may run (`_offered`), the closest spellings of
+    `given` first (a misspelt operator-only one included)."""
+    members = [path for path in _paths() if path[: len(group)] == group]
+    subs = sorted({path[len(group)] for path in members})
     near = difflib.get_close_matches(given, subs, n=3, cutoff=0.5) if given else []
-    ordered = [*near, *(s for s in subs if s not in near)]
+    offered = sorted({path[len(group)] for path in _offered(members)})
+    ordered = [*near, *(s for s in offered if s not in near)]
     head = " ".join(group)
     listed = ", ".join(f"`{head} {sub}`" for sub in ordered)
     lead = f" Did you mean `{head} {near[0]}`?" if near else ""
@@ -123,17 +144,23 @@ def _nearest_sub(group: tuple[str, ...], given: str | None) -> str:
 
 def _nearest(tokens: Sequence[str]) -> str:
     """A subcommand typed without its group (`title` for `get title`) first, else the
-    closest spellings of a command word; with none close, the nearest few anyway, so a
-    model always gets a command to try next."""
+    closest spellings of a command word or an alias (`navigat`: `open`, whose alias is
+    `navigate`); with none close, the nearest few the model may run anyway (`_offered`), so
+    a model always gets a command to try next."""
     word = tokens[0]
     paths = _paths()
     grouped = [path for path in paths if len(path) == 2 and path[1] == word]
     if grouped:
         fixed = json.dumps([*grouped[0], *tokens[1:]])
         return f" It is `{' '.join(grouped[0])}`: send {fixed}."
-    words = sorted({path[0] for path in paths})
-    near = difflib.get_close_matches(word, words, n=3, cutoff=0.6)
+    spellings = {path[0]: path[0] for path in paths}
+    for spec in taxonomy.all_commands():
+        if len(spec.path) == 1:
+            spellings.update({alias[0]: spec.path[0] for alias in spec.aliases if len(alias) == 1})
+    close = difflib.get_close_matches(word, sorted(spellings), n=3, cutoff=0.6)
+    near = list(dict.fromkeys(spellings[w] for w in close))
     if near:
         return f" Did you mean {', '.join(f'`{w}`' for w in near)}?"
-    nearest = difflib.get_close_matches(word, words, n=3, cutoff=0.0)
+    offered = sorted({path[0] for path in _offered(paths)})
+    nearest = difflib.get_close_matches(word, offered, n=3, cutoff=0.0)
     return f" Nearest commands: {', '.join(f'`{w}`' for w in nearest)}."

@@ -41,6 +41,22 @@ def read_call(name: str, offset: int = 0) -> str:
     return "agent_browser " + json.dumps({"args": words})
 
 
+SPILL_PATH_KEYS = ("fullOutputPath", "observationPath")
+"""Observation keys that hold a spill's absolute path (in the state dir, not the model's)."""
+
+
+def with_spill_reads(observation: dict[str, Any]) -> dict[str, Any]:
+    """`observation` plus `spillReads`: for each spill path key, the exact params that read
+    it through the tool. A `--json` caller sees only the JSON, so the prose line naming the
+    call is not there for it; the path alone is a file it may not open."""
+    reads = {
+        key: {"args": [SPILL_COMMAND, Path(value).name]}
+        for key in SPILL_PATH_KEYS
+        if isinstance(value := observation.get(key), str)
+    }
+    return {**observation, "spillReads": reads} if reads else observation
+
+
 def spill_observation(spill_dir: Path, observation: dict[str, Any]) -> Path:
     """Write the whole observation as JSON (0600) and return its path."""
     directory = ensure_private_dir(spill_dir)
@@ -69,10 +85,9 @@ def bound_visible(body: str, tail: str, observation: dict[str, Any], spill_dir: 
         return Bounded(joined)
     try:
         path = spill_observation(spill_dir, observation)
-        notice = (
+        notice = (  # the absolute path is in details.observationPath; the model reads by name
             f"[Output truncated to fit {VISIBLE_LIMIT} characters. The complete observation is "
-            f"at {path} (observationPath); read it with {read_call(path.name)}, or narrow "
-            "the command.]"
+            f"saved as {path.name}: read it with {read_call(path.name)}, or narrow the command.]"
         )
         spilled, error = str(path), None
     except OSError as exc:
@@ -99,6 +114,7 @@ def bound_json(
     (categories, error, next actions, warnings) and replaces bulky payloads with a compact
     form (`data.snapshot` for compacted snapshots) plus `observationPath`.
     """
+    observation = with_spill_reads(observation)
     text = json.dumps(observation, ensure_ascii=False, default=str)
     if len(text) <= VISIBLE_LIMIT:
         return Bounded(text)
@@ -119,6 +135,7 @@ def bound_json(
         reduced["observationPath"] = path
     else:
         reduced["spillError"] = error
+    reduced = with_spill_reads(reduced)
     fixed = json.dumps(reduced, ensure_ascii=False, default=str)
     room = VISIBLE_LIMIT - len(fixed) - 64
     while compact_text is not None and room > 200:

@@ -4,15 +4,18 @@ Why: an `eval` returning 50 MB, or `get html` of a giant page, is read by nobody
 visible text shows 16,000 characters) yet would travel whole through redaction, details, code
 cells and the MCP message. A string longer than `LARGE_VALUE_CHARS` anywhere in the answer is
 replaced by its first `LARGE_VALUE_HEAD_CHARS` characters and a marker naming the file that
-holds all of it; `largeValues` in the observation lists each one (field, size, file).
+holds all of it and the exact `spill` call that reads it back through the tool (the state dir
+is not the model's to open); `largeValues` in the observation lists each one (field, size, file).
 """
 
 from __future__ import annotations
 
+import posixpath
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from agent_browser_tools.results.bounds import read_call
 from agent_browser_tools.size_limits import LARGE_VALUE_CHARS, LARGE_VALUE_HEAD_CHARS
 
 Save = Callable[[str], str]
@@ -61,8 +64,9 @@ class LargeValues:
             row["error"] = f"not saved: {saved}"
             tail = f"the rest could not be saved ({saved}); ask for a smaller part"
         else:
-            row["path"] = saved
-            tail = f"the whole value is in {saved}"
+            row["path"] = saved  # the absolute path stays in details; the model reads by name
+            name = posixpath.basename(saved)
+            tail = f"the whole value is saved as {name}: read it with {read_call(name)}"
         self.rows.append(row)
         return (
             f"{text[: self.head]}\n[... {total - self.head:,} more characters of "

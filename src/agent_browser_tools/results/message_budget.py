@@ -33,6 +33,7 @@ from typing import Any
 
 import pydantic_core
 
+from agent_browser_tools.results.bounds import read_call
 from agent_browser_tools.results.tool_result import ContentBlock, ImageBlock, TextBlock, ToolResult
 from agent_browser_tools.size_limits import CLIENT_MESSAGE_LIMIT_BYTES, MESSAGE_BUDGET_BYTES
 
@@ -241,7 +242,8 @@ def _cut_text(text: str, limit: int, path: str | None) -> str:
     """`text` as head, a marker naming `path`, and tail, within `limit` bytes as a block."""
     room = limit - _encoded({"type": "text", "text": ""}) - 1
     tail = text[len(text) - min(TEXT_TAIL_CHARS, len(text) // 4) :]
-    where = path or "not saved"
+    name = posixpath.basename(path) if path else None
+    where = f"{name}, read it with {read_call(name)}" if name else "not saved"
     marker = f"\n[... characters cut here; the whole text: {where}]\n"
     if _encoded(marker) + _encoded(tail) > room:
         tail = ""
@@ -283,6 +285,9 @@ def _notice(fit: _Fit, budget: int) -> str:
         f"[This answer was over the {_human(budget)} message budget; {place}: {parts}. "
         "See details.messageBudget.]"
     )
+    readable = [posixpath.basename(p) for p in paths if p.endswith((".txt", ".json"))]
+    if readable:  # the state dir is not the model's to open: the tool reads them back
+        line += f" Read a saved part with {read_call(readable[0])} (any name above)."
     if fit.errors:
         line += " Some parts could not be saved; narrow the command to see them."
     return line

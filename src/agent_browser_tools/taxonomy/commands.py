@@ -188,7 +188,8 @@ COMMANDS: tuple[CommandSpec, ...] = (
          flags="--duration= --steps= --human --seed="),
     _cmd("mouse down", "Press mouse button", latch=True, args="[button]"),
     _cmd("mouse up", "Release mouse button", latch=True, args="[button]"),
-    _cmd("mouse wheel", "Scroll mouse wheel", latch=True, args="<dy> [dx]"),
+    # `mouse wheel` alone scrolls 100 px down on both releases, though their help says <dy>.
+    _cmd("mouse wheel", "Scroll mouse wheel", latch=True, args="[dy] [dx]"),
     _cmd("swipe", "Swipe gesture (iOS)", latch=True, change=True, args="<direction> [distance]"),
     # Locators resolve upstream, so no ref slot; `find ... click` can navigate.
     _cmd("find", "Find element by locator and act", latch=True, effect=MAY, moves_focus=None,
@@ -409,6 +410,10 @@ COMMANDS: tuple[CommandSpec, ...] = (
          flags="--full --all --ref=@0.41.2"),
     _cmd("skills path", "Print a skill directory", session=LOCAL, ro=True, args="[name]"),
     _cmd("device list", "List iOS simulators", session=LOCAL, ro=True),
+    # The wrapper's own: a result too large to show names its saved spill, which lives in the
+    # state dir the model may never open, so the tool reads it back (`results.spill_reader`).
+    _cmd("spill", "Read a saved output a result named, a window at a time", session=LOCAL,
+         ro=True, args="<name>", flags="--offset=", wrapper_only=True),
 )
 # fmt: on
 

@@ -252,6 +252,9 @@ class CommandSpec:
     (`tab t2` is `tab select`), so it is reachable only through its group's fallback."""
     cli_available: bool = True
     """False when the skills reference documents it but the 0.39.4 CLI rejects it."""
+    wrapper_only: bool = False
+    """The wrapper answers it itself and never sends it to the engine (`spill`, which reads a
+    saved output back): no engine release documents it, and a batch row may not carry it."""
     access: ModelAccess = ModelAccess.MODEL
     """Whether the model may run it (see `ModelAccess`)."""
     files: FileSlots = FileSlots()

@@ -61,6 +61,7 @@ def test_an_extra_operand_is_refused_and_the_value_is_never_quoted() -> None:
         ["storage", "local"],
         ["storage", "local", "key"],
         ["find", "role", "button", "click", "--name", "Go"],
+        ["mouse", "wheel"],  # the engine scrolls 100 px down (tests/real/engine)
         ["fill", "--help"],  # help prints; nothing to count
         ["click", "@e1", "--bogus", "value"],  # the allowlist refuses the flag instead
     ],

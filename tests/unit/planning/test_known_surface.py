@@ -9,7 +9,7 @@ import pytest
 
 from agent_browser_tools.planning.argv_rules import ArgvRejected, CheckedArgv, check_argv
 from agent_browser_tools.planning.known_surface import check_known
-from agent_browser_tools.taxonomy import split_global_flags, surface
+from agent_browser_tools.taxonomy import ModelAccess, all_commands, split_global_flags, surface
 
 
 def _checked(args: list[str], stdin: str | None = None) -> CheckedArgv:
@@ -106,3 +106,60 @@ def test_before_the_engine_is_known_no_single_release_is_named() -> None:
     assert "not a command in any supported agent-browser release (0.39.4, 0.41.2)" in str(
         caught.value
     )
+
+
+def _suggested(message: str) -> list[str]:
+    """The command words a refusal suggests (`Nearest commands:`/`Did you mean`/`Its
+    subcommands:` lists), without the backticks."""
+    for lead in ("Nearest commands: ", "Did you mean ", "Its subcommands: "):
+        if lead in message:
+            listed = message.partition(lead)[2].partition(". ")[0].partition("? ")[0]
+            return [part.strip("`?.") for part in listed.split("(")[0].split(", ") if part]
+    return []
+
+
+@pytest.mark.parametrize(
+    "word", ["frobnicate", "xyzzy", "qqq", "navigate2", "zzzzzzzzzzzz", "a", "browser_click"]
+)
+def test_the_nearest_commands_are_ones_the_model_may_run(word: str) -> None:
+    """With no close spelling the refusal still names three commands, and never one only the
+    operator may run (`profiles`, `install`): the model's next call would be refused again."""
+    operator_only = {
+        " ".join(spec.path)
+        for spec in all_commands()
+        if spec.access is ModelAccess.OPERATOR and not spec.synthetic
+    }
+    model_words = {spec.path[0] for spec in all_commands() if spec.access is ModelAccess.MODEL}
+    message = _refusal([word])
+    named = _suggested(message)
+    assert named, message
+    for name in named:
+        assert name not in operator_only, message
+        assert name.split()[0] in model_words or "Did you mean" in message, message
+    assert "`profiles`" not in _refusal(["frobnicate"])
+
+
+def test_a_groups_list_leaves_out_its_operator_only_subcommands_unless_typed() -> None:
+    assert "`get cdp-url`" not in _refusal(["get"])
+    typed = _refusal(["get", "cdp-urll"])
+    assert "Did you mean `get cdp-url`?" in typed  # a spelling fix, not a suggestion
+    # A group of operator-only commands only: listed all the same, so the list is not empty.
+    assert "`dashboard start`, `dashboard stop`" in _refusal(["dashboard", "x"])
+
+
+@pytest.mark.parametrize(
+    ("word", "meant"),
+    [
+        ("navigat", "open"),  # `navigate` is an alias of `open`
+        ("browser_navigate", "open"),
+        ("goto_url", "open"),
+        ("press_key", "press"),
+        ("select_option", "select"),
+        ("take_screenshot", "screenshot"),
+        ("browser_snapshot", "snapshot"),
+    ],
+)
+def test_a_misspelt_alias_or_a_prefixed_name_points_at_the_command(word: str, meant: str) -> None:
+    """Names a model brings from other browser tools land on this engine's command."""
+    message = _refusal([word])
+    assert f"Did you mean `{meant}`" in message, message

@@ -24,9 +24,9 @@ def test_oversized_body_is_cut_the_tail_kept_whole_and_the_spill_named(tmp_path:
     assert bounded.text.endswith(TAIL)
     path = bounded.observation_path
     assert path is not None
-    assert f"The complete observation is at {path} (observationPath)" in bounded.text
     read = f'read it with agent_browser {{"args": ["spill", "{Path(path).name}"]}}'
-    assert read in bounded.text, "the tool reads it back: the state dir is not the model's"
+    assert f"The complete observation is saved as {Path(path).name}: {read}" in bounded.text
+    assert path not in bounded.text, "the model reads by name; the path stays in details"
     assert json.loads(Path(path).read_text()) == observation
     assert os.stat(path).st_mode & 0o777 == 0o600
 
@@ -55,3 +55,17 @@ def test_oversized_caller_json_stays_parseable_with_decision_fields(tmp_path: Pa
     assert parsed["failureCategory"] == "timeout" and parsed["nextActions"][0]["id"] == "retry"
     assert parsed["dataOmitted"] is True and parsed["observationPath"] == bounded.observation_path
     assert parsed["data"] == {"snapshot": "- button [ref=e1]", "compacted": True}
+    name = Path(str(bounded.observation_path)).name
+    assert parsed["spillReads"] == {"observationPath": {"args": ["spill", name]}}
+
+
+def test_caller_json_names_the_read_of_a_snapshot_spill_even_when_it_fits(tmp_path: Path) -> None:
+    """A `--json` caller sees no prose line: the JSON itself carries the exact read params."""
+    path = str(tmp_path / "spill" / "snapshot-0123456789ab.txt")
+    bounded = bound_json({"success": True, "fullOutputPath": path}, tmp_path / "spill")
+    parsed = json.loads(bounded.text)
+    assert bounded.observation_path is None and parsed["fullOutputPath"] == path
+    reads = {"fullOutputPath": {"args": ["spill", "snapshot-0123456789ab.txt"]}}
+    assert parsed["spillReads"] == reads
+    plain = json.loads(bound_json({"success": True}, tmp_path / "spill").text)
+    assert "spillReads" not in plain

@@ -37,7 +37,9 @@ def test_a_huge_value_keeps_its_head_and_names_the_file_holding_all_of_it() -> N
     shown = cut["result"]
     assert shown.startswith(huge[:LARGE_VALUE_HEAD_CHARS] + "\n[... ")
     assert len(shown) < LARGE_VALUE_HEAD_CHARS + 300
-    assert f"of {len(huge):,} not shown; the whole value is in /spill/value-1.txt]" in shown
+    read = 'read it with agent_browser {"args": ["spill", "value-1.txt"]}'
+    assert f"of {len(huge):,} not shown; the whole value is saved as value-1.txt: {read}]" in shown
+    assert "/spill/" not in shown, "the model reads by name; the path stays in details"
     assert saver.saved == [huge]
     assert values.rows == [
         {"field": "data.result", "characters": len(huge), "path": "/spill/value-1.txt"}
@@ -59,7 +61,7 @@ def test_the_same_string_in_two_places_is_saved_once() -> None:
 def test_a_plain_text_answer_is_cut_too() -> None:
     values = LargeValues(Saver())
     shown = values.cut("t" * (LARGE_VALUE_CHARS * 2), "data")
-    assert isinstance(shown, str) and shown.endswith("/spill/value-1.txt]")
+    assert isinstance(shown, str) and shown.endswith('{"args": ["spill", "value-1.txt"]}]')
 
 
 def test_a_failed_save_says_the_rest_is_lost_and_how_to_get_it() -> None:

@@ -138,7 +138,9 @@ def test_cut_text_keeps_its_head_and_tail_and_the_whole_text_is_saved() -> None:
     assert "failureCategory: timeout; isError: true." in shown
     (path,) = [p for p in files.saved if "/text-" in p]
     assert files.saved[path].decode() == text
-    assert f"characters cut here; the whole text: {path}" in shown
+    name = path.rsplit("/", 1)[1]
+    read = f'read it with agent_browser {{"args": ["spill", "{name}"]}}'
+    assert f"characters cut here; the whole text: {name}, {read}]" in shown
 
 
 def test_an_image_without_a_file_is_written_decoded() -> None:

@@ -71,7 +71,9 @@ async def run(
         request = _validated(rt, params, hooks)
         if spill_reader.asks(request.inp.args):  # a saved output, read without the engine
             return rt.scrub_result(
-                spill_reader.answer(rt.spill_dir, request.params, request.inp.args)
+                spill_reader.answer(
+                    rt.spill_dir, request.params, request.inp.args, rt.secrets.scrub
+                )
             )
         async with planned_under_lock(rt, request, lock_held) as call:
             refusal = await _guard(call)

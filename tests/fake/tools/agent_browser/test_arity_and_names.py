@@ -49,6 +49,7 @@ async def test_an_unknown_command_names_the_nearest_on_every_call(
     try:
         first = _refused(await _call(tools, ["frobnicate"]))
         assert "any supported agent-browser release" in first  # the engine is not read yet
+        assert fake_engine.calls() == []  # not even the engine's `--version`
         assert not (await _call(tools, ["get", "url"])).is_error
         before = fake_engine.argvs()
         later = _refused(await _call(tools, ["frobnicate"]))
@@ -57,6 +58,10 @@ async def test_an_unknown_command_names_the_nearest_on_every_call(
             assert "Nearest commands: `" in text
             assert "agent-browser-tools://commands resource" in text
         assert "Did you mean `click`" in _refused(await _call(tools, ["clik", "@e1"]))
+        rows = json.dumps([["get", "url"], ["frobnicate", "now"]])
+        row = _refused(await _call(tools, ["batch"], rows))
+        assert row.startswith("Error: batch row 2: `frobnicate` is not a command"), row
+        assert "Nearest commands: `" in row and "agent-browser-tools://commands" in row
         # A group holding operator-only commands (`get cdp-url`): still a wrong name first.
         typo = _refused(await _call(tools, ["get", "titel"]))
         assert "`get titel` is not a command" in typo and "Did you mean `get title`?" in typo

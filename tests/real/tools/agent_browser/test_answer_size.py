@@ -50,7 +50,10 @@ async def test_get_html_of_a_huge_page_keeps_a_head_and_names_the_whole(
     assert whole.rstrip().endswith("</tbody>") and whole.count("<tr>") == 1 + 5000  # + header
     shown = html.details["data"]["html"]
     assert shown.startswith(whole[:LARGE_VALUE_HEAD_CHARS])
-    assert f"the whole value is in {row['path']}" in html.text
+    name = Path(row["path"]).name
+    assert f'read it with agent_browser {{"args": ["spill", "{name}"]}}' in html.text
+    window = await ab(browser_tools, "spill", name)  # read back through the tool, no file tool
+    assert not window.is_error and window.details["data"]["text"] == whole[:12_000]
 
 
 async def test_a_batch_saves_one_file_for_a_value_its_roll_up_and_steps_share(

@@ -7,7 +7,6 @@ import json
 import os
 import time
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -221,7 +220,8 @@ async def test_wrapper_snapshot_search_filter_and_diff(
     assert "Edit 42" in found.text and len(found.text) < 16_000
     rendered = info["renderedTextMatches"]
     assert info["renderedTextTotalMatches"] >= 1 and any("Edit 42" in m["text"] for m in rendered)
-    assert "Rendered page text:" in found.text
+    # One list in page order (issue 33): rendered matches are merged, not listed apart.
+    assert "in page order" in found.text and "Rendered page text:" not in found.text
     assert len(found.details["refSnapshot"]["refs"]) > 1000, "the full ref map, not the matches"
     buttons = await ab(browser_tools, "snapshot", "-i", "--filter", "role=searchbox")
     assert buttons.details["snapshotFilter"]["role"] == "searchbox"
@@ -322,33 +322,48 @@ async def test_record_start_retires_refs_and_says_so(
 async def test_the_spill_a_compacted_snapshot_names_is_read_back_through_the_tool(
     browser_tools: BrowserTools, engine_env: EngineEnv, fixture_site: FixtureServer, tmp_path: Path
 ) -> None:
-    """Window by window, following each result's own next call, the reads reassemble the
-    spilled tree exactly; another conversation cannot read it (its spills are its own)."""
+    """The model sees only prose: the call is copied from the snapshot's own line, each next
+    call from the window's `More:` line, and the windows reassemble the spilled tree exactly;
+    another conversation over the same state dir cannot read it (its spills are its own)."""
     await ab(browser_tools, "open", fixture_site.url("/dense.html"))
     snap = await ab(browser_tools, "snapshot", "-i")
     spill = Path(snap.details["fullOutputPath"])
-    params: dict[str, Any] = {"args": ["spill", spill.name]}
+    whole = spill.read_text(encoding="utf-8")
+    line = snap.text.rsplit("\n", 1)[1]
+    assert line.startswith(f"Full snapshot ({len(whole):,} characters): read it with ")
+    assert str(spill) not in snap.text, "the state dir path is for details, not the model"
+    call = line.split("read it with agent_browser ", 1)[1]
     parts: list[str] = []
     for _ in range(100):
-        window = await browser_tools.call("agent_browser", params)
+        window = await browser_tools.call("agent_browser", json.loads(call))
         assert not window.is_error, window.text
         assert len(window.text) <= 16_000
-        data = window.details["data"]
-        parts.append(window.text.split("\n", 1)[1].rsplit("\n", 1)[0])
-        actions = window.details.get("nextActions", [])
-        if data["end"] == data["total"]:
-            assert not actions and window.text.endswith("End of the spill.")
+        head, rest = window.text.split("\n", 1)
+        body, tail = rest.rsplit("\n", 1)
+        assert head.startswith(f"Spill {spill.name}: characters {len(''.join(parts))}-")
+        assert body == window.details["data"]["text"]
+        parts.append(body)
+        if tail == "End of the spill.":
+            assert not window.details.get("nextActions")
             break
-        (more,) = actions
-        params = more["params"]
-    assert "".join(parts) == spill.read_text(encoding="utf-8")
-    assert len(parts) > 1, "the tree did not need more than one window"
+        assert tail.startswith("More: agent_browser ")
+        call = tail.removeprefix("More: agent_browser ")
+        (more,) = window.details["nextActions"]
+        assert more["params"] == json.loads(call), "the next action and the line agree"
+    assert "".join(parts) == whole
+    assert len(parts) > 2, "a 60k tree takes several windows"
 
-    # The same state dir as `browser_tools`: only the conversation differs.
+    as_json = await ab(browser_tools, "--json", "snapshot", "-i")
+    reads = json.loads(as_json.text)["spillReads"]
+    name = Path(as_json.details["fullOutputPath"]).name
+    assert reads["fullOutputPath"] == {"args": ["spill", name]}, "JSON callers get the params"
+
     other = BrowserTools(settings=tools_settings(engine_env, tmp_path / "state"), cwd=tmp_path)
     try:
+        mine, theirs = browser_tools.runtime.spill_dir, other.runtime.spill_dir
+        assert mine.parent == theirs.parent and mine != theirs, "same state dir, two owners"
         stranger = await other.call("agent_browser", {"args": ["spill", spill.name]})
     finally:
         await other.aclose()
     assert stranger.is_error and stranger.details["failureCategory"] == "validation-error"
-    assert "No spill named" in stranger.text
+    assert f"No spill named {spill.name} in this conversation" in stranger.text

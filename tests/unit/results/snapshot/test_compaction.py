@@ -92,7 +92,10 @@ def test_compacted_text_leaves_room_for_the_spill_line(name: str, budget: int) -
     assert result.compacted is True
     assert len(text) > budget
     assert len(result.text) <= budget - SPILL_LINE_RESERVE
-    spill = "Full snapshot: /home/user/.local/state/agent-browser-tools/spill/snapshot-1.txt"
+    spill = (  # the longest line `page.snapshot.compact` writes after the tree
+        "Full snapshot (999,999,999 characters): read it with agent_browser "
+        '{"args": ["spill", "snapshot-0123456789ab.txt"]}'
+    )
     assert len(result.text + "\n" + spill) <= min(budget, VISIBLE_LIMIT)
     assert result.viewport_ordering == "dom-signal-prioritized"
     assert result.details()["viewportOrdering"] == "dom-signal-prioritized"
