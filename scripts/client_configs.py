@@ -244,8 +244,8 @@ def _preamble() -> list[str]:
     """How the snippets' command is found, and the `uvx` form that needs no install."""
     return [
         f"Every snippet below runs `{shell_line()}`. That command is on `PATH` after",
-        f"`pipx install /path/to/clone` (`pipx install {PACKAGE}` once the package is on",
-        "PyPI); otherwise put its full path in `command` (e.g.",
+        f"`pipx install git+file:///path/to/clone` (`pipx install {PACKAGE}` once the",
+        "package is on PyPI); otherwise put its full path in `command` (e.g.",
         f"`/path/to/.venv/bin/{COMMAND}`), or let `uvx` run it (until the package is on PyPI,",
         'put `"--from", "/path/to/clone"` first in `args`):',
         "",
