@@ -6,7 +6,6 @@ navigation still on its way."""
 from __future__ import annotations
 
 import json
-import secrets
 import time
 
 import pytest
@@ -67,16 +66,7 @@ def _settle_outcome(session: RealSession, since_ms: int) -> tuple[dict[str, obje
     `since_ms`, with a skew so wide that the document counts as young by its `timeOrigin`
     alone: (the outcome it left, seconds the wait took)."""
     now = int(time.time() * 1000)
-    cfg = {
-        "token": secrets.token_hex(6),
-        "start": now,
-        "deadline": now + 2_000,
-        "quiet": settle_scripts.QUIET_MS,
-        "since": since_ms,
-        "skew": 600_000,
-        "hold": 0,
-    }
-    check = settle_scripts.check_script(cfg)
+    check, _ = settle_scripts.wait_check(now, since_ms, 2_000, hold=False, skew=600_000)
     started = time.monotonic()
     session.ok("wait", "--fn", check, "--timeout", "5000")
     took = time.monotonic() - started

@@ -19,14 +19,12 @@ once. The outcome of each watched step is kept here (`StepPages`) for the step l
 
 from __future__ import annotations
 
-import secrets
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from agent_browser_tools.engine.envelope import BatchRow, Envelope
-from agent_browser_tools.input_limits import loads_json_text
 from agent_browser_tools.redaction import redact_text, redact_url
 from agent_browser_tools.taxonomy import join_batch_row, resolve_command, split_global_flags
 from agent_browser_tools.tools.agent_browser.call import DirectCall
@@ -93,19 +91,9 @@ def unarmed(envelope: Envelope) -> Envelope:
 
 async def settle(call: DirectCall, step: int) -> None:
     """After a watched step answered: wait for the page it led to, and keep where it is."""
-    budget = call.rt.settings.settle_ms
     now = int(time.time() * 1000)
-    cfg: dict[str, object] = {
-        "token": secrets.token_hex(6),
-        "start": now,
-        "deadline": now + budget,
-        "quiet": settle_scripts.QUIET_MS,
-        "since": now,
-        "skew": settle_scripts.SKEW_MS,
-        "hold": 0,  # armed on the step's own document: no unarmed page to hold for
-    }
-    check = settle_scripts.check_script(cfg)
-    timeout = str(budget + settle_scripts.BACKSTOP_MS)
+    # Armed on the step's own document: no unarmed page to hold for.
+    check, timeout = settle_scripts.wait_check(now, now, call.rt.settings.settle_ms, hold=False)
     rows = [["wait", "--fn", check, "--timeout", timeout], ["eval", PAGE_JS]]
     answer = await helper_batch(call.rt, call.plan, rows, bail=True)
     call.part(StepPages).by_step[step] = read_outcome(answer.rows if answer else None)
@@ -116,12 +104,8 @@ def read_outcome(rows: Sequence[BatchRow] | None) -> dict[str, Any]:
     if not rows or not rows[0].success:
         return {"settled": False, "reason": "wait-failed"}
     told = rows[1].result if len(rows) > 1 and rows[1].success else None
-    raw = told.get("result") if isinstance(told, Mapping) else None
-    try:
-        seen = loads_json_text(raw) if isinstance(raw, str) else None
-    except ValueError:
-        seen = None
-    if not isinstance(seen, Mapping):
+    seen = settle_scripts.outcome_of(told.get("result") if isinstance(told, Mapping) else None)
+    if seen is None:
         return {"settled": True, "reason": "outcome-unread"}
     found = seen.get("outcome")
     out = settle_scripts.outcome(found) if isinstance(found, Mapping) else {"reason": "unknown"}

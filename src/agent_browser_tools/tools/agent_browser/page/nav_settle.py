@@ -45,29 +45,23 @@ the server's answer time, which any next command would wait for too.
 
 from __future__ import annotations
 
-import secrets
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from agent_browser_tools.engine.envelope import BatchRow
-from agent_browser_tools.input_limits import loads_json_text
 from agent_browser_tools.results.observation import Observation
 from agent_browser_tools.tools.agent_browser.batches import step_settle
 from agent_browser_tools.tools.agent_browser.call import DirectCall
 from agent_browser_tools.tools.agent_browser.page import settle_scripts
 from agent_browser_tools.tools.agent_browser.page.settle_scripts import (
     ARM_JS,
-    BACKSTOP_MS,
     HOLD_COMMANDS,
     HOLD_KEYS,
-    HOLD_MS,
     OUTCOME_JS,
     PENDING,
     QUICK_JS,
-    QUIET_MS,
-    SKEW_MS,
 )
 
 
@@ -123,17 +117,9 @@ def _check(call: DirectCall) -> tuple[str, str]:
     if state.start is None:  # a second batch keeps the first one's start
         state.start = int(time.time() * 1000)
     start = state.start
-    cfg = {
-        "token": secrets.token_hex(6),
-        "start": start,
-        "deadline": start + budget,
-        "quiet": QUIET_MS,
-        "since": state.since if state.since is not None else start,
-        "skew": SKEW_MS,
-        "hold": HOLD_MS if _holds(call) else 0,
-    }
+    since = state.since if state.since is not None else start
     state.waiting = True
-    return settle_scripts.check_script(cfg), str(budget + BACKSTOP_MS)
+    return settle_scripts.wait_check(start, since, budget, hold=_holds(call))
 
 
 def _allowed(call: DirectCall) -> bool:
@@ -186,13 +172,9 @@ def take(call: DirectCall, answered: Sequence[BatchRow]) -> bool:
         return False
     told = answered[0] if state.quick else answered[1] if len(answered) > 1 else None
     second = told.result if told is not None else None
-    raw = second.get("result") if isinstance(second, Mapping) else None
-    try:
-        seen = loads_json_text(raw) if isinstance(raw, str) else None
-    except ValueError:
-        seen = None
+    seen = settle_scripts.outcome_of(second.get("result") if isinstance(second, Mapping) else None)
     unread = {"settled": True, "reason": "outcome-unread"}
-    state.outcome = settle_scripts.outcome(seen) if isinstance(seen, Mapping) else unread
+    state.outcome = settle_scripts.outcome(seen) if seen is not None else unread
     return True
 
 

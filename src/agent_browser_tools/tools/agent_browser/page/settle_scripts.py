@@ -7,9 +7,11 @@ step that may navigate; the module docstring of `nav_settle` says what they do a
 from __future__ import annotations
 
 import json
+import secrets
 from collections.abc import Mapping
 from typing import Any
 
+from agent_browser_tools.input_limits import loads_json_text
 from agent_browser_tools.taxonomy import CommandSpec, PageEffect
 from agent_browser_tools.tools.agent_browser.call import DirectCall
 from agent_browser_tools.tools.agent_browser.confirm.confirm_gate import confirmation_gated
@@ -141,10 +143,32 @@ QUICK_JS = "(() => {\nconst settled = %s;\nreturn settled === true ? %s : '%s';\
 page is settled now (nearly every action), else `PENDING` (the wait runs in a second batch)."""
 
 
-def check_script(cfg: dict[str, object]) -> str:
-    """The polling check for `wait --fn`, configured by `cfg` (token, start, deadline, quiet,
-    since, skew, hold): it arms a fresh watcher on the page it ends on."""
-    return _CHECK % (json.dumps(cfg), _ARM)
+def wait_check(
+    start: int, since: int, budget: int, *, hold: bool, skew: int = SKEW_MS
+) -> tuple[str, str]:
+    """The polling check for `wait --fn` (it arms a fresh watcher on the page it ends on) and
+    the engine's own timeout for that wait: the wait began at `start`, the action at `since`
+    (wall-clock ms), `budget` is the settle budget, `hold` gives a click or key `HOLD_MS`."""
+    cfg = {
+        "token": secrets.token_hex(6),
+        "start": start,
+        "deadline": start + budget,
+        "quiet": QUIET_MS,
+        "since": since,
+        "skew": skew,
+        "hold": HOLD_MS if hold else 0,
+    }
+    return _CHECK % (json.dumps(cfg), _ARM), str(budget + BACKSTOP_MS)
+
+
+def outcome_of(raw: object) -> dict[str, Any] | None:
+    """The watcher's outcome from an outcome read's `result` (a JSON string); None when it
+    cannot be read."""
+    try:
+        seen = loads_json_text(raw) if isinstance(raw, str) else None
+    except ValueError:
+        return None
+    return seen if isinstance(seen, dict) else None
 
 
 SETTLING_EFFECTS = frozenset({PageEffect.MAY_NAVIGATE, PageEffect.HISTORY})
