@@ -64,6 +64,12 @@ DIST_EXTRA_CONFIG="$scratch/setup.cfg" \
 rm -rf "$scratch"
 trap - EXIT
 
+# The Selenium Grid that the grid-mode tests and benchmark start (a server jar from npm, run by
+# Java; Debian's chromedriver, installed when missing and root).
+if [ "$mode" != demo ]; then
+  bash scripts/selenium_grid.sh install
+fi
+
 case "$mode:$subset" in
   demo:) exec .venv/bin/agent-browser-tools demo ;;
   test:) exec .venv/bin/python -m pytest -q ;;
