@@ -66,7 +66,8 @@ trap - EXIT
 
 # The Selenium Grid that the grid-mode tests and benchmark start (a server jar from npm, run by
 # Java; Debian's chromedriver, installed when missing and root).
-if [ "$mode" != demo ]; then
+# The unit tests and the demo need none of it.
+if [ "$mode:$subset" = install: ] || [ "$mode:$subset" = test: ]; then
   bash scripts/selenium_grid.sh install
 fi
 

@@ -209,14 +209,19 @@ class BrowserTools:
         conversation keeps its files; an empty one is removed."""
         try:
             closing: set[str] | None = set()
-            if self.close_on_exit:
+            grid = self.runtime.grid
+            if self.close_on_exit or grid is not None:
                 if self.runtime.log.state.app_launches:
                     await cleanup_owned_apps(self.runtime)
                 closed = await close_owned(self.runtime)
                 closing = {label.rsplit("/", 1)[-1] for label in closed}
-                if self.shared_server:
+                # A grid browser holds a slot of a shared grid: it never outlives its
+                # conversation, whoever named its session.
+                if self.shared_server or grid is not None:
                     await close_own_dir(self.runtime)
                     closing = None
+            if grid is not None:
+                await grid.end_all()
             await self.runtime.release_socket_dir(closing)
         finally:
             if self.runtime.workspace is not None:

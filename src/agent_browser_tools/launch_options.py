@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from agent_browser_tools.grid_settings import GRID_KEYS, grid_config
 from agent_browser_tools.remote_endpoint import check_cdp_url
 from agent_browser_tools.settings import Settings, SettingsError
 
@@ -99,6 +100,10 @@ LAUNCH_OPTIONS: tuple[LaunchOption, ...] = (
 """The operator's launch settings; `viewport` and `isolated` are derived below."""
 
 VIEWPORT_HELP = "browser window size WIDTHxHEIGHT (Chromium --window-size)"
+GRID_HELP = (
+    "Selenium Grid 4 URL: every conversation's browsers are grid sessions (or env "
+    "AGENT_BROWSER_TOOLS_GRID_URL; [browser] grid_capabilities, grid_wait_s in config)"
+)
 ISOLATED_HELP = "fresh temporary profile every launch; refuses profile/state reuse"
 
 
@@ -106,7 +111,7 @@ def browser_section(settings: Settings) -> Mapping[str, Any]:
     section = settings.merged_config.get("browser", {})
     if not isinstance(section, Mapping):
         raise SettingsError("config [browser] must be a table; fix or remove it.")
-    known = {option.key for option in LAUNCH_OPTIONS} | {"viewport", "isolated"}
+    known = {option.key for option in LAUNCH_OPTIONS} | {"viewport", "isolated", *GRID_KEYS}
     unknown = sorted(set(section) - known)
     if unknown:
         raise SettingsError(
@@ -138,6 +143,11 @@ def operator_launch_env(settings: Settings) -> dict[str, str]:
             "[browser] isolated and profile exclude each other: an isolated browser starts "
             "from a fresh temporary profile. Drop one of them."
         )
+    if grid_config(settings) is not None:
+        # Every browser is a grid session the engine attaches to (`grid_browsers`); a spawn
+        # that would launch one here fails instead of starting a local Chromium.
+        env[EXECUTABLE_ENV] = NO_LOCAL_BROWSER
+        return env
     _inherited_endpoint(settings, section, env)
     _check_remote(section, env)
     return env
@@ -162,6 +172,8 @@ def _inherited_endpoint(
 
 
 REMOTE_KEYS = ("cdp_url", "provider")
+EXECUTABLE_ENV = "AGENT_BROWSER_EXECUTABLE_PATH"
+NO_LOCAL_BROWSER = "/nonexistent/grid-mode-launches-no-local-browser"
 LOCAL_ONLY = ("isolated", "profile", "executable_path", "extension")
 PIN_TAB_ENV = "AGENT_BROWSER_PIN_TAB"
 CDP_ENV = "AGENT_BROWSER_CDP"
@@ -194,8 +206,10 @@ def remote_cdp(settings: Settings) -> str | None:
 
 
 def cleared_by_isolation(settings: Settings) -> tuple[str, ...]:
-    """Inherited engine variables to drop because the operator asked for isolated browsers."""
-    return ISOLATION_CLEARED if browser_section(settings).get("isolated") is True else ()
+    """Inherited engine variables to drop because the operator asked for isolated browsers
+    (grid browsers are fresh ones too: an inherited endpoint or profile must not apply)."""
+    isolated = browser_section(settings).get("isolated") is True
+    return ISOLATION_CLEARED if isolated or grid_config(settings) is not None else ()
 
 
 def _render(option: LaunchOption, value: Any) -> str | None:

@@ -52,7 +52,9 @@ from agent_browser_tools.engine.isolation import (
 )
 from agent_browser_tools.engine.remote_tabs import RemoteTabs, Run
 from agent_browser_tools.engine.runner import RawOutcome, run_engine
-from agent_browser_tools.launch_options import remote_cdp
+from agent_browser_tools.grid_browsers import GridBrowsers
+from agent_browser_tools.grid_settings import grid_config
+from agent_browser_tools.launch_options import CDP_ENV, remote_cdp
 from agent_browser_tools.planning import file_config
 from agent_browser_tools.planning.file_access import FileRoots
 from agent_browser_tools.planning.policy import ModelPolicy
@@ -61,7 +63,7 @@ from agent_browser_tools.private_fs import ensure_private_dir, write_private_fil
 from agent_browser_tools.remote_endpoint import endpoint_secrets
 from agent_browser_tools.results.artifact_manifest import ArtifactManifest
 from agent_browser_tools.results.tool_result import TextBlock, ToolResult
-from agent_browser_tools.settings import Settings
+from agent_browser_tools.settings import Settings, SettingsError
 from agent_browser_tools.state.journal import ConversationLog
 from agent_browser_tools.state.locks import IdentityLocks
 from agent_browser_tools.state.models import SessionKey
@@ -140,6 +142,8 @@ class Runtime:
         """The tabs opened in the operator's remote browser (`[browser] cdp_url`), else None."""
         for value in endpoint_secrets(endpoint or ""):
             self.secrets.register_typed(value)
+        self.grid = self._grid_browsers()
+        """This conversation's browsers on the operator's Selenium Grid, else None."""
         self.artifact_manifest = ArtifactManifest()
         """This conversation's recent artifact rows (bounded metadata; files are never removed)."""
         self.spawns = 0
@@ -170,6 +174,19 @@ class Runtime:
             if key.session.startswith(base) and (root or key.session != base)
         }
         return owned
+
+    def _grid_browsers(self) -> GridBrowsers | None:
+        config = grid_config(self.settings, self.shared_sessions)
+        if config is None:
+            return None
+        if self.root_id != self.conversation_id:
+            raise SettingsError(
+                f"[browser] grid_url does not serve sub-agent groups ({ROOT_ENV}): each grid "
+                f"browser belongs to one conversation. Unset {ROOT_ENV} or the grid."
+            )
+        for value in config.secrets:
+            self.secrets.register_typed(value)
+        return GridBrowsers(config, self.log, self.settings.state_dir, self.conversation_id)
 
     @property
     def cwd(self) -> Path:
@@ -243,7 +260,8 @@ class Runtime:
                 key_scope=self._key_scope(mine=mine),
             )
             self._envs[(directory, caller)] = env
-        return env
+        endpoint = None if self.grid is None else self.grid.endpoint(str(directory), key)
+        return env if endpoint is None else {**env, CDP_ENV: endpoint}
 
     def _key_scope(self, *, mine: bool) -> str | None:
         """Whose state key a browser gets (`engine.state_key`): the single user's (None), or
@@ -342,6 +360,8 @@ class Runtime:
         self.spawns += 1
         directory = str(self.socket_dir(session, whole_dir=whole_dir))
         guarded = None if whole_dir else session
+        if self.grid is not None and guarded is not None:
+            await self.grid.before(args, directory, guarded)
         if guarded is not None:
             await self._stream_off(guarded, args, before=True)
         if self.remote_tabs is not None:
@@ -356,6 +376,8 @@ class Runtime:
         )
         if self.remote_tabs is not None:
             self.remote_tabs.after(args, directory, raw.stdout)
+        if self.grid is not None:
+            await self.grid.after(args, directory)
         if guarded is not None:
             await self._stream_off(guarded, args, before=False)
         return self._scrubbed(replace(raw, argv=shown))

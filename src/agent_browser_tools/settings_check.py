@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from agent_browser_tools.engine.isolation import shared_session_names
+from agent_browser_tools.grid_settings import grid_config
 from agent_browser_tools.launch_options import operator_launch_env
 from agent_browser_tools.planning.policy import ModelPolicy
 from agent_browser_tools.settings import Settings, image_responses
@@ -21,4 +22,4 @@ def check_settings(settings: Settings, *, shared_sessions: Iterable[str] = ()) -
     ModelPolicy.from_settings(settings)
     image_responses(settings)
     operator_launch_env(settings)
-    shared_session_names(settings, shared_sessions)
+    grid_config(settings, shared_session_names(settings, shared_sessions))

@@ -94,7 +94,9 @@ FOUNDATIONS_MAY_IMPORT: dict[str, tuple[str, ...]] = {
     "private_fs": (),
     "size_limits": (),
     "workspace_files": (),
-    "launch_options": ("settings", "remote_endpoint"),
+    "launch_options": ("settings", "remote_endpoint", "grid_settings"),
+    "grid_settings": ("settings", "remote_endpoint"),
+    "grid_errors": (),
     "remote_endpoint": ("settings",),
 }
 

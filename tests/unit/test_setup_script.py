@@ -25,6 +25,9 @@ RECORDER = """#!/bin/sh
 def _tree(tmp_path: Path) -> Path:
     (tmp_path / "scripts").mkdir()
     (tmp_path / "scripts" / "setup.sh").write_text(SETUP.read_text())
+    # The grid installer stands in as a line in the log (it would fetch and apt-install).
+    grid = tmp_path / "scripts" / "selenium_grid.sh"
+    grid.write_text('echo "selenium_grid.sh $*" >>"$(dirname "$0")/../calls.log"\n')
     python = tmp_path / ".venv" / "bin" / "python"
     python.parent.mkdir(parents=True)
     python.write_text(RECORDER)
@@ -64,6 +67,8 @@ def test_the_tests_it_runs_and_the_time_it_announces(
     assert calls[0].startswith("-m pip install") and calls[0].endswith("-e .[dev]")
     assert calls[1].startswith("config=/")  # the install got its scratch config
     assert calls[-2:] == [runs, "config="]  # the tests run without the install's config
+    # The whole suite starts a Selenium Grid; the unit tests need none.
+    assert ("selenium_grid.sh install" in calls) == (argv != ["test", "unit"])
     if argv != ["test", "unit"]:
         assert "'bash scripts/setup.sh test unit'" in done.stderr  # the quick subset is named
 
@@ -72,9 +77,10 @@ def test_the_install_keeps_build_output_out_of_the_tree(tmp_path: Path) -> None:
     tree = _tree(tmp_path)
     assert _setup(tree, "install").returncode == 0
     calls = (tree / "calls.log").read_text().splitlines()
-    assert len(calls) == 6  # the install alone: argv, config path, its four lines
+    # The package install (argv, config path, its four lines), then the grid's.
+    assert len(calls) == 7 and calls[6] == "selenium_grid.sh install", calls
     scratch = Path(calls[1].removeprefix("config=")).parent
-    assert calls[2:] == [
+    assert calls[2:6] == [
         "[egg_info]",
         f"egg_base = {scratch}",
         "[build]",

@@ -49,6 +49,7 @@ class ObservationExtras(TypedDict, total=False):
     sessionTabTargetUnknown: Annotated[bool, CELL]
     webMcpCatalog: Annotated[Json, CELL]
     browserLost: Annotated[Json, CELL]
+    gridBrowser: Annotated[Json, CELL]
     agentBrowserStarted: Annotated[bool, CELL]
     staleRef: Annotated[Json, CELL]
     policy: Annotated[Json, CELL]

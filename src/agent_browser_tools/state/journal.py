@@ -14,6 +14,7 @@ from agent_browser_tools import taxonomy
 from agent_browser_tools.last_made import LastMade
 from agent_browser_tools.redaction import REDACTED, redact_text, redact_url
 from agent_browser_tools.redaction_scan import all_plain
+from agent_browser_tools.state.grid_sessions import GridBrowser, GridSessionEvent
 from agent_browser_tools.state.models import (
     ActivationEvent,
     Anchor,
@@ -82,6 +83,12 @@ class ConversationLog:
     def record_app(self, launch: AppLaunch) -> None:
         """Journal a desktop app launch record as it is now (it survives a restart)."""
         event = AppLaunchEvent(seq=self._next_seq(), launch=launch)
+        self.journal.append(event)
+        self.state = apply_event(self.state, event)
+
+    def record_grid_browser(self, browser: GridBrowser) -> None:
+        """Journal a grid session as it is now (it survives a restart)."""
+        event = GridSessionEvent(seq=self._next_seq(), browser=browser)
         self.journal.append(event)
         self.state = apply_event(self.state, event)
 

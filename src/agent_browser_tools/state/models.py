@@ -14,6 +14,8 @@ from typing import Annotated, Any, Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from agent_browser_tools.state.grid_sessions import GridBrowser, GridSessionEvent
+
 
 class _Frozen(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
@@ -458,7 +460,7 @@ class AppLaunchEvent(_Frozen):
 
 
 JournalEvent = Annotated[
-    IntentEvent | CompletionEvent | ActivationEvent | AppLaunchEvent,
+    IntentEvent | CompletionEvent | ActivationEvent | AppLaunchEvent | GridSessionEvent,
     Field(discriminator="kind"),
 ]
 
@@ -479,6 +481,8 @@ class ConversationState(_Frozen):
     app_launches: dict[str, AppLaunch] = Field(default_factory=dict)
     """Desktop apps launched by this conversation, by launch id (cleaned ones included: they
     stay inspectable as history)."""
+    grid_browsers: dict[str, GridBrowser] = Field(default_factory=dict)
+    """Grid sessions by WebDriver session id (`[browser] grid_url`), ended ones included."""
     last_seq: int = 0
 
     def session(self, key: SessionKey) -> SessionPageState:

@@ -16,6 +16,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from agent_browser_tools.state import tab_refs
+from agent_browser_tools.state.grid_sessions import GridSessionEvent
 from agent_browser_tools.state.models import (
     ActivationEvent,
     AppLaunchEvent,
@@ -74,6 +75,9 @@ def apply_event(state: ConversationState, event: JournalEvent) -> ConversationSt
     if isinstance(event, AppLaunchEvent):
         launches = {**state.app_launches, event.launch.launch_id: event.launch}
         return state.model_copy(update={"app_launches": launches, "last_seq": event.seq})
+    if isinstance(event, GridSessionEvent):
+        grid = {**state.grid_browsers, event.browser.session_id: event.browser}
+        return state.model_copy(update={"grid_browsers": grid, "last_seq": event.seq})
     if isinstance(event, IntentEvent):
         pending = dict(state.pending_intents)
         pending[event.call_id] = event

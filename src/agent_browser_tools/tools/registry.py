@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ValidationError
 
+from agent_browser_tools.grid_errors import GridUnavailable
 from agent_browser_tools.input_limits import input_problem
 from agent_browser_tools.planning.policy import PolicyBlocked, check_timeout
 from agent_browser_tools.results import response
@@ -193,6 +194,8 @@ class ToolSpec:
             return await handler(rt, inp)
         except JournalWriteError as exc:
             return journal_write_failed(self.name, exc)
+        except GridUnavailable as exc:
+            return grid_unavailable(self.name, exc)
 
 
 def enable_action(spec: ToolSpec) -> dict[str, Any]:
@@ -216,6 +219,16 @@ def internal_error(tool: str) -> ToolResult:
     )
     details = {"error": message, "internalError": True}
     return response.text(f"Error: {message}", FailureCategory.ABORTED, details)
+
+
+def grid_unavailable(tool: str, exc: GridUnavailable) -> ToolResult:
+    """A call the operator's Selenium Grid gave no browser (the direct tool says more, with
+    the calls that free a slot): a full grid is a `timeout`, any other refusal an
+    `upstream-error`."""
+    message = f"{tool} got no browser, so its browser step did not run: {exc}."
+    category = FailureCategory.TIMEOUT if exc.full else FailureCategory.UPSTREAM_ERROR
+    details = {"error": message, "gridBrowser": {"full": exc.full}}
+    return response.text(f"Error: {message}", category, details)
 
 
 def journal_write_failed(tool: str, exc: JournalWriteError) -> ToolResult:

@@ -11,7 +11,12 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from agent_browser_tools.launch_options import ISOLATED_HELP, LAUNCH_OPTIONS, VIEWPORT_HELP
+from agent_browser_tools.launch_options import (
+    GRID_HELP,
+    ISOLATED_HELP,
+    LAUNCH_OPTIONS,
+    VIEWPORT_HELP,
+)
 from agent_browser_tools.settings import IMAGE_RESPONSE_MODES, IMAGE_RESPONSES_ENV
 
 
@@ -32,6 +37,7 @@ def add_operator_flags(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--isolated", dest="browser_isolated", action="store_true", help=ISOLATED_HELP
     )
+    group.add_argument("--grid-url", dest="browser_grid_url", metavar="URL", help=GRID_HELP)
     policy = parser.add_argument_group("model policy (also [policy] in config)")
     policy.add_argument(
         "--allow-model-flag",

@@ -14,6 +14,7 @@ import asyncio
 from agent_browser_tools.engine.discovery import EngineNotFound, EngineTooOld
 from agent_browser_tools.engine.envelope import Envelope, parse_outcome
 from agent_browser_tools.engine.runner import RawOutcome
+from agent_browser_tools.grid_errors import GridUnavailable
 from agent_browser_tools.planning.session_scope import acts_on_whole_dir
 from agent_browser_tools.redaction import redact_argv
 from agent_browser_tools.results.categories import FailureCategory
@@ -22,6 +23,7 @@ from agent_browser_tools.results.tool_result import ToolResult
 from agent_browser_tools.state.models import TargetUnknown
 from agent_browser_tools.tools.agent_browser import finish
 from agent_browser_tools.tools.agent_browser.batches import batch_progress, segments, stepwise
+from agent_browser_tools.tools.agent_browser.browser import grid_answer
 from agent_browser_tools.tools.agent_browser.call import DirectCall, Spawned
 from agent_browser_tools.tools.agent_browser.page import stopped_page
 from agent_browser_tools.tools.agent_browser.refs import refmap, same_document
@@ -47,6 +49,11 @@ async def spawn(call: DirectCall) -> Spawned | ToolResult:
         obs = Observation(
             success=False, failure_category=FailureCategory.MISSING_BINARY, error=str(exc)
         )
+        return finish.finish(rt, plan, obs, None, extra_details=call.hooks.details)
+    except GridUnavailable as exc:
+        if key is not None:
+            rt.log.complete(call_id, key, False, ())
+        obs = grid_answer.grid_unavailable(call, exc)
         return finish.finish(rt, plan, obs, None, extra_details=call.hooks.details)
     except asyncio.CancelledError:
         if key is not None:

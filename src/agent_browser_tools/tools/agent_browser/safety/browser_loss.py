@@ -37,6 +37,7 @@ from agent_browser_tools.state.models import (
     Effect,
     RefsInvalidated,
     RefsRecorded,
+    SessionKey,
     SessionPageState,
     TargetUnknown,
 )
@@ -61,7 +62,12 @@ async def check_before_dispatch(call: DirectCall) -> None:
         return
     entry = rt.log.state.session(key)
     pid = entry.daemon_pid
-    if not entry.active or entry.closed or pid is None:
+    if not entry.active or entry.closed:
+        return
+    if rt.grid is not None:
+        await _check_grid_browser(call, key)
+        return
+    if pid is None:
         return
     directory = rt.socket_dir(key)
     health = check_daemon(
@@ -79,6 +85,40 @@ async def check_before_dispatch(call: DirectCall) -> None:
             "stoppedProcesses": len(reaped.stopped),
             "removedProfiles": list(reaped.profiles),
             "summary": summary,
+        }
+    )
+
+
+GRID_LOST = (
+    "its browser on the Selenium Grid is gone (the grid ended the session: the browser crashed "
+    "or was killed, the node went away, or the grid's session timeout expired). Its page and "
+    "refs are lost."
+)
+
+
+async def _check_grid_browser(call: DirectCall, key: SessionKey) -> None:
+    """A grid browser the grid no longer serves is lost like a local one that died; the
+    session's engine daemon, still attached to the dead endpoint, is closed, so the next call
+    that needs a browser gets a new grid session."""
+    rt = call.rt
+    grid = rt.grid
+    directory = str(rt.socket_dir(key))
+    if grid is None or await grid.alive(directory, key) is not False:
+        return
+    lost = await grid.lose(directory, key)
+    scope = ["--namespace", key.namespace] if key.namespace else []
+    raw = await rt.spawn(
+        ["--json", *scope, "--session", key.session, "close"],
+        timeout_ms=rt.settings.session_close_timeout_ms,
+        session=key,
+    )
+    raw.discard_stdout()
+    journal_closed(rt, [key], GRID_LOST, reason="browser-lost")
+    call.browser_lost.update(
+        {
+            "cause": "grid-session-lost",
+            "gridSession": None if lost is None else lost.session_id,
+            "summary": GRID_LOST,
         }
     )
 

@@ -1,0 +1,215 @@
+"""Grid mode against a real Selenium Grid 4 standalone (two Chromium slots, on 127.0.0.1).
+
+Each conversation's browser is a WebDriver session of the grid, driven by the real engine
+over the session's `se:cdp` endpoint. One grid serves the whole module (it takes seconds to
+start); every test ends with the grid holding no session of its own.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+
+import pytest
+import pytest_asyncio
+
+from agent_browser_tools.api import BrowserTools
+from tests.support.fixture_server import FixtureServer
+from tests.support.leftovers import baseline, started_here
+from tests.support.real_engine import EngineEnv
+from tests.support.selenium_grid import CHROME_ARGS, Grid, find_chromium, module_grid
+from tests.support.tools import ab, tools_settings
+
+grid = module_grid(2, session_request_timeout_s=5)
+
+PAGE = "data:text/html,<title>{title}</title><button>Go</button>"
+
+Factory = Callable[..., BrowserTools]
+
+
+def _config(tmp_path: Path, wait_s: float) -> Path:
+    path = tmp_path / "grid.toml"
+    path.write_text(
+        f"[browser]\ngrid_wait_s = {wait_s}\n[browser.grid_capabilities]\n"
+        'browserName = "chrome"\n[browser.grid_capabilities."goog:chromeOptions"]\n'
+        f"binary = {json.dumps(find_chromium())}\nargs = {json.dumps(list(CHROME_ARGS))}\n"
+    )
+    return path
+
+
+@pytest_asyncio.fixture
+async def conversation(engine_env: EngineEnv, tmp_path: Path, grid: Grid) -> AsyncIterator[Factory]:
+    """Makes conversations on the grid (one state dir: one server); all closed at teardown."""
+    opened: list[BrowserTools] = []
+    env = {
+        "AGENT_BROWSER_TOOLS_GRID_URL": grid.url,
+        "AGENT_BROWSER_TOOLS_CONFIG": str(_config(tmp_path, 2)),
+    }
+
+    def make(conversation_id: str) -> BrowserTools:
+        settings = tools_settings(engine_env, tmp_path / "state", **env)
+        tools = BrowserTools(settings=settings, cwd=tmp_path, conversation_id=conversation_id)
+        opened.append(tools)
+        return tools
+
+    try:
+        yield make
+    finally:
+        for tools in opened:
+            await tools.aclose()
+        assert _owned(grid) == [], "a conversation's grid session outlived it"
+
+
+def _owned(grid: Grid) -> list[str]:
+    return [s["id"] for s in grid.sessions() if "abt:owner" in s["capabilities"]]
+
+
+def _owners(grid: Grid) -> list[str]:
+    return sorted(s["capabilities"].get("abt:owner", "") for s in grid.sessions())
+
+
+def _local_browsers(before: set[tuple[int, int]], engine_env: EngineEnv) -> list[str]:
+    """Chromium processes started since `before` by the engine (not by the grid)."""
+    procs = started_here(before, engine_env.socket_dir)
+    return [str(p) for p in procs if p.kind == "chromium"]
+
+
+@pytest.mark.asyncio
+async def test_two_conversations_get_two_grid_browsers_with_their_own_cookies(
+    conversation: Factory, grid: Grid, engine_env: EngineEnv, fixture_site: FixtureServer
+) -> None:
+    """Both browsers are on one origin, so only separate browsers keep the cookie apart."""
+    before = baseline()
+    a, b = conversation("grid-a"), conversation("grid-b")
+    opened = await ab(a, "open", fixture_site.url("/tabs.html"))
+    assert not opened.is_error, opened.text
+    assert not (await ab(b, "open", fixture_site.url("/tabs.html"))).is_error
+    assert len(_owned(grid)) == 2
+    assert [o.rsplit("/", 1)[-1] for o in _owners(grid)] == ["grid-a", "grid-b"]
+    set_cookie = await ab(a, "eval", "document.cookie = 'who=a; path=/'; document.cookie")
+    assert not set_cookie.is_error, set_cookie.text
+    assert "name=who" in (await ab(a, "cookies", "get")).text
+    theirs = await ab(b, "cookies", "get")
+    assert not theirs.is_error and "name=who" not in theirs.text, theirs.text
+    assert not (await ab(b, "tab", "new", fixture_site.url("/tabs.html"))).is_error
+    tabs_a = await ab(a, "--json", "tab", "list")
+    assert len(json.loads(tabs_a.text)["data"]["tabs"]) == 1, "b's new tab showed up in a"
+    assert _local_browsers(before, engine_env) == []
+
+
+@pytest.mark.asyncio
+async def test_close_frees_the_slot_and_a_full_grid_is_a_clear_bounded_answer(
+    conversation: Factory, grid: Grid
+) -> None:
+    a, b, c = conversation("full-a"), conversation("full-b"), conversation("full-c")
+    assert not (await ab(a, "open", PAGE.format(title="A"))).is_error
+    assert not (await ab(b, "open", PAGE.format(title="B"))).is_error
+    assert grid.free_slots() == 0
+    started = time.monotonic()
+    refused = await ab(c, "open", PAGE.format(title="C"))
+    waited = time.monotonic() - started
+    assert refused.is_error
+    assert refused.details["failureCategory"] == "timeout", refused.details
+    assert refused.details["gridBrowser"]["full"] is True
+    assert "no browser slot" in refused.text and "nothing ran" in refused.text
+    retry = [a for a in refused.details["nextActions"] if a["id"] == "retry-when-grid-frees"]
+    assert retry and retry[0]["params"]["args"] == ["open", PAGE.format(title="C")]
+    assert waited < 30, "the grid-full answer must come after the configured wait, not hang"
+    assert len(_owned(grid)) == 2, "the refused call left a session behind"
+    closed = await ab(a, "close")
+    assert not closed.is_error, closed.text
+    assert grid.free_slots() == 1
+    assert not any(o.endswith("/full-a") for o in _owners(grid))
+    assert not (await ab(c, "open", PAGE.format(title="C"))).is_error
+    assert (await ab(c, "get", "title")).text.strip() == "C"
+
+
+@pytest.mark.asyncio
+async def test_a_grid_browser_killed_on_the_grid_is_found_lost_on_the_next_call(
+    conversation: Factory, grid: Grid
+) -> None:
+    a = conversation("killed")
+    assert not (await ab(a, "open", PAGE.format(title="K"))).is_error
+    (session,) = [s for s in grid.sessions() if "abt:owner" in s["capabilities"]]
+    os.kill(int(session["capabilities"]["goog:processID"]), signal.SIGKILL)
+    await asyncio.sleep(0.5)
+    lost = await ab(a, "get", "title")
+    assert lost.is_error
+    assert lost.details["failureCategory"] == "tab-gone", lost.details
+    assert lost.details["browserLost"]["cause"] == "grid-session-lost"
+    reopen = [n for n in lost.details["nextActions"] if n["id"] == "reopen-recorded-url"]
+    assert reopen and reopen[0]["params"]["args"] == ["open", PAGE.format(title="K")]
+    assert session["id"] not in [s["id"] for s in grid.sessions()], "the dead session holds"
+    again = await ab(a, *reopen[0]["params"]["args"])
+    assert not again.is_error, again.text
+    assert (await ab(a, "get", "title")).text.strip() == "K"
+    assert len(_owned(grid)) == 1
+
+
+CHILD = """
+import asyncio, sys
+from agent_browser_tools.api import BrowserTools
+from agent_browser_tools.settings import Settings
+async def main():
+    tools = BrowserTools(settings=Settings.load(), conversation_id=sys.argv[1])
+    result = await tools.call("agent_browser", {"args": ["open", sys.argv[2]]})
+    print("opened" if not result.is_error else result.text, flush=True)
+    await asyncio.sleep(600)
+asyncio.run(main())
+"""
+
+
+def _server_killed_mid_conversation(
+    engine_env: EngineEnv, tmp_path: Path, grid: Grid, conversation_id: str, title: str
+) -> None:
+    """A server process that opened a grid browser for `conversation_id`, then was killed."""
+    env = {
+        **engine_env.env,
+        "AGENT_BROWSER_TOOLS_STATE_DIR": str(tmp_path / "state"),
+        "AGENT_BROWSER_TOOLS_GRID_URL": grid.url,
+        "AGENT_BROWSER_TOOLS_CONFIG": str(_config(tmp_path, 2)),
+    }
+    child = subprocess.Popen(
+        [sys.executable, "-c", CHILD, conversation_id, PAGE.format(title=title)],
+        env=env,
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert child.stdout is not None
+        assert child.stdout.readline().strip() == "opened"
+    finally:
+        child.send_signal(signal.SIGKILL)
+        child.wait(timeout=10)
+
+
+@pytest.mark.asyncio
+async def test_a_restarted_server_reattaches_on_resume_and_ends_what_no_one_resumes(
+    conversation: Factory, grid: Grid, engine_env: EngineEnv, tmp_path: Path
+) -> None:
+    _server_killed_mid_conversation(engine_env, tmp_path, grid, "resumed", "Resumed")
+    (kept,) = _owned(grid)
+    resumed = conversation("resumed")
+    title = await ab(resumed, "get", "title")
+    assert not title.is_error and title.text.strip() == "Resumed", title.text
+    assert _owned(grid) == [kept], "resuming must re-attach, not start another browser"
+    await resumed.aclose()
+    assert _owned(grid) == []
+
+    _server_killed_mid_conversation(engine_env, tmp_path, grid, "abandoned", "Gone")
+    (orphan,) = _owned(grid)
+    fresh = conversation("fresh")
+    assert not (await ab(fresh, "open", PAGE.format(title="F"))).is_error
+    assert orphan not in _owned(grid), "the killed server's browser was not given back"
+    assert len(_owned(grid)) == 1
+    # Its engine daemon is still attached to the ended session: resuming the conversation
+    # once and ending it (the fixture's teardown) closes the daemon.
+    conversation("abandoned")
