@@ -70,7 +70,15 @@ HOSTS_MAY_IMPORT: dict[str, tuple[str, ...]] = {
     ),
     "hosts.cli.main": ("demo",),
     "hosts.cli.state": ("state.sqlite_journal", "state.journal"),
-    "hosts.cli.doctor": ("engine", "private_fs", "planning.policy", "planning.file_config"),
+    "hosts.cli.doctor": (
+        "engine",
+        "private_fs",
+        "planning.policy",
+        "planning.file_config",
+        "grid_settings",
+    ),
+    # The grid's own checks and smoke (`[browser] grid_url`).
+    "hosts.cli.doctor_grid": ("engine", "grid_settings", "grid_errors"),
     # `--version` reads the engine's version the way the tools would find the engine, and
     # says whether that release is supported.
     "hosts.cli.version": ("engine.discovery", "engine.target"),

@@ -34,12 +34,14 @@ from agent_browser_tools.engine.environment import (
 from agent_browser_tools.engine.runner import run_engine, run_engine_quick
 from agent_browser_tools.engine.stream_guard import STREAM_OFF
 from agent_browser_tools.engine.target import support_note, supported
+from agent_browser_tools.grid_settings import GridConfig, grid_config
 from agent_browser_tools.hosts.cli.browser_choice import (
     ChosenBrowser,
     chosen_browser,
     executable_problem,
     fix_for,
 )
+from agent_browser_tools.hosts.cli.doctor_grid import grid_check, grid_smoke
 from agent_browser_tools.hosts.cli.smoke_cleanup import stop_session_daemon
 from agent_browser_tools.launch_options import browser_section, operator_launch_env
 from agent_browser_tools.planning.file_config import describe_access
@@ -202,6 +204,22 @@ async def _smoke(engine: EngineBinary, settings: Settings, chosen: ChosenBrowser
     return Check("smoke", True, f"opened a local page and read its title {got!r}; closed")
 
 
+def _grid(settings: Settings) -> GridConfig | None:
+    try:
+        return grid_config(settings)
+    except SettingsError:
+        return None  # the policy check reports the bad setting
+
+
+async def _grid_smoke(engine: EngineBinary, settings: Settings, grid: GridConfig) -> Check:
+    """The smoke on a grid browser: the page travels as a data: URL (the node may be another
+    machine, which cannot read this one's files)."""
+    env = build_child_env(settings, socket_dir_for(settings))
+    spill = ensure_private_dir(settings.state_dir / "spill")
+    page = "data:text/html,<title>agent-browser-tools doctor</title><h1>ok</h1>"
+    return Check("smoke", *await grid_smoke(engine.path, env, grid, spill, page))
+
+
 def run_doctor(settings: Settings | None = None, out: TextIO | None = None) -> int:
     """Print every check; return 0 when all passed, 1 otherwise."""
     out = out or sys.stdout
@@ -215,7 +233,10 @@ def run_doctor(settings: Settings | None = None, out: TextIO | None = None) -> i
     engine_check, engine = _engine_check(settings)
     checks.append(engine_check)
     chosen: ChosenBrowser | None = None
-    if engine is not None:
+    grid = _grid(settings)
+    if engine is not None and grid is not None:
+        checks.append(Check("browser", *asyncio.run(grid_check(grid))))
+    elif engine is not None:
         env = build_child_env(settings, socket_dir_for(settings))
         chosen = _browser_choice(settings, env)
         checks.append(_browser_check(engine, env, chosen))
@@ -234,7 +255,8 @@ def run_doctor(settings: Settings | None = None, out: TextIO | None = None) -> i
             )
         )
     if engine is not None and all(c.ok for c in checks):
-        checks.append(asyncio.run(_smoke(engine, settings, chosen)))
+        smoke = _grid_smoke(engine, settings, grid) if grid else _smoke(engine, settings, chosen)
+        checks.append(asyncio.run(smoke))
     _print(checks, out)
     return 0 if all(c.ok for c in checks) else 1
 

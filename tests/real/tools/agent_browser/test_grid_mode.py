@@ -8,21 +8,28 @@ start); every test ends with the grid holding no session of its own.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import io
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
+import anyio
 import pytest
 import pytest_asyncio
 
 from agent_browser_tools.api import BrowserTools
+from agent_browser_tools.hosts.cli.doctor import run_doctor
 from tests.support.fixture_server import FixtureServer
 from tests.support.leftovers import baseline, started_here
+from tests.support.mcp_server import ab as mcp_ab
+from tests.support.mcp_server import http_client, http_server, serve_env, text_of
 from tests.support.real_engine import EngineEnv
 from tests.support.selenium_grid import CHROME_ARGS, Grid, find_chromium, module_grid
 from tests.support.tools import ab, tools_settings
@@ -156,6 +163,7 @@ async def test_a_grid_browser_killed_on_the_grid_is_found_lost_on_the_next_call(
 CHILD = """
 import asyncio, sys
 from agent_browser_tools.api import BrowserTools
+from agent_browser_tools.hosts.cli.doctor import run_doctor
 from agent_browser_tools.settings import Settings
 async def main():
     tools = BrowserTools(settings=Settings.load(), conversation_id=sys.argv[1])
@@ -213,3 +221,68 @@ async def test_a_restarted_server_reattaches_on_resume_and_ends_what_no_one_resu
     # Its engine daemon is still attached to the ended session: resuming the conversation
     # once and ending it (the fixture's teardown) closes the daemon.
     conversation("abandoned")
+
+
+@pytest.mark.asyncio
+async def test_an_http_server_on_the_grid_launches_no_local_browser_and_leaves_no_session(
+    grid: Grid, engine_env: EngineEnv, tmp_path: Path, fixture_site: FixtureServer
+) -> None:
+    """Two MCP clients of one `serve --http --grid-url`: each conversation is a grid session,
+    no Chromium starts here, and once the server stops (clients still connected) the grid
+    holds none of its sessions."""
+    before = baseline()
+    env = serve_env(
+        engine_env,
+        tmp_path / "state",
+        AGENT_BROWSER_TOOLS_CONFIG=str(_config(tmp_path, 2)),
+    )
+    with anyio.fail_after(120), http_server(env, "--grid-url", grid.url) as server:
+        assert server.url is not None
+        clients = contextlib.AsyncExitStack()
+        try:
+            for _client in ("one", "two"):
+                client = await clients.enter_async_context(http_client(server.url))
+                opened = await mcp_ab(client, "open", fixture_site.url("/tabs.html"))
+                assert not opened.is_error, text_of(opened)
+            assert len(_owned(grid)) == 2
+            assert _local_browsers(before, engine_env) == []
+            assert server.stop() == 0, server.log
+            assert _owned(grid) == [], "the stopped server left grid sessions behind"
+        finally:
+            with contextlib.suppress(Exception):  # the server is gone: goodbyes fail
+                await clients.aclose()
+
+
+def test_doctor_checks_the_grid_and_runs_its_smoke_on_a_grid_browser(
+    grid: Grid, engine_env: EngineEnv, tmp_path: Path
+) -> None:
+    before = baseline()
+    settings = tools_settings(
+        engine_env,
+        tmp_path / "state",
+        AGENT_BROWSER_TOOLS_GRID_URL=grid.url,
+        AGENT_BROWSER_TOOLS_CONFIG=str(_config(tmp_path, 2)),
+    )
+    out = io.StringIO()
+    assert run_doctor(settings, out) == 0, out.getvalue()
+    report = out.getvalue()
+    assert f"Selenium Grid at {grid.url}: 2 of 2 slots free" in report, report
+    assert "read its title 'agent-browser-tools doctor'; ended it" in report, report
+    assert grid.sessions() == []
+    assert _local_browsers(before, engine_env) == []
+
+
+def test_doctor_says_when_the_grid_cannot_be_reached(engine_env: EngineEnv, tmp_path: Path) -> None:
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    settings = tools_settings(
+        engine_env,
+        tmp_path / "state",
+        AGENT_BROWSER_TOOLS_GRID_URL=f"http://user:pw-secret@127.0.0.1:{port}",
+    )
+    out = io.StringIO()
+    assert run_doctor(settings, out) == 1
+    report = out.getvalue()
+    assert "could not be reached" in report and "start the grid" in report, report
+    assert "pw-secret" not in report
