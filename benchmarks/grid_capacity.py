@@ -32,8 +32,8 @@ grid liveness check every call on a grid browser makes first (one WebDriver GET 
 session's window handles), each timed alone.
 
 Hermetic: a private 0700 root for sockets, state and workspaces; every conversation is closed,
-the socket dir `close --all`-ed, the grid and the fixture server stopped, even on errors or
-Ctrl-C.
+the socket dir `close --all`-ed, the grid and the fixture server stopped, even on errors,
+Ctrl-C or SIGTERM.
 
 Run from the repo root:
     PYTHONPATH=src:. .venv/bin/python benchmarks/grid_capacity.py [--conversations 1,4,8]
@@ -48,12 +48,14 @@ import contextlib
 import json
 import os
 import resource
+import signal
 import statistics
 import sys
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import FrameType
 from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
@@ -385,8 +387,8 @@ def _report_liveness(bench: Bench) -> None:
         if ph.bare_get:
             tool = statistics.median(ph.latencies["get"])
             print(
-                f"{ph.mode}: the bare engine's `get title` alone (the wrapper's argv and env, "
-                f"{len(ph.bare_get)} calls): {statistics.median(ph.bare_get):.1f} ms p50, "
+                f"{ph.mode}: the bare engine's `get title` (the wrapper's argv and env, "
+                f"{len(ph.bare_get)} one at a time): {statistics.median(ph.bare_get):.1f} ms p50, "
                 f"{p95(ph.bare_get):.1f} ms p95; through the tools with {ph.conversations} "
                 f"conversation(s): {tool:.1f} ms p50"
             )
@@ -396,9 +398,10 @@ def _report_liveness(bench: Bench) -> None:
         times, cpu = ph.liveness
         share = statistics.median(times) / statistics.median(ph.all) * 100.0
         print(
-            f"grid liveness check (GET /session/<id>/window/handles, {LIVENESS_CHECKS} alone, "
-            f"1 conversation): {statistics.median(times):.2f} ms p50, {p95(times):.2f} ms p95, "
-            f"{cpu:.2f} ms server CPU each; {share:.1f}% of the grid's 1-conversation call p50"
+            f"grid liveness check (GET /session/<id>/window/handles, {LIVENESS_CHECKS} one at a "
+            f"time): {statistics.median(times):.2f} ms p50, {p95(times):.2f} ms p95, "
+            f"{cpu:.2f} ms server CPU each; {share:.1f}% of the call p50 with "
+            f"{ph.conversations} grid conversation(s)"
         )
 
 
@@ -420,6 +423,11 @@ def _counts(text: str) -> list[int]:
     return counts
 
 
+def _interrupt(signum: int, frame: FrameType | None) -> None:
+    """SIGTERM ends the run like Ctrl-C: everything it started is closed and stopped."""
+    raise KeyboardInterrupt
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--conversations", type=_counts, default=[1, 4, 8])
@@ -435,6 +443,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if lacking:
         print(f"{lacking}; local browsers only", file=sys.stderr)
     engine = find_engine()
+    signal.signal(signal.SIGTERM, _interrupt)
     with private_benchmark_root() as root, contextlib.ExitStack() as stack:
         server = start_fixture_server()
         stack.callback(server.close)
