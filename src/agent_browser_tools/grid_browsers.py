@@ -117,6 +117,14 @@ class GridBrowsers:
             if same_dir and ("--all" in rest or browser.session == session):
                 await self.end(browser)
 
+    async def ended_by_engine(self, directory: str, key: SessionKey) -> None:
+        """`key`'s engine session ended inside a call (a `close` row of a batch or a code
+        cell): the engine only detached from the grid browser, so it is ended here rather
+        than handed, cookies and all, to the session's next "fresh" launch."""
+        browser = self.browser(directory, key)
+        if browser is not None:
+            await self.end(browser)
+
     async def alive(self, directory: str, key: SessionKey) -> bool | None:
         """Whether `key`'s grid browser is still there (None: it has none, or the grid could
         not be asked; the call then reports what the engine finds)."""

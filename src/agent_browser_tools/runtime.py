@@ -34,6 +34,7 @@ from agent_browser_tools.credentials import SecretStore
 from agent_browser_tools.credentials.fields import FieldRead
 from agent_browser_tools.credentials.operator import load_operator_secrets
 from agent_browser_tools.engine import state_key, stream_guard
+from agent_browser_tools.engine.daemons import read_daemon_pid
 from agent_browser_tools.engine.discovery import (
     EngineBinary,
     EngineNotFound,
@@ -52,6 +53,7 @@ from agent_browser_tools.engine.isolation import (
 )
 from agent_browser_tools.engine.remote_tabs import RemoteTabs, Run
 from agent_browser_tools.engine.runner import RawOutcome, run_engine
+from agent_browser_tools.engine.session_close import answered_closed, may_close, wait_for_exit
 from agent_browser_tools.grid_browsers import GridBrowsers
 from agent_browser_tools.grid_settings import grid_config
 from agent_browser_tools.launch_options import CDP_ENV, remote_cdp
@@ -136,6 +138,8 @@ class Runtime:
         self._envs: dict[tuple[Path, bool], dict[str, str]] = {}
         self._locks: dict[Path, IdentityLocks] = {}
         self._calls = itertools.count(1)
+        self._closing: dict[tuple[str, SessionKey], int] = {}
+        """Daemons of sessions a call may have closed, by (socket dir, session)."""
         self.owned_sessions: set[SessionKey] = self._resumed_ownership()
         endpoint = remote_cdp(settings)
         self.remote_tabs = RemoteTabs() if endpoint else None
@@ -360,12 +364,16 @@ class Runtime:
         self.spawns += 1
         directory = str(self.socket_dir(session, whole_dir=whole_dir))
         guarded = None if whole_dir else session
+        if guarded is not None and (directory, guarded) in self._closing:
+            await self._after_close(guarded, directory)
         if self.grid is not None and guarded is not None:
             await self.grid.before(args, directory, guarded)
         if guarded is not None:
             await self._stream_off(guarded, args, before=True)
         if self.remote_tabs is not None:
             await self.remote_tabs.before(args, directory, self._remote_run(timeout_ms))
+        closing = guarded if guarded is not None and may_close(args, stdin) else None
+        daemon = None if closing is None else self._daemon_pid(closing)
         raw = await run_engine(
             [self.engine.path, *(self.secrets.resolve(arg) for arg in args)],
             env=self.env_for(session, whole_dir=whole_dir),
@@ -374,6 +382,8 @@ class Runtime:
             cwd=self.cwd,
             spill_dir=self.spill_dir,
         )
+        if closing is not None and daemon is not None and answered_closed(raw):
+            self._closing[(directory, closing)] = daemon
         if self.remote_tabs is not None:
             self.remote_tabs.after(args, directory, raw.stdout)
         if self.grid is not None:
@@ -381,6 +391,21 @@ class Runtime:
         if guarded is not None:
             await self._stream_off(guarded, args, before=False)
         return self._scrubbed(replace(raw, argv=shown))
+
+    def _daemon_pid(self, key: SessionKey) -> int | None:
+        return read_daemon_pid(self.socket_dir(key), key.session, key.namespace)
+
+    async def _after_close(self, key: SessionKey, directory: str) -> None:
+        """The previous call on `key` closed it (`close`, or a batch `close` row): wait for
+        its daemon to be gone, because a call that reaches it meanwhile is accepted and
+        dropped (0.39.4: "Invalid response: EOF"; the daemon outlives its pid file by ~1 s);
+        and end its grid browser (the engine's `close` only detaches from one). Done at the
+        next call on the session, so a close costs nothing unless the session is used again
+        at once."""
+        daemon = self._closing.pop((directory, key))
+        await wait_for_exit(daemon, DAEMON_EXIT_WAIT_S)
+        if self.grid is not None:
+            await self.grid.ended_by_engine(directory, key)
 
     async def _stream_off(self, key: SessionKey, args: Sequence[str], *, before: bool) -> None:
         """Close the session's engine stream server when it may be listening

@@ -286,3 +286,36 @@ def test_doctor_says_when_the_grid_cannot_be_reached(engine_env: EngineEnv, tmp_
     report = out.getvalue()
     assert "could not be reached" in report and "start the grid" in report, report
     assert "pw-secret" not in report
+
+
+@pytest.mark.asyncio
+async def test_a_close_inside_a_batch_ends_the_grid_browser_before_the_next_launch(
+    conversation: Factory, grid: Grid, fixture_site: FixtureServer
+) -> None:
+    """The engine's close only detaches from a grid browser; the session's next launch must
+    still be a new browser, without the old one's cookies."""
+    a = conversation("batch-close")
+    assert not (await ab(a, "open", fixture_site.url("/tabs.html"))).is_error
+    assert not (await ab(a, "eval", "document.cookie = 'kept=1; path=/'")).is_error
+    (first,) = _owned(grid)
+    closed = await ab(a, "batch", "get title", "close")
+    assert not closed.is_error, closed.text
+    assert not (await ab(a, "open", fixture_site.url("/tabs.html"))).is_error
+    (second,) = _owned(grid)
+    assert second != first, "the closed session's browser was reused"
+    cookies = await ab(a, "cookies", "get")
+    assert not cookies.is_error and "name=kept" not in cookies.text, cookies.text
+
+
+@pytest.mark.asyncio
+async def test_a_grid_browser_is_the_sessions_own_not_an_attachment(
+    conversation: Factory,
+) -> None:
+    """No `attachedBrowserSession`, and no live URL re-read before page reads (the guard for
+    browsers someone else drives): a `get title` is one engine call, as with a local one."""
+    a = conversation("own")
+    assert not (await ab(a, "open", PAGE.format(title="Own"))).is_error
+    spawns = a.runtime.spawns
+    title = await ab(a, "get", "title")
+    assert not title.is_error and "attachedBrowserSession" not in title.details
+    assert a.runtime.spawns - spawns == 1

@@ -6,7 +6,8 @@ else's window: the user, the app or a page can move its tab between two calls, e
 wrapper addresses it through its own managed session name. So such a session is re-read with a
 live `get url` before page reads like a caller-owned one (`drift_guard`), and its results say
 `attachedBrowserSession: true`. Remembered across resume: the attaching launch flags are kept
-in the journal entry (`launch_flags`) until the session is closed.
+in the journal entry (`launch_flags`) until the session is closed. A grid browser
+(`[browser] grid_url`) is reached over CDP too but is the session's own: no attachment.
 """
 
 from __future__ import annotations
@@ -54,7 +55,9 @@ def attached(call: DirectCall) -> bool:
         return True
     if entry.active and not entry.closed and _attaching(entry.launch_flags):
         return True
-    env = call.rt.env_for(key)
+    # A grid browser (`[browser] grid_url`) is reached over CDP too, but it is the session's
+    # own: nobody else drives it, so it is no attachment.
+    env = {} if call.rt.grid is not None else call.rt.env_for(key)
     if any(env.get(name, "").strip().lower() not in _OFF for name in ATTACH_ENV):
         return True
     return launch_of(state, key) is not None
