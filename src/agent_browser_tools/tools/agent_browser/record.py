@@ -179,6 +179,7 @@ async def complete(
     webmcp.present(plan, obs, spawned.envelope)
     effects += recording.after_answer(call, obs, spawned)
     browser_loss.after_answer(call, obs, effects, spawned.restarted)
+    await browser_loss.grid_after_answer(call, obs, effects)
     retired = page_state_warning(plan, spawned.envelope)
     if retired is not None:
         obs.warnings.append(retired)

@@ -33,11 +33,11 @@ from agent_browser_tools.results import next_actions as na
 from agent_browser_tools.results.categories import FailureCategory
 from agent_browser_tools.results.observation import Observation
 from agent_browser_tools.state.models import (
+    BrowserClosed,
     DaemonObserved,
     Effect,
     RefsInvalidated,
     RefsRecorded,
-    SessionKey,
     SessionPageState,
     TargetUnknown,
 )
@@ -65,8 +65,7 @@ async def check_before_dispatch(call: DirectCall) -> None:
     if not entry.active or entry.closed:
         return
     if rt.grid is not None:
-        await _check_grid_browser(call, key)
-        return
+        return  # the grid browser outlives a daemon; its loss shows in the answer (below)
     if pid is None:
         return
     directory = rt.socket_dir(key)
@@ -96,15 +95,21 @@ GRID_LOST = (
 )
 
 
-async def _check_grid_browser(call: DirectCall, key: SessionKey) -> None:
-    """A grid browser the grid no longer serves is lost like a local one that died; the
-    session's engine daemon, still attached to the dead endpoint, is closed, so the next call
-    that needs a browser gets a new grid session."""
-    rt = call.rt
+async def grid_after_answer(call: DirectCall, obs: Observation, effects: list[Effect]) -> None:
+    """A failed call on a grid browser the grid no longer serves: the browser is lost, like a
+    local one that died. Asked only after a failure (an engine call on a dead endpoint fails,
+    and nothing is launched here instead), so a live grid browser costs no extra request.
+
+    The session's engine daemon, still attached to the dead endpoint, is closed, so the next
+    call that needs a browser gets a new grid session."""
+    rt, key = call.rt, call.key
     grid = rt.grid
-    directory = str(rt.socket_dir(key))
-    if grid is None or await grid.alive(directory, key) is not False:
+    if grid is None or key is None or obs.success:
         return
+    directory = str(rt.socket_dir(key))
+    if await grid.alive(directory, key) is not False:
+        return
+    entry = rt.log.state.session(key)
     lost = await grid.lose(directory, key)
     scope = ["--namespace", key.namespace] if key.namespace else []
     raw = await rt.spawn(
@@ -113,7 +118,7 @@ async def _check_grid_browser(call: DirectCall, key: SessionKey) -> None:
         session=key,
     )
     raw.discard_stdout()
-    journal_closed(rt, [key], GRID_LOST, reason="browser-lost")
+    effects[:] = [BrowserClosed(summary=GRID_LOST, reason="browser-lost")]
     call.browser_lost.update(
         {
             "cause": "grid-session-lost",
@@ -121,6 +126,10 @@ async def _check_grid_browser(call: DirectCall, key: SessionKey) -> None:
             "summary": GRID_LOST,
         }
     )
+    obs.extra["browserLost"] = dict(call.browser_lost)
+    obs.failure_category = FailureCategory.TAB_GONE
+    obs.error = f"The browser is gone: {GRID_LOST} So this command did not run. {_then(entry)}"
+    obs.next_actions[:] = _reopen(call, entry)
 
 
 def _summary(health: Health, pid: int, reaped: Reaped) -> str:
