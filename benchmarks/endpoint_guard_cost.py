@@ -56,7 +56,7 @@ async def _evals(runs: int, tmp: Path) -> tuple[list[float], list[float]]:
             started = time.perf_counter()
             await tools.call("agent_browser", {"args": ["eval", "document.title"]})
             guarded.append((time.perf_counter() - started) * 1000)
-            dispatch_guard.script_guard = lambda plan: None
+            dispatch_guard.script_guard = lambda plan, grid=None: None
             try:
                 started = time.perf_counter()
                 await tools.call("agent_browser", {"args": ["get", "url"]})

@@ -16,6 +16,7 @@ server on the same state dir needs one.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import fcntl
 import hashlib
@@ -26,18 +27,26 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from agent_browser_tools.engine.grid_client import GridClient
-from agent_browser_tools.grid_errors import GridUnavailable
+from agent_browser_tools.grid_errors import GridLimit, GridUnavailable
 from agent_browser_tools.grid_settings import GridConfig
+from agent_browser_tools.planning.grid_endpoints import GridEndpoints
 from agent_browser_tools.private_fs import ensure_private_dir
 from agent_browser_tools.state.grid_sessions import GridBrowser
 from agent_browser_tools.state.journal import ConversationLog
 from agent_browser_tools.state.models import SessionKey
-from agent_browser_tools.taxonomy.lookup import split_global_flags
+from agent_browser_tools.taxonomy import PageEffect
+from agent_browser_tools.taxonomy.lookup import resolve_command, split_global_flags
 
 logger = logging.getLogger(__name__)
 
 CALLER_ATTACH = frozenset({"--cdp", "--auto-connect", "--provider"})
 """A call that attaches on its own (an operator-allowed model flag) needs no grid browser."""
+
+
+def closes(rest: Sequence[str]) -> bool:
+    """Whether the command words end the session's browser (`close` and its aliases)."""
+    match = resolve_command(rest)
+    return match is not None and match.spec.page_effect is PageEffect.CLOSE
 
 
 def state_scope(state_dir: Path) -> str:
@@ -65,6 +74,11 @@ class GridBrowsers:
         self.owner = f"{self._scope}/{conversation_id}"
         self._locks = ensure_private_dir(state_dir / "grid-owners")
         self._held: int | None = None
+        self._creating = asyncio.Lock()
+        """One new grid session at a time per conversation: it never races itself for the
+        last free slot."""
+        if self.open_browsers():
+            self._hold_owner_lock()  # a resumed conversation's sessions are live again
 
     def open_browsers(self) -> list[GridBrowser]:
         return [b for b in self._log.state.grid_browsers.values() if b.state == "open"]
@@ -80,35 +94,57 @@ class GridBrowsers:
             None,
         )
 
+    def endpoints(self) -> GridEndpoints:
+        """The grid's origins: its URL's, and those of every DevTools endpoint it handed out
+        (a hub and nodes may answer on several)."""
+        browsers = self._log.state.grid_browsers.values()
+        return GridEndpoints.of([self.config.url, *(b.cdp_url for b in browsers)])
+
     def endpoint(self, directory: str, key: SessionKey | None) -> str | None:
         browser = None if key is None else self.browser(directory, key)
         return None if browser is None else browser.cdp_url
 
     async def before(self, args: Sequence[str], directory: str, key: SessionKey) -> None:
-        """Make sure `key` has a grid browser before a call that may need one (not `close`:
-        it ends the browser). Raises `GridUnavailable` (`GridFull`) with the reason."""
+        """Make sure `key` has a grid browser before a call that may need one (not `close`
+        or its aliases: it ends the browser). Raises `GridUnavailable` (`GridFull`) with the
+        reason."""
         flags, rest = split_global_flags(args)
-        if rest[:1] == ["close"] or {name for name, _ in flags} & CALLER_ATTACH:
-            return
-        if self.browser(directory, key) is not None:
+        if closes(rest) or {name for name, _ in flags} & CALLER_ATTACH:
             return
         self._hold_owner_lock()
-        await self._end_orphans()
-        session = await self.client.create(self.config.capabilities, self.owner, self.config.wait_s)
-        self._log.record_grid_browser(
-            GridBrowser(
-                session_id=session.session_id,
-                cdp_url=session.cdp_url,
-                directory=directory,
-                namespace=key.namespace,
-                session=key.session,
+        async with self._creating:
+            if self.browser(directory, key) is not None:
+                return
+            held = len(self.open_browsers())
+            if held >= self.config.max_per_conversation:
+                raise GridLimit(
+                    f"this conversation holds {held} grid browsers, as many as the operator "
+                    "lets one conversation hold ([browser] grid_max_per_conversation)"
+                )
+            await self._end_orphans()
+            session = await self.client.create(
+                self.config.capabilities, self.owner, self.config.wait_s
             )
-        )
+            try:
+                self._log.record_grid_browser(
+                    GridBrowser(
+                        session_id=session.session_id,
+                        cdp_url=session.cdp_url,
+                        directory=directory,
+                        namespace=key.namespace,
+                        session=key.session,
+                    )
+                )
+            except BaseException:
+                # Not journaled (a full disk): nobody would ever end it.
+                with contextlib.suppress(GridUnavailable):
+                    await self.client.delete(session.session_id)
+                raise
 
     async def after(self, args: Sequence[str], directory: str) -> None:
         """End the grid browsers a `close` (one session, or `close --all`) just closed."""
         flags, rest = split_global_flags(args)
-        if rest[:1] != ["close"]:
+        if not closes(rest):
             return
         found = dict(flags)
         namespace, session = found.get("--namespace"), found.get("--session")
@@ -163,6 +199,9 @@ class GridBrowsers:
         """End every grid browser of the conversation, then let go of its owner lock."""
         for browser in self.open_browsers():
             await self.end(browser)
+        # And any the journal never got: a create cut off by cancellation or a failed write.
+        with contextlib.suppress(GridUnavailable):
+            await self.client.delete_owned(self.owner)
         if self._held is not None:
             os.close(self._held)
             self._held = None

@@ -19,8 +19,9 @@ from agent_browser_tools.remote_endpoint import endpoint_secrets, redact_endpoin
 from agent_browser_tools.settings import Settings, SettingsError
 
 GRID_URL_ENV = "AGENT_BROWSER_TOOLS_GRID_URL"
-GRID_KEYS = ("grid_url", "grid_capabilities", "grid_wait_s")
+GRID_KEYS = ("grid_url", "grid_capabilities", "grid_wait_s", "grid_max_per_conversation")
 DEFAULT_WAIT_S = 30.0
+DEFAULT_MAX_PER_CONVERSATION = 4
 MAX_WAIT_S = 600.0
 EXCLUDED = ("cdp_url", "provider", "isolated", "profile", "executable_path", "extension")
 """`[browser]` keys that choose or shape a browser the grid mode does not use."""
@@ -39,6 +40,8 @@ class GridConfig:
     capabilities: Mapping[str, Any] = field(default_factory=lambda: dict(DEFAULT_CAPABILITIES))
     wait_s: float = DEFAULT_WAIT_S
     """How long a call waits for a free slot before it fails as grid-full."""
+    max_per_conversation: int = DEFAULT_MAX_PER_CONVERSATION
+    """How many grid browsers one conversation may hold at once (one per session name)."""
 
     @property
     def shown(self) -> str:
@@ -83,6 +86,7 @@ def grid_config(settings: Settings, shared_sessions: Iterable[str] = ()) -> Grid
         url=url,
         capabilities=_capabilities(section.get("grid_capabilities")),
         wait_s=_wait(section.get("grid_wait_s")),
+        max_per_conversation=_limit(section.get("grid_max_per_conversation")),
     )
 
 
@@ -135,3 +139,14 @@ def _wait(value: object) -> float:
             f"[browser] grid_wait_s must be between 0 and {MAX_WAIT_S:.0f} seconds, not {value!r}."
         )
     return float(value)
+
+
+def _limit(value: object) -> int:
+    if value is None:
+        return DEFAULT_MAX_PER_CONVERSATION
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise SettingsError(
+            f"[browser] grid_max_per_conversation must be a whole number of at least 1, "
+            f"not {value!r}."
+        )
+    return value

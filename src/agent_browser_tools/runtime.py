@@ -59,6 +59,7 @@ from agent_browser_tools.grid_settings import grid_config
 from agent_browser_tools.launch_options import CDP_ENV, remote_cdp
 from agent_browser_tools.planning import file_config
 from agent_browser_tools.planning.file_access import FileRoots
+from agent_browser_tools.planning.grid_endpoints import GridEndpoints
 from agent_browser_tools.planning.policy import ModelPolicy
 from agent_browser_tools.planning.sessions import is_managed_name, managed_base_name
 from agent_browser_tools.private_fs import ensure_private_dir, write_private_file
@@ -191,6 +192,11 @@ class Runtime:
         for value in config.secrets:
             self.secrets.register_typed(value)
         return GridBrowsers(config, self.log, self.settings.state_dir, self.conversation_id)
+
+    @property
+    def grid_endpoints(self) -> GridEndpoints:
+        """The operator's grid origins pages and the model stay off (none without a grid)."""
+        return GridEndpoints() if self.grid is None else self.grid.endpoints()
 
     @property
     def cwd(self) -> Path:

@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import json
+import secrets
 import time
 import urllib.error
 import urllib.request
@@ -30,6 +32,10 @@ from urllib.parse import quote, urlsplit, urlunsplit
 from agent_browser_tools.grid_errors import GridFull, GridUnavailable
 
 OWNER_CAPABILITY = "abt:owner"
+REQUEST_CAPABILITY = "abt:request"
+"""A nonce per new-session request: a request given up on can be found, and only it."""
+ABANDONED_WAIT_S = 20.0
+"""How long a cancelled call waits for the browser it asked for, to end it."""
 REQUEST_TIMEOUT_S = 10.0
 """Bound on one status, liveness or delete request."""
 START_ALLOWANCE_S = 60.0
@@ -49,10 +55,14 @@ class GridSession:
 
 @dataclass(frozen=True)
 class SlotSession:
-    """A session `/status` lists: its id and its `abt:owner` tag ("" when not ours)."""
+    """A session `/status` lists: its id and its `abt:*` tags (none when not ours)."""
 
     session_id: str
-    owner: str
+    tags: Mapping[str, str]
+
+    @property
+    def owner(self) -> str:
+        return self.tags.get(OWNER_CAPABILITY, "")
 
 
 @dataclass(frozen=True)
@@ -95,16 +105,30 @@ class GridClient:
                 raise GridFull(_full_message(self.shown, status, wait_s))
             await asyncio.sleep(POLL_S)
             status = await self.status()
-        body = {"capabilities": {"alwaysMatch": {**capabilities, OWNER_CAPABILITY: owner}}}
+        request = secrets.token_hex(8)
+        tags = {OWNER_CAPABILITY: owner, REQUEST_CAPABILITY: request}
+        body = {"capabilities": {"alwaysMatch": {**capabilities, **tags}}}
         budget = max(deadline - time.monotonic(), 0.0) + START_ALLOWANCE_S
+        posted = asyncio.ensure_future(self._request("POST", "/session", body, budget))
         try:
-            answer = await self._request("POST", "/session", body, budget)
+            answer = await asyncio.shield(posted)
+        except asyncio.CancelledError:
+            await self._end_abandoned(posted)
+            raise
         except GridUnavailable as exc:
             if "timed out" in str(exc) or "queue" in str(exc).lower():
-                await self.delete_owned(owner)
+                # Queued and given up on: only this request's session, should it appear.
+                await self.delete_tagged(REQUEST_CAPABILITY, request)
                 raise GridFull(_full_message(self.shown, status, wait_s)) from None
             raise
         return _new_session(answer, self.shown)
+
+    async def _end_abandoned(self, posted: asyncio.Future[dict[str, Any]]) -> None:
+        """The caller was cancelled while the grid started its browser: wait (bounded) for
+        the answer and end the session nobody will journal."""
+        with contextlib.suppress(Exception, asyncio.CancelledError):
+            answer = await asyncio.wait_for(asyncio.shield(posted), ABANDONED_WAIT_S)
+            await self.delete(_new_session(answer, self.shown).session_id)
 
     async def delete(self, session_id: str) -> None:
         """End the session; one the grid no longer knows is ended already."""
@@ -127,14 +151,18 @@ class GridClient:
         return True
 
     async def delete_owned(self, owner: str) -> int:
-        """End every session tagged `owner` (an answer that never arrived); how many."""
+        """End every session tagged `owner`; how many."""
+        return await self.delete_tagged(OWNER_CAPABILITY, owner)
+
+    async def delete_tagged(self, capability: str, value: str) -> int:
+        """End every session whose `capability` tag is `value`; how many."""
         try:
             status = await self.status()
         except GridUnavailable:
             return 0
         ended = 0
         for session in status.sessions:
-            if session.owner == owner:
+            if session.tags.get(capability) == value:
                 await self.delete(session.session_id)
                 ended += 1
         return ended
@@ -224,11 +252,13 @@ def _status(answer: Mapping[str, Any]) -> GridStatus:
 
 def _slot_session(session: Mapping[str, Any]) -> SlotSession:
     capabilities = session.get("capabilities")
-    owner = capabilities.get(OWNER_CAPABILITY) if isinstance(capabilities, Mapping) else None
-    return SlotSession(
-        session_id=str(session.get("sessionId") or ""),
-        owner=owner if isinstance(owner, str) else "",
-    )
+    capabilities = capabilities if isinstance(capabilities, Mapping) else {}
+    tags = {
+        key: value
+        for key, value in capabilities.items()
+        if key in (OWNER_CAPABILITY, REQUEST_CAPABILITY) and isinstance(value, str)
+    }
+    return SlotSession(session_id=str(session.get("sessionId") or ""), tags=tags)
 
 
 def _full_message(shown: str, status: GridStatus, wait_s: float) -> str:

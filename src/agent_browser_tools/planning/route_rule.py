@@ -71,6 +71,27 @@ def route_problem(command: Sequence[str], ordinary: frozenset[int] | None) -> st
     )
 
 
+def route_origin(command: Sequence[str]) -> str | None:
+    """The one origin (`scheme://authority/`) a route that serves documents with a body names,
+    or None (no such route, or a pattern that is not one origin: `route_problem` judges it)."""
+    match = resolve_command(command) if command else None
+    fulfils = match.spec.fulfils if match is not None else None
+    if match is None or fulfils is None:
+        return None
+    rest = list(command[len(match.tokens) :])
+    if not _serves_body(rest, fulfils) or _documents_left_out(rest, fulfils) or not rest:
+        return None
+    pattern = rest[0]
+    if "*" not in pattern or pattern.startswith("*"):
+        return None
+    prefix = pattern[: pattern.index("*")]
+    scheme, sep, after = prefix.partition("://")
+    ends = [after.index(c) for c in "/?#" if c in after]
+    if not sep or not ends:
+        return None
+    return f"{scheme}://{after[: min(ends)]}/"
+
+
 def route_pattern(command: Sequence[str]) -> str:
     """The URL pattern of a route command: the first word after the command, as the engine
     reads it (even when it looks like a flag)."""

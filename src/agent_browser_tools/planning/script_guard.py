@@ -27,6 +27,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
+from agent_browser_tools.planning.grid_endpoints import GridEndpoints
 from agent_browser_tools.planning.local_origins import local_port
 from agent_browser_tools.taxonomy import (
     CommandMatch,
@@ -57,6 +58,9 @@ class ScriptGuard:
 
     ordinary: frozenset[int]
     nonce: str
+    grid_hosts: frozenset[str] = frozenset()
+    """`host:port` of the operator's Selenium Grid origins off this machine (`grid_endpoints`;
+    a grid on this machine is kept out of `ordinary` instead)."""
     sent: dict[str, str] = field(default_factory=dict)
     """Guarded word -> the caller's word, so the engine's echo of a batch row shows the
     caller's own script."""
@@ -68,10 +72,17 @@ class ScriptGuard:
     def _check(self) -> str:
         ports = ",".join(str(port) for port in sorted(self.ordinary))
         message = json.dumps(f"policy-blocked ({RULE}) {self.mark} ")
+        grid = ""
+        if self.grid_hosts:
+            hosts = json.dumps(sorted(self.grid_hosts))
+            grid = (
+                f"||{hosts}.includes(l.hostname.toLowerCase().replace(/\\.+$/,'')+':'+"
+                "(l.port||(/^(https|wss):$/.test(l.protocol)?443:80)))"
+            )
         return (
             "(()=>{const l=location;"
             f"if({_LOCAL_HOST}.test(l.hostname)&&![{ports}].includes("
-            "+(l.port||(/^(https|wss):$/.test(l.protocol)?443:80))))"
+            f"+(l.port||(/^(https|wss):$/.test(l.protocol)?443:80))){grid})"
             f"throw new Error({message}+l.origin);return 0}})()"
         )
 
@@ -281,18 +292,28 @@ redirects), and page reads (`get text`, `snapshot`, `eval`) name the page they r
 
 def endpoint_sources(envelope: Envelope) -> list[str]:
     """Local URLs the answer's content came from (candidates for `withhold`)."""
+    return [url for url in content_sources(envelope) if local_port(url) is not None]
+
+
+def content_sources(envelope: Envelope) -> list[str]:
+    """Every URL the answer's content came from."""
     results = [envelope.data, *(row.result for row in envelope.rows or ())]
-    return [url for data in results if (url := _source(data)) and local_port(url) is not None]
+    return [url for data in results if (url := _source(data))]
 
 
-def withhold(envelope: Envelope, ports: frozenset[int]) -> Envelope:
-    """The answer without content that came from a browser's own endpoint (`ports`): a
-    DevTools server's pages list every tab of its browser with the ids that open it, so a
-    redirect (or a page that moved itself) would show another conversation's tabs."""
+def withhold(
+    envelope: Envelope, ports: frozenset[int], grid: GridEndpoints | None = None
+) -> Envelope:
+    """The answer without content that came from a browser's own endpoint (`ports`, or the
+    operator's Selenium Grid): a DevTools server's pages list every tab of its browser with
+    the ids that open it, a grid's every session with the socket that drives it, so a
+    redirect (or a page that moved itself) would show another conversation's browser."""
 
     def blocked(data: object) -> str | None:
         url = _source(data)
         port = local_port(url) if url else None
+        if url and grid is not None and grid.matches(url):
+            return url
         return url if port is not None and port in ports else None
 
     hits = [url for data in [envelope.data] if (url := blocked(data))]
@@ -318,7 +339,8 @@ def withhold(envelope: Envelope, ports: frozenset[int]) -> Envelope:
 def withheld_message(url: str) -> str:
     return (
         f"policy-blocked ({RULE}): this answer came from {url}, a browser's own DevTools or "
-        "stream endpoint, which lists browsers' tabs and the ids that open them; it is withheld. "
+        "stream endpoint (or the browser grid), which lists browsers and the ids that open them; "
+        "it is withheld. "
         "Open another page first (browsers stay off these ports)."
     )
 

@@ -227,7 +227,8 @@ def grid_unavailable(tool: str, exc: GridUnavailable) -> ToolResult:
     `upstream-error`."""
     message = f"{tool} got no browser, so its browser step did not run: {exc}."
     category = FailureCategory.TIMEOUT if exc.full else FailureCategory.UPSTREAM_ERROR
-    details = {"error": message, "gridBrowser": {"full": exc.full}}
+    category = FailureCategory.POLICY_BLOCKED if exc.limited else category
+    details = {"error": message, "gridBrowser": {"full": exc.full, "limited": exc.limited}}
     return response.text(f"Error: {message}", category, details)
 
 

@@ -76,7 +76,7 @@ async def _run_engine(call: DirectCall) -> tuple[RawOutcome, Envelope]:
     Refs go out as engine ids and page scripts behind the endpoint guard, made now, at
     dispatch; the answer still carries engine ids (`spawn` shows them)."""
     plan = call.plan
-    guard = dispatch_guard.script_guard(plan)
+    guard = dispatch_guard.script_guard(plan, call.rt.grid_endpoints)
     entry = call.rt.log.state.session(call.key) if call.key is not None else None
     parts = segments.split(plan, entry) if entry is not None else None
     parts = stepwise.expand(plan, parts) if entry is not None else None
@@ -95,5 +95,5 @@ async def _run_engine(call: DirectCall) -> tuple[RawOutcome, Envelope]:
         envelope = parse_outcome(raw, plan.output_mode)
     finally:
         raw.discard_stdout()  # raw, unredacted engine output: never kept
-    envelope = dispatch_guard.settle(envelope, guard)
+    envelope = dispatch_guard.settle(envelope, guard, call.rt.grid_endpoints)
     return raw, await stopped_page.add(call, batch_progress.whole(plan, envelope, call.rt.cwd))

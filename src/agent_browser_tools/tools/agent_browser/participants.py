@@ -107,6 +107,7 @@ class PostReader:
 
 async def _urls(call: DirectCall, nested: Nested) -> None:
     endpoint_guard.check_urls(call.plan)
+    endpoint_guard.check_grid_urls(call.plan, call.rt.grid_endpoints)
 
 
 async def _host(call: DirectCall, nested: Nested) -> None:

@@ -14,8 +14,6 @@ import json
 import os
 import signal
 import socket
-import subprocess
-import sys
 import time
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
@@ -27,11 +25,12 @@ import pytest_asyncio
 from agent_browser_tools.api import BrowserTools
 from agent_browser_tools.hosts.cli.doctor import run_doctor
 from tests.support.fixture_server import FixtureServer
+from tests.support.grid_conversations import grid_config, killed_server, owned, owners
 from tests.support.leftovers import baseline, started_here
 from tests.support.mcp_server import ab as mcp_ab
 from tests.support.mcp_server import http_client, http_server, serve_env, text_of
 from tests.support.real_engine import EngineEnv
-from tests.support.selenium_grid import CHROME_ARGS, Grid, find_chromium, module_grid
+from tests.support.selenium_grid import Grid, module_grid
 from tests.support.tools import ab, tools_settings
 
 grid = module_grid(2, session_request_timeout_s=5)
@@ -41,23 +40,13 @@ PAGE = "data:text/html,<title>{title}</title><button>Go</button>"
 Factory = Callable[..., BrowserTools]
 
 
-def _config(tmp_path: Path, wait_s: float) -> Path:
-    path = tmp_path / "grid.toml"
-    path.write_text(
-        f"[browser]\ngrid_wait_s = {wait_s}\n[browser.grid_capabilities]\n"
-        'browserName = "chrome"\n[browser.grid_capabilities."goog:chromeOptions"]\n'
-        f"binary = {json.dumps(find_chromium())}\nargs = {json.dumps(list(CHROME_ARGS))}\n"
-    )
-    return path
-
-
 @pytest_asyncio.fixture
 async def conversation(engine_env: EngineEnv, tmp_path: Path, grid: Grid) -> AsyncIterator[Factory]:
     """Makes conversations on the grid (one state dir: one server); all closed at teardown."""
     opened: list[BrowserTools] = []
     env = {
         "AGENT_BROWSER_TOOLS_GRID_URL": grid.url,
-        "AGENT_BROWSER_TOOLS_CONFIG": str(_config(tmp_path, 2)),
+        "AGENT_BROWSER_TOOLS_CONFIG": str(grid_config(tmp_path, 2)),
     }
 
     def make(conversation_id: str) -> BrowserTools:
@@ -74,12 +63,11 @@ async def conversation(engine_env: EngineEnv, tmp_path: Path, grid: Grid) -> Asy
         assert _owned(grid) == [], "a conversation's grid session outlived it"
 
 
-def _owned(grid: Grid) -> list[str]:
-    return [s["id"] for s in grid.sessions() if "abt:owner" in s["capabilities"]]
+_owned = owned
 
 
 def _owners(grid: Grid) -> list[str]:
-    return sorted(s["capabilities"].get("abt:owner", "") for s in grid.sessions())
+    return sorted(owners(grid).values())
 
 
 def _local_browsers(before: set[tuple[int, int]], engine_env: EngineEnv) -> list[str]:
@@ -160,43 +148,10 @@ async def test_a_grid_browser_killed_on_the_grid_is_found_lost_on_the_next_call(
     assert len(_owned(grid)) == 1
 
 
-CHILD = """
-import asyncio, sys
-from agent_browser_tools.api import BrowserTools
-from agent_browser_tools.hosts.cli.doctor import run_doctor
-from agent_browser_tools.settings import Settings
-async def main():
-    tools = BrowserTools(settings=Settings.load(), conversation_id=sys.argv[1])
-    result = await tools.call("agent_browser", {"args": ["open", sys.argv[2]]})
-    print("opened" if not result.is_error else result.text, flush=True)
-    await asyncio.sleep(600)
-asyncio.run(main())
-"""
-
-
 def _server_killed_mid_conversation(
     engine_env: EngineEnv, tmp_path: Path, grid: Grid, conversation_id: str, title: str
 ) -> None:
-    """A server process that opened a grid browser for `conversation_id`, then was killed."""
-    env = {
-        **engine_env.env,
-        "AGENT_BROWSER_TOOLS_STATE_DIR": str(tmp_path / "state"),
-        "AGENT_BROWSER_TOOLS_GRID_URL": grid.url,
-        "AGENT_BROWSER_TOOLS_CONFIG": str(_config(tmp_path, 2)),
-    }
-    child = subprocess.Popen(
-        [sys.executable, "-c", CHILD, conversation_id, PAGE.format(title=title)],
-        env=env,
-        cwd=tmp_path,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert child.stdout is not None
-        assert child.stdout.readline().strip() == "opened"
-    finally:
-        child.send_signal(signal.SIGKILL)
-        child.wait(timeout=10)
+    killed_server(engine_env, tmp_path, grid, conversation_id, PAGE.format(title=title))
 
 
 @pytest.mark.asyncio
@@ -234,7 +189,7 @@ async def test_an_http_server_on_the_grid_launches_no_local_browser_and_leaves_n
     env = serve_env(
         engine_env,
         tmp_path / "state",
-        AGENT_BROWSER_TOOLS_CONFIG=str(_config(tmp_path, 2)),
+        AGENT_BROWSER_TOOLS_CONFIG=str(grid_config(tmp_path, 2)),
     )
     with anyio.fail_after(120), http_server(env, "--grid-url", grid.url) as server:
         assert server.url is not None
@@ -261,7 +216,7 @@ def test_doctor_checks_the_grid_and_runs_its_smoke_on_a_grid_browser(
         engine_env,
         tmp_path / "state",
         AGENT_BROWSER_TOOLS_GRID_URL=grid.url,
-        AGENT_BROWSER_TOOLS_CONFIG=str(_config(tmp_path, 2)),
+        AGENT_BROWSER_TOOLS_CONFIG=str(grid_config(tmp_path, 2)),
     )
     out = io.StringIO()
     assert run_doctor(settings, out) == 0, out.getvalue()

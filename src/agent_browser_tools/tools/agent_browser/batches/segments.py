@@ -153,7 +153,7 @@ async def run(
             envelope = parse_outcome(raw, OutputMode.JSON)
         finally:
             raw.discard_stdout()  # raw, unredacted output: never kept
-        envelope = dispatch_guard.settle(envelope, guard)
+        envelope = dispatch_guard.settle(envelope, guard, rt.grid_endpoints)
         if watched:
             envelope = step_settle.unarmed(envelope)
         raws.append(raw)

@@ -1,9 +1,10 @@
 """Direct tool: the answer when the operator's Selenium Grid gives the call no browser.
 
-Nothing reached the engine, so nothing ran. A full grid (every slot busy for the whole wait)
-is a `timeout`: the same call can succeed once a slot frees, and closing a browser this
-conversation no longer needs frees one. A grid that refuses or cannot be reached is an
-`upstream-error` for the operator to fix.
+Nothing reached the engine, so nothing ran. A conversation at the operator's limit of grid
+browsers is `policy-blocked`: closing one of them is the way on. A full grid (every slot busy
+for the whole wait) is a `timeout`: the same call can succeed once a slot frees, and closing a
+browser this conversation no longer needs frees one. A grid that refuses or cannot be reached
+is an `upstream-error` for the operator to fix.
 """
 
 from __future__ import annotations
@@ -24,7 +25,10 @@ def grid_unavailable(call: DirectCall, exc: GridUnavailable) -> Observation:
         if grid is None
         else [b for b in grid.open_browsers() if b.session != getattr(key, "session", None)]
     )
-    if exc.full:
+    if exc.limited:
+        category = FailureCategory.POLICY_BLOCKED
+        error = f"No browser for this call, so nothing ran: {exc}. Close one it no longer needs."
+    elif exc.full:
         category = FailureCategory.TIMEOUT
         error = f"No browser for this call, so nothing ran: {exc}."
         if held:
@@ -38,6 +42,7 @@ def grid_unavailable(call: DirectCall, exc: GridUnavailable) -> Observation:
     obs = Observation(success=False, failure_category=category, error=error)
     obs.extra["gridBrowser"] = {
         "full": exc.full,
+        "limited": exc.limited,
         "grid": grid.config.shown if grid is not None else None,
         "waitS": grid.config.wait_s if grid is not None else None,
         "heldSessions": sorted({b.session for b in held}),

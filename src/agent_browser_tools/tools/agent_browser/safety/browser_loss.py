@@ -16,6 +16,7 @@ had one means the old page is gone and the command ran on a new blank one.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping
 from typing import Any
 
@@ -43,6 +44,8 @@ from agent_browser_tools.state.models import (
 )
 from agent_browser_tools.tools.agent_browser.browser.sessions import journal_closed
 from agent_browser_tools.tools.agent_browser.call import DirectCall
+
+logger = logging.getLogger(__name__)
 
 _CAUSES = {
     Health.NO_DAEMON: "its engine daemon is no longer running (an idle timeout, a close from "
@@ -119,13 +122,9 @@ async def grid_after_answer(call: DirectCall, obs: Observation, effects: list[Ef
     )
     raw.discard_stdout()
     effects[:] = [BrowserClosed(summary=GRID_LOST, reason="browser-lost")]
-    call.browser_lost.update(
-        {
-            "cause": "grid-session-lost",
-            "gridSession": None if lost is None else lost.session_id,
-            "summary": GRID_LOST,
-        }
-    )
+    if lost is not None:  # its id drives its browser (`planning.grid_endpoints`): logged only
+        logger.info("grid session %s of %s is lost", lost.session_id, key.label)
+    call.browser_lost.update({"cause": "grid-session-lost", "summary": GRID_LOST})
     obs.extra["browserLost"] = dict(call.browser_lost)
     obs.failure_category = FailureCategory.TAB_GONE
     obs.error = f"The browser is gone: {GRID_LOST} So this command did not run. {_then(entry)}"

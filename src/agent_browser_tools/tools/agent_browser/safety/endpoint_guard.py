@@ -24,10 +24,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from agent_browser_tools.engine.browser_ports import browser_ports, listeners
+from agent_browser_tools.planning.grid_endpoints import GridEndpoints
 from agent_browser_tools.planning.local_origins import local_port
 from agent_browser_tools.planning.plan import ExecutionPlan
 from agent_browser_tools.planning.policy import PolicyBlocked, calls_of
-from agent_browser_tools.planning.route_rule import route_pattern, route_problem
+from agent_browser_tools.planning.route_rule import route_origin, route_pattern, route_problem
 from agent_browser_tools.planning.script_guard import RULE, refusal_message
 from agent_browser_tools.taxonomy import split_global_flags
 from agent_browser_tools.tools.agent_browser.call import DirectCall
@@ -65,13 +66,44 @@ def check_urls(plan: ExecutionPlan) -> None:
     _check_routes(plan)
 
 
-def _check_routes(plan: ExecutionPlan) -> None:
-    rows = [("", plan.checked.command_tokens)]
+def check_grid_urls(plan: ExecutionPlan, grid: GridEndpoints) -> None:
+    """Raise `PolicyBlocked` for a URL operand on the operator's Selenium Grid, or a route
+    that could answer a page load there: its pages list every conversation's browser with the
+    socket that drives it (`planning.grid_endpoints`)."""
+    if not grid:
+        return
+    for where, url in _url_operands(plan):
+        if grid.matches(url):
+            raise _blocked(
+                f"{where}{url} is the browser grid's own endpoint, which lists every "
+                "conversation's browser and the sockets that drive them.",
+                url,
+            )
+    for where, command in _route_rows(plan):
+        origin = route_origin(command)
+        if origin is not None and grid.matches(origin):
+            raise PolicyBlocked(
+                f"{where}a route with a body on {origin}, the browser grid's own endpoint, "
+                "would let a page there read every conversation's browser. Route another "
+                "origin.",
+                rule=RULE,
+                subject=route_pattern(command),
+                allow_with=None,
+            )
+
+
+def _route_rows(plan: ExecutionPlan) -> list[tuple[str, tuple[str, ...]]]:
+    rows = [("", tuple(plan.checked.command_tokens))]
     if plan.checked.batch is not None:
         rows += [
             (f"batch row {index}: ", tuple(split_global_flags(row)[1]))
             for index, row in enumerate(plan.checked.batch.rows, start=1)
         ]
+    return rows
+
+
+def _check_routes(plan: ExecutionPlan) -> None:
+    rows = _route_rows(plan)
     # Only a route that names no non-local origin needs the listening ports read.
     suspects = [(w, c) for w, c in rows if route_problem(c, frozenset()) is not None]
     if not suspects:
