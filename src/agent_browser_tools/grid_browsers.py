@@ -40,7 +40,8 @@ from agent_browser_tools.taxonomy.lookup import resolve_command, split_global_fl
 logger = logging.getLogger(__name__)
 
 CALLER_ATTACH = frozenset({"--cdp", "--auto-connect", "--provider"})
-"""A call that attaches on its own (an operator-allowed model flag) needs no grid browser."""
+"""A call that attaches on its own (an operator-allowed model flag, or `connect`, as the
+desktop-app tool's) needs no grid browser."""
 
 
 def closes(rest: Sequence[str]) -> bool:
@@ -109,7 +110,9 @@ class GridBrowsers:
         or its aliases: it ends the browser). Raises `GridUnavailable` (`GridFull`) with the
         reason."""
         flags, rest = split_global_flags(args)
-        if closes(rest) or {name for name, _ in flags} & CALLER_ATTACH:
+        match = resolve_command(rest)
+        attaches = match is not None and match.spec.path == ("connect",)
+        if closes(rest) or attaches or {name for name, _ in flags} & CALLER_ATTACH:
             return
         self._hold_owner_lock()
         async with self._creating:

@@ -153,7 +153,7 @@ async def test_control_unguarded_the_batch_attack_drives_a(
     engine_env: EngineEnv,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(dispatch_guard, "script_guard", lambda plan: None)
+    monkeypatch.setattr(dispatch_guard, "script_guard", lambda plan, grid=None: None)
     a, b = pair
     mark, port = await _plant(a, fixture_site, engine_env)
     await _ok(b, "open", fixture_site.url("page-b.html"))

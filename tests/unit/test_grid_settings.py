@@ -99,3 +99,14 @@ def test_grid_mode_never_launches_a_local_browser(tmp_path: Path) -> None:
     env = build_child_env(settings, tmp_path / "sock")
     assert env["AGENT_BROWSER_EXECUTABLE_PATH"] == NO_LOCAL_BROWSER
     assert "AGENT_BROWSER_CDP" not in env and "AGENT_BROWSER_PROFILE" not in env
+
+
+def test_the_share_of_one_conversation_is_the_operators(tmp_path: Path) -> None:
+    base = '[browser]\ngrid_url = "http://g:1"\n'
+    default = grid_config(_settings(tmp_path, base))
+    assert default is not None and default.max_per_conversation == 4
+    capped = grid_config(_settings(tmp_path, base + "grid_max_per_conversation = 1"))
+    assert capped is not None and capped.max_per_conversation == 1
+    for bad in ("0", "2.5", "true", '"4"'):
+        with pytest.raises(SettingsError, match="grid_max_per_conversation"):
+            grid_config(_settings(tmp_path, base + f"grid_max_per_conversation = {bad}"))

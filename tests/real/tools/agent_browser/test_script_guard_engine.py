@@ -86,9 +86,13 @@ async def _twice(
             opened = await ab(tools, "open", page)
             assert not opened.is_error, opened.text
             if guarded:  # record the guard, to know the call really went out guarded
-                patch.setattr(dispatch_guard, "script_guard", lambda plan: _kept(made, real(plan)))
+                patch.setattr(
+                    dispatch_guard,
+                    "script_guard",
+                    lambda plan, grid=None: _kept(made, real(plan, grid)),
+                )
             else:
-                patch.setattr(dispatch_guard, "script_guard", lambda plan: None)
+                patch.setattr(dispatch_guard, "script_guard", lambda plan, grid=None: None)
             results.append(await ab(tools, *args, **params))
     assert made and made[0] is not None and made[0].sent, made
     return results[0], results[1]
