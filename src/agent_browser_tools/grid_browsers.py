@@ -111,7 +111,7 @@ class GridBrowsers:
         reason."""
         flags, rest = split_global_flags(args)
         match = resolve_command(rest)
-        attaches = match is not None and match.spec.path == ("connect",)
+        attaches = match is not None and match.spec.attaches_browser
         if closes(rest) or attaches or {name for name, _ in flags} & CALLER_ATTACH:
             return
         self._hold_owner_lock()

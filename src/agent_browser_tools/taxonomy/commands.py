@@ -118,7 +118,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
     _cmd("pushstate", "SPA client-side navigation", effect=NAV, latch=True, change=True,
          args="<url>", files=URL0),
     _cmd("connect", "Connect to a browser via CDP", effect=SWITCH, latch=True, probe=True,
-         args="<port|url>", access=OP),
+         args="<port|url>", access=OP, attaches_browser=True),
     _cmd("close", "Close the browser (--all closes every session)",
          aliases=("quit", "exit"), effect=PageEffect.CLOSE, flags="--all",
          prose=("Closed sessions: {sessions}; failed: {failed}.", "Closed the browser session.")),

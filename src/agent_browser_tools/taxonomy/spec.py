@@ -257,6 +257,9 @@ class CommandSpec:
     saved output back): no engine release documents it, and a batch row may not carry it."""
     access: ModelAccess = ModelAccess.MODEL
     """Whether the model may run it (see `ModelAccess`)."""
+    attaches_browser: bool = False
+    """Attaches the session to a browser it names (`connect`): the wrapper gets it none of its
+    own (a grid browser, `grid_browsers`)."""
     files: FileSlots = FileSlots()
     """Local files and URLs the command reads (written files are `artifacts`)."""
     page_script: PageScript | None = None
