@@ -199,9 +199,9 @@ class GridBrowsers:
         self._log.record_grid_browser(browser.model_copy(update={"state": "ended"}))
 
     async def end_all(self) -> None:
-        """End every grid browser of the conversation, then let go of its owner lock."""
-        for browser in self.open_browsers():
-            await self.end(browser)
+        """End every grid browser of the conversation (at once: the host bounds its close),
+        then let go of its owner lock."""
+        await asyncio.gather(*(self.end(browser) for browser in self.open_browsers()))
         # And any the journal never got: a create cut off by cancellation or a failed write.
         with contextlib.suppress(GridUnavailable):
             await self.client.delete_owned(self.owner)
