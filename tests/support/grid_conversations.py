@@ -1,9 +1,10 @@
 """Conversations on a real Selenium Grid (grid mode) for the real tests.
 
 `grid_config` writes the `[browser]` config that points the tools' grid sessions at the
-system Chromium, headless; `owned` lists the grid sessions the tools made (they carry an
-`abt:owner` tag); `killed_server` runs a server process that opens a grid browser for a
-conversation and is then SIGKILLed, as a crash would leave it.
+system Chromium, headless, and `grid_tools` makes a conversation with it; `owned` lists the
+grid sessions the tools made (they carry an `abt:owner` tag); `killed_server` runs a server
+process that opens a grid browser for a conversation and is then SIGKILLed, as a crash would
+leave it.
 """
 
 from __future__ import annotations
@@ -14,16 +15,18 @@ import subprocess
 import sys
 from pathlib import Path
 
+from agent_browser_tools.api import BrowserTools
 from tests.support.real_engine import EngineEnv
 from tests.support.selenium_grid import CHROME_ARGS, Grid, find_chromium
+from tests.support.tools import tools_settings
 
 
-def grid_config(tmp_path: Path, wait_s: float) -> Path:
+def grid_config(tmp_path: Path, wait_s: float, browser: str = "") -> Path:
     """A config file whose grid sessions run headless Chromium; calls wait `wait_s` for a
-    slot."""
+    slot; `browser`: more `[browser]` lines."""
     path = tmp_path / "grid.toml"
     path.write_text(
-        f"[browser]\ngrid_wait_s = {wait_s}\n[browser.grid_capabilities]\n"
+        f"[browser]\ngrid_wait_s = {wait_s}\n{browser}[browser.grid_capabilities]\n"
         'browserName = "chrome"\n[browser.grid_capabilities."goog:chromeOptions"]\n'
         f"binary = {json.dumps(find_chromium())}\nargs = {json.dumps(list(CHROME_ARGS))}\n"
     )
@@ -77,3 +80,24 @@ def killed_server(
     finally:
         child.send_signal(signal.SIGKILL)
         child.wait(timeout=10)
+
+
+def grid_tools(
+    engine_env: EngineEnv,
+    tmp_path: Path,
+    grid_url: str,
+    conversation_id: str,
+    *,
+    wait_s: float = 2,
+    state: str = "state",
+    browser: str = "",
+) -> BrowserTools:
+    """A conversation whose browsers are sessions of the grid at `grid_url` (state dir
+    `tmp_path/state`: conversations made with the same one are one server's)."""
+    settings = tools_settings(
+        engine_env,
+        tmp_path / state,
+        AGENT_BROWSER_TOOLS_GRID_URL=grid_url,
+        AGENT_BROWSER_TOOLS_CONFIG=str(grid_config(tmp_path, wait_s, browser)),
+    )
+    return BrowserTools(settings=settings, cwd=tmp_path, conversation_id=conversation_id)

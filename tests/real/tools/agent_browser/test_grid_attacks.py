@@ -19,11 +19,17 @@ import pytest_asyncio
 
 from agent_browser_tools.api import BrowserTools
 from tests.support.fixture_server import FixtureServer
-from tests.support.grid_conversations import grid_config, killed_server, owned, owners
+from tests.support.grid_conversations import (
+    grid_config,
+    grid_tools,
+    killed_server,
+    owned,
+    owners,
+)
 from tests.support.leftovers import baseline, started_here
 from tests.support.real_engine import EngineEnv
 from tests.support.selenium_grid import Grid, module_grid
-from tests.support.tools import ab, tools_settings
+from tests.support.tools import ab
 
 grid = module_grid(3, session_request_timeout_s=5)
 
@@ -48,14 +54,11 @@ def _wipe(grid: Grid) -> list[str]:
 @pytest_asyncio.fixture
 async def conversation(engine_env: EngineEnv, tmp_path: Path, grid: Grid) -> AsyncIterator[Factory]:
     opened: list[BrowserTools] = []
-    env = {
-        "AGENT_BROWSER_TOOLS_GRID_URL": grid.url,
-        "AGENT_BROWSER_TOOLS_CONFIG": str(_config(tmp_path, 3)),
-    }
 
-    def make(conversation_id: str, state: str = "state") -> BrowserTools:
-        settings = tools_settings(engine_env, tmp_path / state, **env)
-        tools = BrowserTools(settings=settings, cwd=tmp_path, conversation_id=conversation_id)
+    def make(conversation_id: str, state: str = "state", browser: str = "") -> BrowserTools:
+        tools = grid_tools(
+            engine_env, tmp_path, grid.url, conversation_id, wait_s=3, state=state, browser=browser
+        )
         opened.append(tools)
         return tools
 
@@ -284,10 +287,8 @@ async def test_no_answer_names_a_grid_session_id(conversation: Factory, grid: Gr
 async def test_one_conversation_holds_no_more_than_its_share_of_the_grid(
     conversation: Factory, grid: Grid, engine_env: EngineEnv, tmp_path: Path
 ) -> None:
-    config = grid_config(tmp_path, 3)
-    capped = config.read_text().replace("[browser]\n", "[browser]\ngrid_max_per_conversation = 2\n")
-    config.write_text(capped)
-    hog, other = conversation("hog"), conversation("starved")
+    capped = "grid_max_per_conversation = 2\n"
+    hog, other = conversation("hog", browser=capped), conversation("starved", browser=capped)
     for name in ("h0", "h1"):
         assert not (await ab(hog, "--session", name, "open", PAGE.format(title=name))).is_error
     refused = await ab(hog, "--session", "h2", "open", PAGE.format(title="h2"))
@@ -401,13 +402,7 @@ async def test_grid_with_credentials(
     g = sg.start_grid(1, session_request_timeout_s=5)
     try:
         url = g.url.replace("http://", "http://gridder:pw-s3cret@")
-        settings = tools_settings(
-            engine_env,
-            tmp_path / "state",
-            AGENT_BROWSER_TOOLS_GRID_URL=url,
-            AGENT_BROWSER_TOOLS_CONFIG=str(_config(tmp_path, 3)),
-        )
-        a = BrowserTools(settings=settings, cwd=tmp_path, conversation_id="authed")
+        a = grid_tools(engine_env, tmp_path, url, "authed", wait_s=3)
         try:
             opened = await ab(a, "open", PAGE.format(title="auth"))
             assert "pw-s3cret" not in opened.text + json.dumps(opened.details)
@@ -415,13 +410,7 @@ async def test_grid_with_credentials(
         finally:
             await a.aclose()
         wrong = url.replace("pw-s3cret", "wrong-pw-s3cret")
-        settings = tools_settings(
-            engine_env,
-            tmp_path / "state2",
-            AGENT_BROWSER_TOOLS_GRID_URL=wrong,
-            AGENT_BROWSER_TOOLS_CONFIG=str(_config(tmp_path, 3)),
-        )
-        b = BrowserTools(settings=settings, cwd=tmp_path, conversation_id="wrong")
+        b = grid_tools(engine_env, tmp_path, wrong, "wrong", wait_s=3, state="state2")
         try:
             refused = await ab(b, "open", PAGE.format(title="auth"))
             assert "s3cret" not in refused.text + json.dumps(refused.details)

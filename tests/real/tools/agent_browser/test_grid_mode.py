@@ -24,7 +24,13 @@ import pytest_asyncio
 from agent_browser_tools.api import BrowserTools
 from agent_browser_tools.hosts.cli.doctor import run_doctor
 from tests.support.fixture_server import FixtureServer
-from tests.support.grid_conversations import grid_config, killed_server, owned, owners
+from tests.support.grid_conversations import (
+    grid_config,
+    grid_tools,
+    killed_server,
+    owned,
+    owners,
+)
 from tests.support.leftovers import baseline, started_here
 from tests.support.mcp_server import ab as mcp_ab
 from tests.support.mcp_server import http_client, http_server, serve_env, text_of
@@ -43,14 +49,9 @@ Factory = Callable[..., BrowserTools]
 async def conversation(engine_env: EngineEnv, tmp_path: Path, grid: Grid) -> AsyncIterator[Factory]:
     """Makes conversations on the grid (one state dir: one server); all closed at teardown."""
     opened: list[BrowserTools] = []
-    env = {
-        "AGENT_BROWSER_TOOLS_GRID_URL": grid.url,
-        "AGENT_BROWSER_TOOLS_CONFIG": str(grid_config(tmp_path, 2)),
-    }
 
     def make(conversation_id: str) -> BrowserTools:
-        settings = tools_settings(engine_env, tmp_path / "state", **env)
-        tools = BrowserTools(settings=settings, cwd=tmp_path, conversation_id=conversation_id)
+        tools = grid_tools(engine_env, tmp_path, grid.url, conversation_id)
         opened.append(tools)
         return tools
 
