@@ -34,7 +34,7 @@ from agent_browser_tools.private_fs import ensure_private_dir
 from agent_browser_tools.state.grid_sessions import GridBrowser
 from agent_browser_tools.state.journal import ConversationLog
 from agent_browser_tools.state.models import SessionKey
-from agent_browser_tools.taxonomy import PageEffect
+from agent_browser_tools.taxonomy import CommandMatch, PageEffect
 from agent_browser_tools.taxonomy.lookup import resolve_command, split_global_flags
 
 logger = logging.getLogger(__name__)
@@ -44,9 +44,8 @@ CALLER_ATTACH = frozenset({"--cdp", "--auto-connect", "--provider"})
 desktop-app tool's) needs no grid browser."""
 
 
-def closes(rest: Sequence[str]) -> bool:
-    """Whether the command words end the session's browser (`close` and its aliases)."""
-    match = resolve_command(rest)
+def closes(match: CommandMatch | None) -> bool:
+    """Whether the command ends the session's browser (`close` and its aliases)."""
     return match is not None and match.spec.page_effect is PageEffect.CLOSE
 
 
@@ -112,7 +111,7 @@ class GridBrowsers:
         flags, rest = split_global_flags(args)
         match = resolve_command(rest)
         attaches = match is not None and match.spec.attaches_browser
-        if closes(rest) or attaches or {name for name, _ in flags} & CALLER_ATTACH:
+        if closes(match) or attaches or {name for name, _ in flags} & CALLER_ATTACH:
             return
         self._hold_owner_lock()
         async with self._creating:
@@ -147,7 +146,7 @@ class GridBrowsers:
     async def after(self, args: Sequence[str], directory: str) -> None:
         """End the grid browsers a `close` (one session, or `close --all`) just closed."""
         flags, rest = split_global_flags(args)
-        if not closes(rest):
+        if not closes(resolve_command(rest)):
             return
         found = dict(flags)
         namespace, session = found.get("--namespace"), found.get("--session")

@@ -135,7 +135,7 @@ class GridClient:
         try:
             await self._request("DELETE", f"/session/{quote(session_id)}", None, REQUEST_TIMEOUT_S)
         except GridUnavailable as exc:
-            if "invalid session id" not in str(exc) and "404" not in str(exc):
+            if not _gone(exc):
                 raise
 
     async def alive(self, session_id: str) -> bool:
@@ -145,7 +145,7 @@ class GridClient:
         try:
             await self._request("GET", path, None, REQUEST_TIMEOUT_S)
         except GridUnavailable as exc:
-            if any(sign in str(exc) for sign in LOST_SIGNS):
+            if _gone(exc):
                 return False
             raise
         return True
@@ -195,6 +195,11 @@ class GridClient:
                 f"the Selenium Grid at {self.shown} could not be reached ({reason}); check that "
                 "it runs and that this server can reach it"
             ) from None
+
+
+def _gone(exc: GridUnavailable) -> bool:
+    """The grid's answer says the session (or its browser) no longer exists."""
+    return any(sign in str(exc) for sign in LOST_SIGNS)
 
 
 def _json(raw: bytes) -> dict[str, Any]:
